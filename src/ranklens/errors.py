@@ -1,0 +1,42 @@
+"""Exception hierarchy. Every error says where (file, line, field) and how to fix it."""
+
+from __future__ import annotations
+
+__all__ = [
+    "DataFormatError",
+    "MissingDependencyError",
+    "RanklensError",
+    "RanklensWarning",
+    "ValidationError",
+]
+
+
+class RanklensError(Exception):
+    """Base class of every error ranklens raises on purpose."""
+
+
+class DataFormatError(RanklensError, ValueError):
+    """A file or record is malformed. The message names the file, the line and the problem."""
+
+    def __init__(self, message: str, *, path: object = None, line: int | None = None) -> None:
+        where = ""
+        if path is not None:
+            where = f"{path}"
+            if line is not None:
+                where += f":{line}"
+            where += ": "
+        super().__init__(where + message)
+        self.path = path
+        self.line = line
+
+
+class ValidationError(RanklensError, ValueError):
+    """An in-memory argument (DataFrame, parameter) does not meet the documented contract."""
+
+
+class MissingDependencyError(RanklensError, ImportError):
+    """An optional dependency is needed; the message names the pip extra that provides it."""
+
+
+class RanklensWarning(UserWarning):
+    """Warnings about dropped rows, policy choices and other things a researcher should know."""

@@ -1,0 +1,214 @@
+"""The one result type of every analysis: summary + per-item table(s) + provenance.
+
+A result directory holds::
+
+    result.json          kind, summary, provenance, table schemas
+    table.tsv.gz         the per-item table (main)
+    <name>.tsv.gz        further named tables (e.g. per-document, per-sample)
+
+Reloading a result needs no model: ``Result.load(dir)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import os
+import platform
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import DataFormatError
+
+__all__ = ["Provenance", "Result", "make_provenance"]
+
+_SCHEMA_VERSION = 1
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        f = float(obj)
+        return None if np.isnan(f) else f
+    if isinstance(obj, float) and np.isnan(obj):
+        return None
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, (Path,)):
+        return str(obj)
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return obj
+    return repr(obj)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Provenance:
+    """Where a number came from: versions, parameters, components, input hashes, seed."""
+
+    ranklens_version: str
+    created_utc: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    components: Mapping[str, str] = field(default_factory=dict)
+    inputs: Mapping[str, str] = field(default_factory=dict)
+    seed: int | None = None
+    environment: Mapping[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return _jsonable(dataclasses.asdict(self))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Provenance:
+        """Inverse of :meth:`to_dict` (unknown keys are ignored)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+def make_provenance(
+    *,
+    params: Mapping[str, Any] | None = None,
+    components: Mapping[str, str] | None = None,
+    inputs: Mapping[str, str] | None = None,
+    seed: int | None = None,
+) -> Provenance:
+    """Build a :class:`Provenance` stamped with the current versions and time."""
+    from . import __version__
+
+    env = {"python": platform.python_version(), "numpy": np.__version__, "pandas": pd.__version__}
+    return Provenance(
+        ranklens_version=__version__,
+        created_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        params=_jsonable(dict(params or {})),
+        components=dict(components or {}),
+        inputs=dict(inputs or {}),
+        seed=seed,
+        environment=env,
+    )
+
+
+def _write_table(frame: pd.DataFrame, path: Path) -> dict[str, str]:
+    frame.to_csv(path, sep="\t", index=False, compression="gzip")
+    return {str(c): str(t) for c, t in frame.dtypes.items()}
+
+
+def _read_table(path: Path, schema: Mapping[str, str]) -> pd.DataFrame:
+    str_cols = [c for c, t in schema.items() if t in {"object", "str", "string"}]
+    frame = pd.read_csv(
+        path, sep="\t", compression="gzip", dtype={c: str for c in str_cols},
+        keep_default_na=False, na_values=[""],
+    )
+    for c in str_cols:
+        if c in frame:
+            frame[c] = frame[c].astype(object).where(frame[c].notna(), None)
+    for c, t in schema.items():
+        if c in frame and c not in str_cols and t == "bool":
+            frame[c] = frame[c].astype(bool)
+    return frame
+
+
+@dataclass(frozen=True, kw_only=True)
+class Result:
+    """Summary figures, a per-item table, optional further tables, and provenance.
+
+    Attributes:
+        kind: analysis name, e.g. ``"asl-evaluate"``, ``"probe"``, ``"n2o"``; the report's
+            section renderer is chosen by it.
+        summary: JSON-serialisable figures (the headline numbers).
+        table: the per-item table (per query, per sample, per document ...).
+        tables: further named tables.
+        provenance: versions, parameters, fingerprints, input hashes, seed.
+    """
+
+    kind: str
+    summary: Mapping[str, Any]
+    table: pd.DataFrame
+    provenance: Provenance
+    tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+
+    def save(self, directory: str | os.PathLike[str]) -> Path:
+        """Write the result directory atomically (a temp dir renamed into place)."""
+        target = Path(directory)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        schemas = {"table": _write_table(self.table, tmp / "table.tsv.gz")}
+        for name, frame in self.tables.items():
+            if not name.replace("_", "").replace("-", "").isalnum():
+                raise ValueError(f"table name {name!r} must be alphanumeric (with - or _)")
+            schemas[name] = _write_table(frame, tmp / f"{name}.tsv.gz")
+        meta = {
+            "schema_version": _SCHEMA_VERSION,
+            "kind": self.kind,
+            "summary": _jsonable(dict(self.summary)),
+            "provenance": self.provenance.to_dict(),
+            "tables": schemas,
+        }
+        (tmp / "result.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
+        if target.exists():
+            old = target.with_name(f".{target.name}.old")
+            if old.exists():
+                import shutil
+
+                shutil.rmtree(old)
+            target.rename(old)
+            tmp.rename(target)
+            import shutil
+
+            shutil.rmtree(old)
+        else:
+            tmp.rename(target)
+        return target
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str]) -> Result:
+        """Reload a saved result (no model is needed)."""
+        d = Path(directory)
+        meta_path = d / "result.json"
+        if not meta_path.is_file():
+            raise DataFormatError("not a ranklens result directory (no result.json)", path=d)
+        try:
+            meta = json.loads(meta_path.read_text())
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(f"invalid JSON: {exc}", path=meta_path, line=exc.lineno) from exc
+        schemas = meta.get("tables", {})
+        table = _read_table(d / "table.tsv.gz", schemas.get("table", {}))
+        tables = {
+            name: _read_table(d / f"{name}.tsv.gz", schema)
+            for name, schema in schemas.items()
+            if name != "table"
+        }
+        return cls(
+            kind=meta["kind"],
+            summary=meta.get("summary", {}),
+            table=table,
+            tables=tables,
+            provenance=Provenance.from_dict(meta.get("provenance", {})),
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-item table (a copy)."""
+        return self.table.copy()
+
+    def _repr_html_(self) -> str:  # notebook view
+        import html
+
+        rows = "".join(
+            f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
+            for k, v in self.summary.items()
+            if not isinstance(v, (dict, list))
+        )
+        return (
+            f"<h4>{html.escape(self.kind)}</h4><table>{rows}</table>"
+            + self.table.head(20).to_html(escape=True)
+        )

@@ -1,0 +1,67 @@
+"""Shared fixtures. Real-data tests (``@pytest.mark.realdata``) read ``../shared/data`` and run
+only with ``--realdata`` (or ``RANKLENS_REALDATA=1``); CI passes the flag."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _shared_data() -> Path:
+    env = os.environ.get("RANKLENS_SHARED_DATA")
+    return Path(env) if env else REPO.parent / "shared" / "data"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--realdata", action="store_true", help="run tests that read ../shared/data")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    run_real = config.getoption("--realdata") or os.environ.get("RANKLENS_REALDATA") == "1"
+    data_ok = _shared_data().is_dir()
+    skip_flag = pytest.mark.skip(reason="real-data test: run with --realdata")
+    skip_missing = pytest.mark.skip(reason=f"real data not found at {_shared_data()}")
+    try:
+        import torch
+
+        has_gpu = torch.cuda.is_available()
+    except Exception:  # torch not installed
+        has_gpu = False
+    skip_gpu = pytest.mark.skip(reason="needs a CUDA device")
+    for item in items:
+        if "realdata" in item.keywords:
+            if not run_real:
+                item.add_marker(skip_flag)
+            elif not data_ok:
+                item.add_marker(skip_missing)
+        if "gpu" in item.keywords and not has_gpu:
+            item.add_marker(skip_gpu)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data`` (or ``$RANKLENS_SHARED_DATA``)."""
+    return _shared_data()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own cache dir, so tests never read each other's cached scores."""
+    from ranklens.engine import set_default_engine
+
+    monkeypatch.setenv("RANKLENS_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("RANKLENS_PROGRESS", "0")
+    set_default_engine(None)
+    yield
+    set_default_engine(None)
+
+
+@pytest.fixture
+def tiny():
+    from ranklens.testing import tiny_collection
+
+    return tiny_collection()
