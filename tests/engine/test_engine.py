@@ -1,0 +1,206 @@
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from ranklens.engine import MemoryCache, ScoringEngine, SQLiteCache, score_pairs
+from ranklens.errors import ValidationError
+from ranklens.rankers.base import BaseRanker, FunctionRanker
+from ranklens.testing import HashEmbedder, OverlapRanker
+
+
+@dataclass(kw_only=True)
+class CountingRanker(BaseRanker):
+    """Score = len(text) - len(query); records every batch it is given."""
+
+    batch_size: int = 3
+
+    def __post_init__(self) -> None:
+        self.calls: list[list[tuple[str, str]]] = []
+
+    def _score_batch(self, queries, texts):
+        self.calls.append(list(zip(queries, texts)))
+        return np.array([len(t) - len(q) for q, t in zip(queries, texts)], dtype=float)
+
+
+def test_scores_align_with_input_and_duplicates_are_scored_once(tmp_path):
+    r = CountingRanker()
+    e = ScoringEngine(cache=tmp_path / "c")
+    qs = ["a", "bb", "a", "a", "ccc"]
+    ts = ["xxxx", "y", "xxxx", "zz", "y"]
+    out = e.score(r, qs, ts)
+    np.testing.assert_array_equal(out, [3, -1, 3, 1, -2])
+    scored = [p for batch in r.calls for p in batch]
+    assert sorted(scored) == sorted(set(zip(qs, ts)))
+    assert e.stats.pairs_requested == 5 and e.stats.pairs_distinct == 4 and e.stats.pairs_scored == 4
+
+
+def test_batches_are_length_sorted_and_sized(tmp_path):
+    r = CountingRanker(batch_size=2)
+    texts = ["x" * n for n in (9, 1, 5, 3, 7)]
+    ScoringEngine(cache=False).score(r, ["q"] * 5, texts)
+    lengths = [len(t) for batch in r.calls for _, t in batch]
+    assert lengths == sorted(lengths)
+    assert [len(b) for b in r.calls] == [2, 2, 1]
+
+
+def test_persistent_cache_is_reused_across_engines(tmp_path):
+    r1 = CountingRanker()
+    ScoringEngine(cache=tmp_path).score(r1, ["q1", "q2"], ["t1", "t22"])
+    r2 = CountingRanker()
+    e2 = ScoringEngine(cache=tmp_path)
+    out = e2.score(r2, ["q2", "q1", "q3"], ["t22", "t1", "t"])
+    np.testing.assert_array_equal(out, [1, 0, -1])
+    assert r2.calls == [[("q3", "t")]]
+    assert e2.stats.pairs_cached == 2
+
+
+def test_fingerprint_separates_models(tmp_path):
+    e = ScoringEngine(cache=tmp_path)
+    a = e.score(OverlapRanker(length_weight=0.0), ["cat"], ["cat cat dog"])
+    b = e.score(OverlapRanker(length_weight=1.0), ["cat"], ["cat cat dog"])
+    assert a[0] == 2.0 and b[0] == pytest.approx(-1.0)
+
+
+def test_non_finite_scores_are_rejected_with_the_pair(tmp_path):
+    bad = FunctionRanker(fn=lambda q, t: float("nan") if t == "boom" else 1.0, pairwise=True, name_="bad")
+    with pytest.raises(ValidationError, match="non-finite score.*boom"):
+        ScoringEngine(cache=False).score(bad, ["q", "q"], ["ok", "boom"])
+
+
+def test_wrong_shape_from_ranker_is_an_error():
+    bad = FunctionRanker(fn=lambda qs, ts: np.zeros(len(qs) + 1), name_="shape")
+    with pytest.raises(ValidationError, match="shape"):
+        ScoringEngine(cache=False).score(bad, ["q"], ["t"])
+
+
+def test_misaligned_inputs_and_missing_fingerprint():
+    with pytest.raises(ValidationError, match="same length"):
+        ScoringEngine(cache=False).score(OverlapRanker(), ["q"], ["a", "b"])
+
+    class NoFp:
+        def score(self, q, t):
+            return np.zeros(len(q))
+
+    with pytest.raises(ValidationError, match="fingerprint"):
+        ScoringEngine(cache=False).score(NoFp(), ["q"], ["t"])
+
+
+def test_encode_dedupes_caches_and_aligns(tmp_path):
+    emb = HashEmbedder(dim=16)
+    e = ScoringEngine(cache=tmp_path)
+    texts = ["red apple", "green pear", "red apple"]
+    v = e.encode(emb, texts)
+    assert v.shape == (3, 16) and v.dtype == np.float32
+    np.testing.assert_array_equal(v[0], v[2])
+    np.testing.assert_allclose(v, emb.encode(texts))
+    assert e.stats.texts_encoded == 2
+    e2 = ScoringEngine(cache=tmp_path)
+    np.testing.assert_array_equal(e2.encode(emb, texts), v)
+    assert e2.stats.texts_encoded == 0
+
+
+def test_memory_cache_and_default_engine_env(monkeypatch):
+    from ranklens.engine import default_engine, set_default_engine
+
+    monkeypatch.setenv("RANKLENS_NO_CACHE", "1")
+    set_default_engine(None)
+    assert isinstance(default_engine().cache, MemoryCache)
+    out = score_pairs(OverlapRanker(length_weight=0), ["a b"], ["a a b"])
+    assert out[0] == 3.0
+
+
+def test_cache_info_and_clear(tmp_path):
+    c = SQLiteCache(tmp_path)
+    e = ScoringEngine(cache=c)
+    r = OverlapRanker()
+    e.score(r, ["a", "b"], ["a", "b"])
+    info = c.info()
+    assert info["scores"] == {r.fingerprint: 2} and info["bytes"] > 0
+    assert c.clear() == 2
+    assert c.info()["scores"] == {}
+
+
+_WORKER = textwrap.dedent(
+    """
+    import sys, time
+    import numpy as np
+    from dataclasses import dataclass, field
+    from ranklens.engine import ScoringEngine
+    from ranklens.rankers.base import BaseRanker
+
+    @dataclass(kw_only=True)
+    class Slow(BaseRanker):
+        batch_size: int = 5
+        delay: float = field(default=0.0, compare=False)  # not part of the identity
+        def _score_batch(self, qs, ts):
+            time.sleep(self.delay)
+            return np.array([hash((q, t)) % 1000 / 7.0 for q, t in zip(qs, ts)])
+
+    cache, delay, n, offset = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    qs = [f"q{(i + offset) % 7}" for i in range(n)]
+    ts = [f"text number {(i + offset) * 13 % n}" for i in range(n)]
+    e = ScoringEngine(cache=cache)
+    out = e.score(Slow(delay=delay), qs, ts)
+    print("DONE", e.stats.pairs_scored, flush=True)
+    np.save(sys.argv[5], out)
+    """
+)
+
+
+def _worker(tmp_path, cache, delay, n, offset, out):
+    script = tmp_path / "worker.py"
+    script.write_text(_WORKER)
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    return subprocess.Popen(
+        [sys.executable, str(script), str(cache), str(delay), str(n), str(offset), str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+
+
+def test_killed_run_resumes_with_identical_scores(tmp_path):
+    cache = tmp_path / "cache"
+    p = _worker(tmp_path, cache, 0.3, 60, 0, tmp_path / "a.npy")
+    deadline = time.time() + 60
+    while time.time() < deadline:  # kill once a few batches are committed (12 batches x 0.3 s)
+        time.sleep(0.1)
+        if (cache / "cache.sqlite").exists():
+            try:
+                if sum(SQLiteCache(cache).info()["scores"].values()) >= 10:
+                    break
+            except Exception:  # the file may be mid-creation
+                pass
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    done_before = sum(SQLiteCache(cache).info()["scores"].values())
+    assert 0 < done_before < 60, done_before
+    p2 = _worker(tmp_path, cache, 0.0, 60, 0, tmp_path / "b.npy")
+    out, err = p2.communicate(timeout=120)
+    assert p2.returncode == 0, err
+    assert f"DONE {60 - done_before}" in out
+    ref = _worker(tmp_path, tmp_path / "fresh", 0.0, 60, 0, tmp_path / "c.npy")
+    ref.communicate(timeout=120)
+    np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), np.load(tmp_path / "c.npy"))
+
+
+def test_two_processes_share_one_cache(tmp_path):
+    cache = tmp_path / "shared"
+    procs = [_worker(tmp_path, cache, 0.01, 200, off, tmp_path / f"p{off}.npy") for off in (0, 3)]
+    for p in procs:
+        _, err = p.communicate(timeout=180)
+        assert p.returncode == 0, err
+    ref = _worker(tmp_path, tmp_path / "fresh", 0.0, 200, 3, tmp_path / "ref.npy")
+    ref.communicate(timeout=120)
+    np.testing.assert_array_equal(np.load(tmp_path / "p3.npy"), np.load(tmp_path / "ref.npy"))
+    import sqlite3
+
+    conn = sqlite3.connect(cache / "cache.sqlite")
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
