@@ -1,1 +1,67 @@
+"""Embedders: map texts to float32 vectors ``(n, d)``.
 
+=====================================  ===============================================
+spec for :func:`make_embedder`         class
+=====================================  ===============================================
+``tfidf``                              :class:`TfidfEmbedder` (fitted on ``corpus``)
+``minilm``                             :class:`SentenceTransformerEmbedder` (offline MiniLM)
+``st:<name|path>``                     :class:`SentenceTransformerEmbedder`
+``hf:<path>[:cls|mean|last]``          :class:`HFPoolingEmbedder` (default pooling mean)
+``callable:<module>:<func>``           :class:`FunctionEmbedder` over ``func(texts)``
+=====================================  ===============================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..rankers._specs import corpus_texts, need_arg, split_spec, unknown_spec
+from .base import BaseEmbedder, Embedder, FunctionEmbedder
+from .hf import POOLINGS, HFPoolingEmbedder
+from .sentence_transformers import SentenceTransformerEmbedder
+from .tfidf import TfidfEmbedder
+
+__all__ = [
+    "EMBEDDER_SPECS",
+    "BaseEmbedder",
+    "Embedder",
+    "FunctionEmbedder",
+    "HFPoolingEmbedder",
+    "SentenceTransformerEmbedder",
+    "TfidfEmbedder",
+    "make_embedder",
+]
+
+EMBEDDER_SPECS = ("tfidf", "minilm", "st:<name|path>", "hf:<path>[:cls|mean|last]",
+                  "callable:<module>:<func>")
+
+
+def make_embedder(spec: str, *, corpus: Any = None, **params: Any) -> Any:
+    """Build an embedder from a spec string (see the module docstring).
+
+    Args:
+        spec: e.g. ``"minilm"``, ``"st:/models/e5"``, ``"hf:/models/bert:cls"``.
+        corpus: texts to fit ``tfidf`` on (ignored by the other kinds).
+        **params: constructor parameters (e.g. ``precision="bf16"``, ``dim=128``).
+    """
+    from ..rankers.callables import load_callable
+
+    kind, arg = split_spec(spec)
+    if kind == "tfidf":
+        e = TfidfEmbedder(**params)
+        return e.fit(corpus_texts(corpus)) if corpus is not None else e
+    if kind == "minilm":
+        return SentenceTransformerEmbedder(model=None, **params)
+    if kind in ("st", "sentence-transformers"):
+        return SentenceTransformerEmbedder(model=need_arg(spec, kind, arg, "st:/path/to/model"), **params)
+    if kind == "hf":
+        target = need_arg(spec, kind, arg, "hf:/path/to/model:mean")
+        path, sep, pooling = target.rpartition(":")
+        if sep and pooling in POOLINGS:
+            params.setdefault("pooling", pooling)
+            target = path
+        return HFPoolingEmbedder(model=target, **params)
+    if kind == "callable":
+        target = need_arg(spec, kind, arg, "callable:mypkg.vectors:encode")
+        return FunctionEmbedder(fn=load_callable(target), name_=target, **params)
+    raise unknown_spec(spec, kind, EMBEDDER_SPECS, "embedder")

@@ -1,0 +1,275 @@
+"""Averaged static word vectors as sentence embedders.
+
+Two sources of word vectors:
+
+- :class:`WordVectorFileEmbedder`: a pre-trained vectors file in word2vec text format (first
+  line ``<count> <dim>``), GloVe text format (no header line) or word2vec binary format, read with
+  gensim's ``KeyedVectors.load_word2vec_format``.
+- :class:`TrainedWordVectorEmbedder`: gensim ``Word2Vec`` or ``FastText`` trained on a corpus
+  of texts (the N2O paper trains on the neighbour corpus itself), FastText with or without
+  subword (character n-gram) vectors.
+
+A text's embedding is the mean of the vectors of its tokens (:func:`ranklens.text.tokenize`,
+lower-cased). Tokens without a vector are skipped (FastText with subwords has a vector for every
+token, built from its n-grams); a text with no known token gets the zero vector, whose cosine
+similarity to everything is 0.
+
+Determinism: training is single-threaded (``workers=1``) with a fixed ``seed`` and a stable
+string hash for the initial vectors (gensim's default is Python's salted ``hash``, which
+changes between processes), so the same corpus, parameters and seed give the same vectors in
+every process. The fingerprint holds a SHA-256 of the corpus (or of the vectors file) plus every
+training parameter and the seed, so cached embeddings never outlive the vectors they came from.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from .._hashing import sha256_file, sha256_json, sha256_texts
+from .._lazy import require
+from ..errors import DataFormatError, ValidationError
+from ..text import tokenize
+from .base import BaseEmbedder
+
+__all__ = ["TrainedWordVectorEmbedder", "WordVectorFileEmbedder", "average_word_vectors"]
+
+
+def _stable_hash(text: str) -> int:
+    """Process-independent replacement for gensim's default ``hashfxn=hash``."""
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def average_word_vectors(
+    tokens_per_text: Sequence[Sequence[str]], lookup: Any, dim: int
+) -> npt.NDArray[np.float32]:
+    """Mean vector of the tokens of each text (tokens without a vector are skipped).
+
+    Args:
+        tokens_per_text: one token list per text.
+        lookup: gensim ``KeyedVectors`` (``key in kv`` and ``kv[key]``).
+        dim: vector dimension (row of zeros for texts with no known token).
+
+    Returns:
+        float32 array ``(n, dim)``.
+    """
+    out = np.zeros((len(tokens_per_text), dim), dtype=np.float32)
+    for i, toks in enumerate(tokens_per_text):
+        known = [t for t in toks if t in lookup]
+        if known:
+            out[i] = np.asarray(lookup[known], dtype=np.float32).mean(axis=0)
+    return out
+
+
+def _detect_format(path: Path) -> tuple[bool, bool]:
+    """(binary, has_header) of a word-vectors file, from its first line."""
+    with open(path, "rb") as f:
+        first = f.readline(1 << 16)
+    if not first:
+        raise DataFormatError("empty word-vectors file", path=path, line=1)
+    parts = first.split()
+    header = len(parts) == 2 and all(p.isdigit() for p in parts)
+    if header:
+        with open(path, "rb") as f:
+            f.readline()
+            chunk = f.read(4096)
+        try:
+            chunk.decode("utf-8")
+            binary = False
+        except UnicodeDecodeError:
+            binary = True
+        return binary, True
+    return False, False
+
+
+@dataclass(kw_only=True)
+class WordVectorFileEmbedder(BaseEmbedder):
+    """Average of pre-trained word vectors read from a word2vec/GloVe file.
+
+    Args:
+        path: the vectors file (``.txt``/``.vec`` text with or without a ``count dim`` header,
+            i.e. word2vec or GloVe text, or word2vec ``.bin``).
+        binary: force binary (``True``) or text (``False``); ``None`` detects it.
+        lowercase: lower-case tokens before lookup (GloVe and most word2vec files are lower case).
+        batch_size: texts per engine call.
+    """
+
+    path: str
+    binary: bool | None = None
+    lowercase: bool = True
+    batch_size: int = 256
+
+    @property
+    def name(self) -> str:
+        return f"wordvec:{Path(self.path).name}"
+
+    def _revision(self) -> str:
+        p = Path(self.path)
+        if not p.is_file():
+            raise DataFormatError("word-vectors file not found; pass an existing path", path=p)
+        return sha256_file(p)
+
+    def _load(self) -> Any:
+        gensim_models = require("gensim.models", feature="word-vector embedders")
+        p = Path(self.path)
+        if not p.is_file():
+            raise DataFormatError("word-vectors file not found; pass an existing path", path=p)
+        binary, header = _detect_format(p)
+        if self.binary is not None:
+            binary = self.binary
+        try:
+            return gensim_models.KeyedVectors.load_word2vec_format(
+                str(p), binary=binary, no_header=not header and not binary
+            )
+        except (ValueError, UnicodeDecodeError, EOFError) as exc:
+            raise DataFormatError(
+                f"cannot read word vectors ({'binary' if binary else 'text'} word2vec/GloVe format "
+                f"expected; pass binary=True/False to override detection): {exc}",
+                path=p,
+            ) from exc
+
+    def dimension(self) -> int:
+        return int(self._model().vector_size)
+
+    def _encode_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        kv = self._model()
+        toks = [tokenize(t, lower=self.lowercase) for t in texts]
+        return average_word_vectors(toks, kv, kv.vector_size)
+
+
+@dataclass(kw_only=True)
+class TrainedWordVectorEmbedder(BaseEmbedder):
+    """Average of word vectors trained with gensim on ``corpus`` (lazily, on first encode).
+
+    Args:
+        corpus: training texts (tokenised with :func:`ranklens.text.tokenize`).
+        method: ``"word2vec"`` or ``"fasttext"``.
+        subwords: FastText only: use character n-grams (``min_n..max_n``); ``False`` trains
+            FastText without subwords (``max_n=0``), i.e. whole-word vectors only.
+        vector_size, window, min_count, epochs, sg, negative: gensim training parameters
+            (``sg=1`` skip-gram, ``0`` CBOW).
+        min_n, max_n: FastText character n-gram lengths when ``subwords`` is true.
+        seed: random seed; training uses one worker thread, so results are reproducible.
+        batch_size: texts per engine call.
+    """
+
+    corpus: tuple[str, ...] = field(repr=False)
+    method: Literal["word2vec", "fasttext"] = "word2vec"
+    subwords: bool = True
+    vector_size: int = 100
+    window: int = 5
+    min_count: int = 1
+    epochs: int = 5
+    sg: int = 0
+    negative: int = 5
+    min_n: int = 3
+    max_n: int = 6
+    seed: int = 0
+    batch_size: int = 256
+    _corpus_hash: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.corpus, tuple):
+            # store an immutable copy so later changes to the caller's list cannot change us
+            object.__setattr__(self, "corpus", tuple(self.corpus))
+        if self.method not in ("word2vec", "fasttext"):
+            raise ValidationError(f"method must be 'word2vec' or 'fasttext', got {self.method!r}")
+        for i, t in enumerate(self.corpus):
+            if not isinstance(t, str):
+                raise ValidationError(f"corpus[{i}] must be str, got {type(t).__name__}")
+        if not self.corpus:
+            raise ValidationError("corpus is empty: word vectors need training texts")
+
+    @property
+    def name(self) -> str:
+        if self.method == "word2vec":
+            return "word2vec"
+        return "fasttext" if self.subwords else "fasttext-nosub"
+
+    def _params_for_fingerprint(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "subwords": self.subwords if self.method == "fasttext" else None,
+            "vector_size": self.vector_size,
+            "window": self.window,
+            "min_count": self.min_count,
+            "epochs": self.epochs,
+            "sg": self.sg,
+            "negative": self.negative,
+            "min_n": self.min_n,
+            "max_n": self.max_n,
+            "seed": self.seed,
+        }
+
+    def corpus_hash(self) -> str:
+        """SHA-256 of the training texts (order matters)."""
+        if self._corpus_hash is None:
+            self._corpus_hash = sha256_texts(self.corpus)
+        return self._corpus_hash
+
+    @property
+    def fingerprint(self) -> str:
+        payload = {
+            "class": "ranklens.embedders.wordvectors.TrainedWordVectorEmbedder",
+            "params": self._params_for_fingerprint(),
+            "corpus": self.corpus_hash(),
+            "gensim": _gensim_version(),
+        }
+        return f"TrainedWordVectorEmbedder@{sha256_json(payload)[:16]}"
+
+    def _load(self) -> Any:
+        gensim_models = require("gensim.models", feature="trained word-vector embedders")
+        sentences = [tokenize(t) for t in self.corpus]
+        sentences = [s for s in sentences if s]
+        if not sentences:
+            raise ValidationError("corpus has no word tokens to train word vectors on")
+        common = dict(
+            sentences=sentences,
+            vector_size=self.vector_size,
+            window=self.window,
+            min_count=self.min_count,
+            epochs=self.epochs,
+            sg=self.sg,
+            negative=self.negative,
+            seed=self.seed,
+            workers=1,
+            hashfxn=_stable_hash,
+        )
+        if self.method == "word2vec":
+            model = gensim_models.Word2Vec(**common)
+        else:
+            if self.subwords:
+                model = gensim_models.FastText(min_n=self.min_n, max_n=self.max_n, **common)
+            else:
+                model = gensim_models.FastText(min_n=1, max_n=0, **common)
+        return model.wv
+
+    def dimension(self) -> int:
+        return int(self.vector_size)
+
+    def _encode_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        kv = self._model()
+        toks = [tokenize(t) for t in texts]
+        if self.method == "fasttext" and self.subwords:
+            # every token has a vector (from its character n-grams), even out of vocabulary
+            out = np.zeros((len(texts), kv.vector_size), dtype=np.float32)
+            for i, ts in enumerate(toks):
+                if ts:
+                    out[i] = np.mean([kv.get_vector(t) for t in ts], axis=0)
+            return out
+        return average_word_vectors(toks, kv, kv.vector_size)
+
+
+def _gensim_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("gensim")
+    except Exception:  # pragma: no cover - metadata missing
+        return "unknown"
