@@ -1,1 +1,72 @@
+"""Explanation consistency of rankers: occlusion rationales, intrinsic MRC and extrinsic MER.
 
+Implements the protocol of Pandian, Ganguly & MacAvaney, "Evaluating the Explainability of
+Neural Rankers" for any ranker (scores through :mod:`ranklens.engine`) and any explainer
+(built-in occlusion, or rationale files from LIME/SHAP/attention/...).
+
+Quick start::
+
+    from ranklens.explain import OcclusionExplainer, explanation_consistency
+    res = explanation_consistency({"bm25": bm25}, queries, docs, qrels=qrels,
+                                  granularities=("sentence", "window:5"), m=6, ks=(10, 50))
+    res.tables["summary"]
+"""
+
+from __future__ import annotations
+
+from .consistency import (
+    explain_run,
+    explanation_consistency,
+    explanation_sweep,
+    mer_per_query,
+    mrc_per_query,
+    rank_candidates,
+    top_rationales,
+)
+from .display import highlight_html, highlight_terminal, rationales_html
+from .files import read_rationales, read_subdoc_qrels, relevant_units, write_rationales
+from .measures import max_similarity, rank_correlation, rbo
+from .occlusion import OcclusionExplainer
+from .plots import plot_consistency, plot_relevance_scatter, plot_sweep
+from .units import (
+    Explanation,
+    Granularity,
+    Rationale,
+    Unit,
+    parse_granularity,
+    pseudo_document,
+    remove_spans,
+    split_units,
+)
+
+__all__ = [
+    "Explanation",
+    "Granularity",
+    "OcclusionExplainer",
+    "Rationale",
+    "Unit",
+    "explain_run",
+    "explanation_consistency",
+    "explanation_sweep",
+    "highlight_html",
+    "highlight_terminal",
+    "max_similarity",
+    "mer_per_query",
+    "mrc_per_query",
+    "parse_granularity",
+    "plot_consistency",
+    "plot_relevance_scatter",
+    "plot_sweep",
+    "pseudo_document",
+    "rank_candidates",
+    "rank_correlation",
+    "rationales_html",
+    "rbo",
+    "read_rationales",
+    "read_subdoc_qrels",
+    "relevant_units",
+    "remove_spans",
+    "split_units",
+    "top_rationales",
+    "write_rationales",
+]

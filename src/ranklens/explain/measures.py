@@ -1,0 +1,120 @@
+"""Kernels of the explanation-consistency measures (pure functions on arrays).
+
+- :func:`rank_correlation`: Kendall τ-b (``scipy.stats.kendalltau``, default), Spearman ρ
+  (``scipy.stats.spearmanr``) or rank-biased overlap (RBO, hand-written below: no maintained
+  package is a dependency) between an original top-k order and the order induced by the
+  rationale-only pseudo-document scores. This is the per-query MRC value (eq. 2).
+- :func:`max_similarity`: for each rationale embedding, the best cosine to a set of relevant
+  unit embeddings (the ω of MER, eq. 3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ValidationError
+
+__all__ = ["CORRELATIONS", "max_similarity", "rank_correlation", "rbo"]
+
+CORRELATIONS = ("kendall", "spearman", "rbo")
+
+
+def rbo(ranking_a: list[str] | tuple[str, ...], ranking_b: list[str] | tuple[str, ...], *, p: float = 0.9) -> float:
+    """Extrapolated rank-biased overlap (Webber, Moffat & Zobel 2010, eq. 32) of two rankings.
+
+    ``RBO_ext = X_k/k · p^k + (1-p)/p · Σ_{d=1..k} (X_d/d) p^d`` where ``X_d`` is the size of the
+    overlap of the two depth-``d`` prefixes and ``k`` the common depth. 1 for identical
+    rankings; in ``[0, 1]``; top-weighted (``p`` closer to 1 = flatter).
+
+    Examples:
+        >>> rbo(["a", "b", "c"], ["a", "b", "c"])
+        1.0
+    """
+    if not 0 < p < 1:
+        raise ValidationError(f"RBO persistence p must be in (0, 1), got {p}")
+    k = min(len(ranking_a), len(ranking_b))
+    if k == 0:
+        return float("nan")
+    seen_a: set[str] = set()
+    seen_b: set[str] = set()
+    overlap = 0
+    total = 0.0
+    for d in range(1, k + 1):
+        a, b = ranking_a[d - 1], ranking_b[d - 1]
+        if a == b:
+            overlap += 1
+        else:
+            overlap += (a in seen_b) + (b in seen_a)
+        seen_a.add(a)
+        seen_b.add(b)
+        total += overlap / d * p**d
+    return float(overlap / k * p**k + (1 - p) / p * total)
+
+
+def rank_correlation(
+    original_scores: npt.ArrayLike,
+    rationale_scores: npt.ArrayLike,
+    *,
+    method: str = "kendall",
+    p: float = 0.9,
+) -> float:
+    """Agreement between the original top-k order and the rationale-induced order.
+
+    Args:
+        original_scores: the ranker's scores of the full documents, in rank order (rank 1
+            first). Only the order is used: position ``i`` has rank ``i + 1``.
+        rationale_scores: the ranker's scores of the rationale-only pseudo-documents, aligned.
+        method: ``"kendall"`` (τ-b, ties in the pseudo scores counted as in scipy),
+            ``"spearman"`` or ``"rbo"`` (pseudo ties broken by original rank).
+        p: RBO persistence.
+
+    Returns:
+        The correlation; ``nan`` with fewer than two documents. When every pseudo-document gets
+        the same score τ and ρ are undefined (no order is reproduced) and 0.0 is returned.
+    """
+    orig = np.asarray(original_scores, dtype=np.float64)
+    rat = np.asarray(rationale_scores, dtype=np.float64)
+    if orig.shape != rat.shape or orig.ndim != 1:
+        raise ValidationError(f"score arrays must be 1-d and aligned, got {orig.shape} and {rat.shape}")
+    k = len(orig)
+    if k < 2:
+        return float("nan")
+    if method not in CORRELATIONS:
+        raise ValidationError(f"correlation method must be one of {CORRELATIONS}, got {method!r}")
+    position = -np.arange(k, dtype=np.float64)  # higher = better, like scores
+    if method == "rbo":
+        induced = sorted(range(k), key=lambda i: (-rat[i], i))
+        return rbo([str(i) for i in range(k)], [str(i) for i in induced], p=p)
+    if np.all(rat == rat[0]):
+        return 0.0
+    from scipy import stats
+
+    if method == "kendall":
+        return float(stats.kendalltau(position, rat).statistic)
+    return float(stats.spearmanr(position, rat).statistic)
+
+
+def max_similarity(rationales: npt.ArrayLike, relevant: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Per rationale, the maximum cosine similarity to any relevant unit (ω in eq. 3).
+
+    Args:
+        rationales: ``(r, d)`` embeddings of the rationales.
+        relevant: ``(u, d)`` embeddings of the relevant units (``u >= 1``).
+
+    Returns:
+        ``(r,)`` float64; zero vectors have cosine 0 with everything.
+    """
+    a = np.asarray(rationales, dtype=np.float64)
+    b = np.asarray(relevant, dtype=np.float64)
+    if a.ndim != 2 or b.ndim != 2 or (a.size and b.size and a.shape[1] != b.shape[1]):
+        raise ValidationError(f"embeddings must be 2-d with equal width, got {a.shape} and {b.shape}")
+    if len(b) == 0:
+        raise ValidationError("max_similarity needs at least one relevant unit")
+    if len(a) == 0:
+        return np.zeros(0)
+    an = np.linalg.norm(a, axis=1, keepdims=True)
+    bn = np.linalg.norm(b, axis=1, keepdims=True)
+    a = np.divide(a, an, out=np.zeros_like(a), where=an > 0)
+    b = np.divide(b, bn, out=np.zeros_like(b), where=bn > 0)
+    return (a @ b.T).max(axis=1)
