@@ -1,1 +1,320 @@
+"""One self-contained report for all analyses: HTML (inline CSS/JS/SVG, no CDN), Markdown, LaTeX.
 
+Every text from a dataset or model is escaped (Jinja2 autoescape plus :func:`html.escape` in the
+table renderer). Charts are matplotlib figures embedded as inline SVG. Sections are chosen by
+``Result.kind``; plot functions per kind are listed in :data:`PLOTTERS` (``"module:function"``
+strings taking a Result and returning a matplotlib Figure, or a list of them), extra HTML
+blocks (e.g. highlighted rationales) in :data:`EXTRA_HTML`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import importlib
+import io
+import json
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import ValidationError
+from ..results import Result
+
+__all__ = ["EXTRA_HTML", "FAMILIES", "PLOTTERS", "Report", "load_results"]
+
+FAMILIES: list[tuple[str, str]] = [
+    ("asl", "Atomized search length"),
+    ("probe", "Behavioural probes (ABNIRML)"),
+    ("n2o", "Nearest-neighbour overlap"),
+    ("ranker-overlap", "Nearest-neighbour overlap"),
+    ("regime", "Interpolation vs extrapolation"),
+    ("resample", "Interpolation vs extrapolation"),
+    ("split", "Interpolation vs extrapolation"),
+    ("explain", "Explanation consistency"),
+]
+
+PLOTTERS: dict[str, list[str]] = {}
+"""kind -> plot functions (``"module:function"``), filled by each analysis package."""
+
+EXTRA_HTML: dict[str, str] = {}
+"""kind -> ``"module:function"`` returning an HTML fragment (it must escape its own text)."""
+
+MAX_ROWS = 400
+
+
+def _family(kind: str) -> str:
+    for prefix, title in FAMILIES:
+        if kind == prefix or kind.startswith(prefix + "-"):
+            return title
+    return "Other results"
+
+
+def load_results(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, Result]]:
+    """Every result directory at or below ``paths`` (sorted, hidden dirs skipped)."""
+    found: list[tuple[Path, Result]] = []
+    for p in paths:
+        root = Path(p)
+        if not root.exists():
+            raise ValidationError(f"{root}: no such results directory")
+        metas = [root / "result.json"] if (root / "result.json").is_file() else sorted(root.rglob("result.json"))
+        for meta in metas:
+            rel = meta.parent.relative_to(root) if meta.parent != root else Path(".")
+            if any(part.startswith(".") for part in rel.parts):
+                continue
+            found.append((meta.parent, Result.load(meta.parent)))
+    return found
+
+
+def _fmt(v: Any) -> tuple[str, str, bool]:
+    """(display text, sort value, is_number)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "", "", False
+    if isinstance(v, bool):
+        return ("✓" if v else "✗"), str(int(v)), True
+    if isinstance(v, (int,)) or (hasattr(v, "dtype") and str(getattr(v, "dtype", "")).startswith("int")):
+        return f"{int(v)}", f"{int(v)}", True
+    if isinstance(v, float) or hasattr(v, "dtype"):
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            return str(v), str(v), False
+        if f != 0 and (abs(f) < 1e-3 or abs(f) >= 1e6):
+            return f"{f:.3g}", repr(f), True
+        return f"{f:.4f}".rstrip("0").rstrip(".") if "." in f"{f:.4f}" else f"{f:.4f}", repr(f), True
+    return str(v), str(v), False
+
+
+class _Ids:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def next(self, prefix: str) -> str:
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+
+def table_html(frame: pd.DataFrame, ids: _Ids, *, max_rows: int = MAX_ROWS) -> str:
+    """A sortable, escaped HTML table (with a model filter when a ``model`` column exists)."""
+    tid = ids.next("tbl")
+    shown = frame.head(max_rows)
+    cols = [str(c) for c in frame.columns]
+    parts = []
+    if "model" in cols and frame["model"].nunique() > 1:
+        col = cols.index("model")
+        opts = "".join(f'<option value="{html.escape(str(m))}">{html.escape(str(m))}</option>'
+                       for m in sorted(frame["model"].astype(str).unique()))
+        parts.append(f'<div class="controls">model: <select class="model-filter" data-table="{tid}" '
+                     f'data-col="{col}"><option value="">all</option>{opts}</select></div>')
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    body = []
+    for row in shown.itertuples(index=False):
+        cells = []
+        for v in row:
+            text, key, num = _fmt(v)
+            cls = ' class="num"' if num else ""
+            cells.append(f'<td{cls} data-v="{html.escape(key)}">{html.escape(text)}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    parts.append(f'<div class="tablewrap"><table class="sortable" id="{tid}"><thead><tr>{head}</tr></thead>'
+                 f'<tbody>{"".join(body)}</tbody></table></div>')
+    if len(frame) > max_rows:
+        parts.append(f'<p class="note">{max_rows} of {len(frame)} rows shown; the full table is in the '
+                     "result directory.</p>")
+    return "".join(parts)
+
+
+def _summary_frame(summary: dict[str, Any]) -> pd.DataFrame | None:
+    flat = []
+    for k, v in summary.items():
+        if k == "rows":
+            continue
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            flat.append((k, v))
+        elif isinstance(v, dict) and all(not isinstance(x, (dict, list)) for x in v.values()) and len(v) <= 12:
+            flat.append((k, ", ".join(f"{a}={_fmt(b)[0]}" for a, b in v.items())))
+    if not flat:
+        return None
+    return pd.DataFrame(flat, columns=["figure", "value"])
+
+
+def _resolve(spec: str) -> Any:
+    mod, _, fn = spec.partition(":")
+    return getattr(importlib.import_module(mod), fn)
+
+
+def _figure_svgs(result: Result) -> tuple[list[str], list[str]]:
+    svgs, errors = [], []
+    specs = PLOTTERS.get(result.kind, [])
+    if not specs:
+        return svgs, errors
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for spec in specs:
+        try:
+            figs = _resolve(spec)(result)
+        except Exception as exc:  # a broken plot must not lose the rest of the report
+            errors.append(f"plot {spec} failed: {type(exc).__name__}: {exc}")
+            continue
+        for fig in figs if isinstance(figs, (list, tuple)) else [figs]:
+            if fig is None:
+                continue
+            buf = io.StringIO()
+            fig.savefig(buf, format="svg", bbox_inches="tight")
+            plt.close(fig)
+            svg = buf.getvalue()
+            svgs.append(svg[svg.find("<svg"):])
+    return svgs, errors
+
+
+@dataclass
+class Report:
+    """Render results into one HTML file (or Markdown / LaTeX)."""
+
+    results: Sequence[tuple[Path, Result]]
+    title: str = "ranklens report"
+    max_rows: int = MAX_ROWS
+    _ids: _Ids = field(default_factory=_Ids, repr=False)
+
+    @classmethod
+    def from_dirs(cls, paths: Iterable[str | os.PathLike[str]], **kw: Any) -> Report:
+        return cls(load_results(paths), **kw)
+
+    # ---------------------------------------------------------------- HTML
+    def render_html(self) -> str:
+        from jinja2 import Environment
+
+        from .. import __version__
+
+        ids = self._ids = _Ids()
+        sections: dict[str, dict[str, Any]] = {}
+        index_rows = []
+        overview_rows = []
+        for path, res in self.results:
+            fam = _family(res.kind)
+            sec = sections.setdefault(fam, {"title": fam, "anchor": ids.next("sec"), "family": fam, "results": []})
+            anchor = ids.next("res")
+            name = path.name
+            svgs, errors = _figure_svgs(res)
+            tables = [{"title": f"per-item table ({len(res.table)} rows)", "html": table_html(res.table, ids, max_rows=self.max_rows)}]
+            for tname, frame in res.tables.items():
+                tables.append({"title": f"{tname} ({len(frame)} rows)", "html": table_html(frame, ids, max_rows=self.max_rows)})
+            extra = ""
+            if res.kind in EXTRA_HTML:
+                try:
+                    extra = _resolve(EXTRA_HTML[res.kind])(res)
+                except Exception as exc:
+                    errors.append(f"{EXTRA_HTML[res.kind]} failed: {type(exc).__name__}: {exc}")
+            sf = _summary_frame(dict(res.summary))
+            sec["results"].append({
+                "name": name, "kind": res.kind, "anchor": anchor, "figures": svgs, "errors": errors,
+                "summary_table": table_html(sf, ids) if sf is not None else "", "tables": tables,
+                "extra_html": extra,
+                "provenance": json.dumps(res.provenance.to_dict(), indent=2, sort_keys=True),
+            })
+            index_rows.append({"section": fam, "kind": res.kind, "result": name,
+                               "created": res.provenance.created_utc, "rows": len(res.table)})
+            from ..store import summary_rows
+
+            rows = summary_rows(res)
+            rows = rows[rows["model"].astype(str) != ""] if "model" in rows else rows
+            overview_rows.append(rows)
+        overview = ""
+        if overview_rows:
+            allrows = pd.concat(overview_rows, ignore_index=True)
+            allrows = allrows[allrows["model"].fillna("").astype(str) != ""]
+            if not allrows.empty:
+                piv = allrows.pivot_table(index=["analysis", "item", "metric"], columns="model",
+                                          values="value", aggfunc="first").reset_index()
+                overview = table_html(piv, ids, max_rows=self.max_rows)
+        env = Environment(autoescape=True)
+        tmpl = env.from_string(resources.files(__package__).joinpath("templates/report.html.j2").read_text())
+        return tmpl.render(
+            title=self.title, version=__version__, n_results=len(self.results),
+            generated=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            sections=list(sections.values()), overview=overview,
+            index_table=table_html(pd.DataFrame(index_rows), ids) if index_rows else "",
+            css=resources.files(__package__).joinpath("static/report.css").read_text(),
+            js=resources.files(__package__).joinpath("static/report.js").read_text(),
+        )
+
+    # ---------------------------------------------------------------- Markdown / LaTeX
+    def render_markdown(self) -> str:
+        out = [f"# {self.title}", ""]
+        for path, res in self.results:
+            out += [f"## {path.name} ({res.kind})", ""]
+            sf = _summary_frame(dict(res.summary))
+            if sf is not None:
+                out += [_md_table(sf), ""]
+            out += [_md_table(res.table.head(30)), ""]
+            if len(res.table) > 30:
+                out += [f"_{len(res.table) - 30} more rows in {path}_", ""]
+        return "\n".join(out)
+
+    def render_latex(self) -> str:
+        """LaTeX tables (booktabs). Boolean ``significant``/``*_sig`` columns become superscript
+        marks on the value column to their left."""
+        out = []
+        for path, res in self.results:
+            frame = _latex_marks(res.table.head(60))
+            cap = f"{path.name} ({res.kind})".replace("_", r"\_")
+            out.append(frame.to_latex(index=False, escape=False, caption=cap, float_format="%.4f"))
+        return "\n".join(out)
+
+    def save(self, path: str | os.PathLike[str], *, format: str = "html") -> Path:
+        text = {"html": self.render_html, "md": self.render_markdown, "latex": self.render_latex}
+        if format not in text:
+            raise ValidationError(f"unknown report format {format!r}; use html, md or latex")
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(f".{p.name}.tmp")
+        tmp.write_text(text[format](), encoding="utf-8")
+        os.replace(tmp, p)
+        return p
+
+
+def _md_escape(v: Any) -> str:
+    return _fmt(v)[0].replace("|", r"\|").replace("\n", " ")
+
+
+def _md_table(frame: pd.DataFrame) -> str:
+    cols = [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(c.replace("|", r"\|") for c in cols) + " |", "|" + "---|" * len(cols)]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(_md_escape(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+
+
+def _latex_escape(s: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in s)
+
+
+def _latex_marks(frame: pd.DataFrame) -> pd.DataFrame:
+    cols = list(frame.columns)
+    out = pd.DataFrame(index=frame.index)
+    skip = set()
+    for i, c in enumerate(cols):
+        sc = str(c)
+        if sc == "significant" or sc.endswith("_sig"):
+            skip.add(c)
+    for i, c in enumerate(cols):
+        if c in skip:
+            continue
+        vals = [_latex_escape(_fmt(v)[0]) for v in frame[c]]
+        nxt = cols[i + 1] if i + 1 < len(cols) else None
+        if nxt in skip:
+            vals = [v + (r"$^{*}$" if bool(m) else "") for v, m in zip(vals, frame[nxt])]
+        out[_latex_escape(str(c))] = vals
+    return out

@@ -1,0 +1,26 @@
+"""``ranklens report RESULTS_DIR [...] -o report.html``: one self-contained report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="render result directories into one HTML / Markdown / LaTeX report")
+    p.add_argument("dirs", nargs="+", help="result directories (searched recursively)")
+    p.add_argument("-o", "--output", required=True, help="output file")
+    p.add_argument("--format", choices=["html", "md", "latex"], default=None,
+                   help="default: from the output suffix (.md, .tex), else html")
+    p.add_argument("--title", default="ranklens report")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..report import Report
+
+    fmt = args.format or ("md" if args.output.endswith(".md") else "latex" if args.output.endswith(".tex") else "html")
+    report = Report.from_dirs(args.dirs, title=args.title)
+    path = report.save(args.output, format=fmt)
+    print(f"wrote {path} ({path.stat().st_size:,} bytes, {len(report.results)} results)", file=sys.stderr)
+    return 0

@@ -1,0 +1,43 @@
+"""``ranklens results list|show|compare|reindex RESULTS_DIR``: query the results store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("results", help="list, show and compare stored results without loading tables")
+    p.add_argument("action", choices=["list", "show", "compare", "reindex"])
+    p.add_argument("dir", help="results directory")
+    p.add_argument("id", nargs="?", help="with show: result id (prefix) or name")
+    p.add_argument("--kind", help="filter by analysis kind (trailing * = prefix)")
+    p.add_argument("--model")
+    p.add_argument("--dataset")
+    p.add_argument("--metric", help="with compare: one metric")
+    p.add_argument("--format", choices=["tsv", "json"], default="tsv")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..errors import ValidationError
+    from ..store import ResultsStore
+
+    store = ResultsStore(args.dir)
+    if args.action == "reindex":
+        print(f"indexed {store.reindex()} results in {store.root}")
+        return 0
+    if args.action == "show":
+        if not args.id:
+            raise ValidationError("results show needs a result id or name (see `ranklens results list`)")
+        print(json.dumps(store.get(args.id), indent=2, sort_keys=True))
+        return 0
+    if args.action == "list":
+        frame = store.list(kind=args.kind, model=args.model, dataset=args.dataset)
+    else:
+        frame = store.compare(args.metric, analysis=args.kind).reset_index()
+    if args.format == "json":
+        print(frame.to_json(orient="records", indent=2))
+    else:
+        print(frame.to_csv(sep="\t", index=False), end="")
+    return 0

@@ -1,0 +1,209 @@
+"""Results store: an SQLite index of every result directory under a results root.
+
+Layout::
+
+    RESULTS_DIR/
+      index.sqlite              one row per result + long-format summary rows
+      summary_rows.tsv          the long-format rows, for pandas / DuckDB / spreadsheets
+      <result dirs ...>         written atomically by :meth:`ranklens.Result.save`
+
+Crash safety: a result directory is complete before it is indexed (atomic rename), and indexing
+is one SQLite transaction, so a run killed at any point leaves either the old or the new state;
+:meth:`ResultsStore.reindex` rebuilds the index from the directories on disk.
+
+Long-format rows have the columns ``analysis, item, model, dataset, metric, value, ci_low,
+ci_high, n``. An analysis can supply them as ``summary["rows"]`` (a list of dicts with those
+keys); otherwise numeric summary entries are flattened (``item`` = dotted key path).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ._hashing import sha256_json
+from .errors import ValidationError
+from .results import Result
+
+__all__ = ["ROW_COLUMNS", "ResultsStore", "summary_rows"]
+
+ROW_COLUMNS = ["analysis", "item", "model", "dataset", "metric", "value", "ci_low", "ci_high", "n"]
+
+
+def _flatten(prefix: str, obj: Any) -> Iterator[tuple[str, float]]:
+    if isinstance(obj, Mapping):
+        for k, v in obj.items():
+            if k == "rows":
+                continue
+            yield from _flatten(f"{prefix}.{k}" if prefix else str(k), v)
+    elif isinstance(obj, bool):
+        return
+    elif isinstance(obj, (int, float)):
+        yield prefix, float(obj)
+
+
+def summary_rows(result: Result, *, model: str = "", dataset: str = "") -> pd.DataFrame:
+    """Long-format summary rows of a result (see module docstring)."""
+    rows = []
+    given = result.summary.get("rows") if isinstance(result.summary, Mapping) else None
+    if isinstance(given, list) and given:
+        for r in given:
+            row = {c: r.get(c) for c in ROW_COLUMNS}
+            row["analysis"] = row["analysis"] or result.kind
+            row["model"] = row["model"] or model
+            row["dataset"] = row["dataset"] or dataset
+            rows.append(row)
+    else:
+        for key, value in _flatten("", result.summary):
+            item, _, metric = key.rpartition(".")
+            rows.append({"analysis": result.kind, "item": item, "model": model, "dataset": dataset,
+                         "metric": metric, "value": value, "ci_low": None, "ci_high": None, "n": None})
+    frame = pd.DataFrame(rows, columns=ROW_COLUMNS)
+    for c in ("value", "ci_low", "ci_high", "n"):
+        frame[c] = pd.to_numeric(frame[c], errors="coerce")
+    return frame
+
+
+class ResultsStore:
+    """Index of the result directories below ``root`` (created on first use)."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def _conn(self) -> sqlite3.Connection:
+        self.root.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.root / "index.sqlite", timeout=120, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS results (id TEXT PRIMARY KEY, kind TEXT, name TEXT, "
+            "path TEXT, model TEXT, dataset TEXT, created_utc TEXT, params TEXT, components TEXT, "
+            "summary TEXT, provenance TEXT)"
+        )
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS rows (result_id TEXT, analysis TEXT, item TEXT, model TEXT, "
+            "dataset TEXT, metric TEXT, value REAL, ci_low REAL, ci_high REAL, n REAL)"
+        )
+        conn.execute("CREATE INDEX IF NOT EXISTS rows_result ON rows(result_id)")
+        return conn
+
+    def add(self, result_dir: str | os.PathLike[str], *, name: str | None = None, model: str = "",
+            dataset: str = "", result: Result | None = None) -> str:
+        """Index a saved result directory (replacing an older entry for the same path)."""
+        d = Path(result_dir)
+        res = result or Result.load(d)
+        try:
+            rel = str(d.resolve().relative_to(self.root.resolve()))
+        except ValueError:
+            rel = str(d.resolve())
+        prov = res.provenance.to_dict()
+        rid = sha256_json({"path": rel})[:16]
+        rows = summary_rows(res, model=model, dataset=dataset)
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("DELETE FROM results WHERE id=?", [rid])
+            conn.execute("DELETE FROM rows WHERE result_id=?", [rid])
+            conn.execute(
+                "INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                [rid, res.kind, name or d.name, rel, model, dataset, prov.get("created_utc", ""),
+                 json.dumps(prov.get("params", {}), sort_keys=True),
+                 json.dumps(prov.get("components", {}), sort_keys=True),
+                 json.dumps(res.summary, sort_keys=True, default=str), json.dumps(prov, sort_keys=True)],
+            )
+            conn.executemany(
+                "INSERT INTO rows VALUES (?,?,?,?,?,?,?,?,?,?)",
+                [[rid, *[None if pd.isna(v) else v for v in r]] for r in rows[ROW_COLUMNS].itertuples(index=False)],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        finally:
+            conn.close()
+        self._export_rows()
+        return rid
+
+    def reindex(self) -> int:
+        """Rebuild the index from every ``result.json`` below the root; returns the count."""
+        conn = self._conn()
+        conn.execute("DELETE FROM results")
+        conn.execute("DELETE FROM rows")
+        conn.close()
+        n = 0
+        for meta in sorted(self.root.rglob("result.json")):
+            if any(part.startswith(".") for part in meta.relative_to(self.root).parts):
+                continue  # temp or old copies of an atomic save
+            self.add(meta.parent)
+            n += 1
+        return n
+
+    def list(self, *, kind: str | None = None, model: str | None = None,
+             dataset: str | None = None) -> pd.DataFrame:
+        """Indexed results (no table is loaded), optionally filtered (``kind`` may end in ``*``)."""
+        q = "SELECT id, kind, name, model, dataset, created_utc, path FROM results WHERE 1=1"
+        args: list[str] = []
+        for col, val in (("kind", kind), ("model", model), ("dataset", dataset)):
+            if val:
+                if val.endswith("*"):
+                    q += f" AND {col} LIKE ?"
+                    args.append(val[:-1] + "%")
+                else:
+                    q += f" AND {col} = ?"
+                    args.append(val)
+        conn = self._conn()
+        try:
+            return pd.read_sql_query(q + " ORDER BY kind, name", conn, params=args)
+        finally:
+            conn.close()
+
+    def get(self, result_id: str) -> dict[str, Any]:
+        """One indexed result (summary, provenance, path) by id or unique id prefix or name."""
+        conn = self._conn()
+        try:
+            rows = conn.execute(
+                "SELECT id, kind, name, path, model, dataset, summary, provenance FROM results "
+                "WHERE id LIKE ? OR name = ?", [result_id + "%", result_id]).fetchall()
+        finally:
+            conn.close()
+        if len(rows) != 1:
+            what = "no result" if not rows else f"{len(rows)} results"
+            raise ValidationError(f"{what} match {result_id!r} in {self.root}; see `ranklens results list`")
+        rid, kind, name, path, model, dataset, summary, prov = rows[0]
+        return {"id": rid, "kind": kind, "name": name, "path": str(self.root / path), "model": model,
+                "dataset": dataset, "summary": json.loads(summary), "provenance": json.loads(prov)}
+
+    def rows(self, **filters: str) -> pd.DataFrame:
+        """Long-format summary rows, filtered by any of ``analysis, model, dataset, metric``."""
+        q = "SELECT * FROM rows WHERE 1=1"
+        args = []
+        for col, val in filters.items():
+            if col not in ROW_COLUMNS:
+                raise ValidationError(f"unknown filter {col!r}; use one of {ROW_COLUMNS}")
+            if val:
+                q += f" AND {col} = ?"
+                args.append(val)
+        conn = self._conn()
+        try:
+            return pd.read_sql_query(q, conn, params=args)
+        finally:
+            conn.close()
+
+    def compare(self, metric: str | None = None, *, analysis: str | None = None) -> pd.DataFrame:
+        """Pivot of summary rows: (analysis, dataset, item, metric) x model."""
+        rows = self.rows(metric=metric or "", analysis=analysis or "")
+        if rows.empty:
+            return rows
+        return rows.pivot_table(index=["analysis", "dataset", "item", "metric"], columns="model",
+                                values="value", aggfunc="first")
+
+    def _export_rows(self) -> None:
+        rows = self.rows()
+        tmp = self.root / ".summary_rows.tsv.tmp"
+        rows.to_csv(tmp, sep="\t", index=False)
+        os.replace(tmp, self.root / "summary_rows.tsv")

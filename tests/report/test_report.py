@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from ranklens.cli import main
+from ranklens.report import PLOTTERS, Report
+from ranklens.results import Result, make_provenance
+from ranklens.store import ResultsStore, summary_rows
+
+EVIL = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+
+
+def _res(kind="asl-evaluate", text=EVIL):
+    table = pd.DataFrame({"model": ["bm25", "minilm", "bm25"], "doc": [text, "plain", "b"], "value": [0.5, 0.7, 0.1]})
+    return Result(kind=kind, summary={"rows": [
+        {"item": "all", "model": "bm25", "dataset": "demo", "metric": "ASL", "value": 3.5, "n": 10},
+        {"item": "all", "model": "minilm", "dataset": "demo", "metric": "ASL", "value": 2.5, "n": 10}],
+        "note": text}, table=table, provenance=make_provenance(params={"q": text}))
+
+
+def test_html_escapes_every_text_and_is_self_contained(tmp_path):
+    _res().save(tmp_path / "r1")
+    html = Report.from_dirs([tmp_path], title="T <b>").render_html()
+    assert "<script>alert(1)</script>" not in html and 'onerror="alert(2)"' not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "T &lt;b&gt;" in html
+    assert not re.search(r'(src|href)="https?://', html)  # no CDN
+    assert html.count("<script>") == 1  # only the report's own inline script
+
+
+def test_plots_are_inline_svg_and_failures_are_reported(tmp_path, monkeypatch):
+    _res().save(tmp_path / "r1")
+
+    monkeypatch.setitem(PLOTTERS, "asl-evaluate", ["tests.report.plotting:good", "tests.report.plotting:bad"])
+    html = Report.from_dirs([tmp_path]).render_html()
+    assert "<svg" in html and "plot tests.report.plotting:bad failed" in html
+
+
+def test_store_indexes_lists_compares_and_reindexes(tmp_path):
+    _res().save(tmp_path / "a")
+    _res(kind="probe-table").save(tmp_path / "b")
+    store = ResultsStore(tmp_path)
+    store.add(tmp_path / "a", dataset="demo")
+    store.add(tmp_path / "b", dataset="demo")
+    assert set(store.list()["kind"]) == {"asl-evaluate", "probe-table"}
+    assert list(store.list(kind="asl*")["name"]) == ["a"]
+    comp = store.compare("ASL")
+    assert comp.loc[("asl-evaluate", "demo", "all", "ASL"), "minilm"] == 2.5
+    assert (tmp_path / "summary_rows.tsv").read_text().count("ASL") == 4
+    (tmp_path / "index.sqlite").unlink()
+    assert ResultsStore(tmp_path).reindex() == 2
+    assert store.get("a")["kind"] == "asl-evaluate"
+
+
+def test_summary_rows_flatten_when_no_rows_given():
+    r = Result(kind="x", summary={"mean": 1.5, "by": {"bm25": 2.0}, "label": "s"}, table=pd.DataFrame(),
+               provenance=make_provenance())
+    rows = summary_rows(r)
+    assert sorted(zip(rows["item"], rows["metric"], rows["value"])) == [("", "mean", 1.5), ("by", "bm25", 2.0)]
+
+
+def test_markdown_and_latex(tmp_path):
+    r = Result(kind="probe-table", summary={}, provenance=make_provenance(),
+               table=pd.DataFrame({"probe": ["shuf_words"], "bm25": [0.12], "bm25_sig": [True], "n_%": [3]}))
+    r.save(tmp_path / "p")
+    rep = Report.from_dirs([tmp_path])
+    assert "| probe | bm25 | bm25_sig | n_% |" in rep.render_markdown()
+    tex = rep.render_latex()
+    assert r"0.12$^{*}$" in tex and r"n\_\%" in tex
+
+
+def test_cli_report_and_results(tmp_path, capsys):
+    _res().save(tmp_path / "res" / "a")
+    assert main(["report", str(tmp_path / "res"), "-o", str(tmp_path / "out.html")]) == 0
+    assert (tmp_path / "out.html").read_text().startswith("<!DOCTYPE html>")
+    assert main(["results", "reindex", str(tmp_path / "res")]) == 0
+    assert main(["results", "list", str(tmp_path / "res")]) == 0
+    assert "asl-evaluate" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "nope"), "-o", str(tmp_path / "x.html")]) == 1
