@@ -1,0 +1,615 @@
+r"""Atomized Search Length (ASL): the vectorised kernel, the tie rule and the measure records.
+
+Alex, Hall & Metzler, "Atomized Search Length: Beyond User Models" (arXiv:2201.01745).
+
+For a query :math:`q` with relevant documents :math:`d_1..d_{R_q}` (relevance :math:`\ge`
+``rel``; unjudged documents count as non-relevant), the search length of a retrieved relevant
+document is
+
+.. math:: SL(d) = 1 + \#\{\text{non-relevant documents ranked above } d\} = rank(d) - \#\{\text{relevant above } d\}
+
+Per query :math:`ASL_q = \frac{1}{R_q}\sum_d SL(d)`; overall ASL is the mean of :math:`ASL_q`
+over queries with :math:`R_q \ge 1`. ``ASL@g1-n`` averages only the first
+:math:`\min(n, R_q)` relevant documents in rank order (unretrieved ones last).
+
+Relevant documents the run never retrieved get, with :math:`irrel_q` the number of non-relevant
+documents retrieved (within the cutoff):
+
+- ``"paper"``: :math:`SL = irrel_q` (the paper's convention);
+- ``"lower_bound"`` (default): :math:`SL = irrel_q + 1`: the best they could do, placed right
+  after the list; consistent with the per-document definition;
+- ``"expected"``: the :math:`M_q` missing relevant documents are spread uniformly at random over
+  the :math:`N - n_q` unretrieved documents of a collection of size :math:`N`; the :math:`j`-th
+  of them then has expected :math:`SL = 1 + irrel_q + j\,K_q/(M_q+1)` with
+  :math:`K_q = N - n_q - M_q` the non-relevant unretrieved documents (order statistics of a
+  uniform shuffle). Needs ``collection_size=N``.
+
+Runs are ordered under a tie rule (:data:`ranklens.types.TieRule`) exactly like
+:func:`ranklens.io.rank_run`: ``"trec_eval"`` compares scores as float32 and breaks ties by
+``doc_id`` descending (byte order, as ``strcmp``). The kernel works on int-coded arrays in a
+padded queries x depth matrix: one row-wise ``argsort``, doc ids are only compared inside rows
+that actually contain ties, relevance comes from a hashed join of the judged documents.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ValidationError
+from ..types import DEFAULT_TIES, DOC_ID, QUERY_ID, RANK, RELEVANCE, SCORE, TIE_RULES
+
+__all__ = [
+    "ASL",
+    "DEFAULT_UNRETRIEVED",
+    "UNRETRIEVED_POLICIES",
+    "RankedRun",
+    "asl_per_query",
+    "count_ties",
+    "parse_measure",
+    "rank_coded",
+    "search_lengths",
+]
+
+UNRETRIEVED_POLICIES: tuple[str, ...] = ("lower_bound", "paper", "expected")
+DEFAULT_UNRETRIEVED = "lower_bound"
+
+_PAD = np.int32(-(2**31))
+_UNJUDGED = np.int32(-(2**31) + 1)
+
+
+# --------------------------------------------------------------------------------------------
+# inputs
+# --------------------------------------------------------------------------------------------
+
+def _as_run_table(run: Any, *, source: str = "run"):
+    """A path or a DataFrame (``query_id``, ``doc_id``, ``score``) -> Arrow table."""
+    import pyarrow as pa
+
+    if isinstance(run, pa.Table):
+        return run
+    if isinstance(run, pd.DataFrame):
+        missing = {QUERY_ID, DOC_ID, SCORE} - set(run.columns)
+        if missing:
+            raise ValidationError(f"{source}: run frame lacks column(s) {sorted(missing)}; "
+                                  f"expected {QUERY_ID}, {DOC_ID}, {SCORE}")
+        for c in (QUERY_ID, DOC_ID):
+            if pd.api.types.is_numeric_dtype(run[c]):
+                raise ValidationError(f"{source}: column {c!r} must hold str ids, got "
+                                      f"{run[c].dtype}; read with dtype={{{c!r}: str}}")
+        score = pd.to_numeric(run[SCORE], errors="coerce").to_numpy(np.float64)
+        if np.isnan(score).any():
+            bad = int(np.flatnonzero(np.isnan(score))[0])
+            raise ValidationError(f"{source}: column 'score' has a missing/non-numeric value at "
+                                  f"row {bad}; every row needs a numeric score")
+        return pa.table({
+            QUERY_ID: pa.array(run[QUERY_ID].astype(str).to_numpy(object), pa.string()),
+            DOC_ID: pa.array(run[DOC_ID].astype(str).to_numpy(object), pa.string()),
+            SCORE: pa.array(score, pa.float64()),
+        })
+    from ._trec import read_run_table
+
+    return read_run_table(run)
+
+
+def _as_qrels_table(qrels: Any):
+    import pyarrow as pa
+
+    if isinstance(qrels, pa.Table):
+        return qrels
+    if isinstance(qrels, pd.DataFrame):
+        missing = {QUERY_ID, DOC_ID, RELEVANCE} - set(qrels.columns)
+        if missing:
+            raise ValidationError(f"qrels frame lacks column(s) {sorted(missing)}; expected "
+                                  f"{QUERY_ID}, {DOC_ID}, {RELEVANCE}")
+        rel = pd.to_numeric(qrels[RELEVANCE], errors="coerce")
+        if rel.isna().any():
+            raise ValidationError("qrels: column 'relevance' must be integers (a value is missing)")
+        return pa.table({
+            QUERY_ID: pa.array(qrels[QUERY_ID].astype(str).to_numpy(object), pa.string()),
+            DOC_ID: pa.array(qrels[DOC_ID].astype(str).to_numpy(object), pa.string()),
+            RELEVANCE: pa.array(rel.to_numpy(np.int64), pa.int64()),
+        })
+    if isinstance(qrels, str) and qrels.startswith("irds:"):
+        from ..io import read_qrels  # contract API (io helper)
+
+        return _as_qrels_table(read_qrels(qrels))
+    from ._trec import read_qrels_table
+
+    return read_qrels_table(qrels)
+
+
+def _col(table, name):
+    c = table.column(name)
+    return c.combine_chunks() if hasattr(c, "combine_chunks") else c
+
+
+# --------------------------------------------------------------------------------------------
+# ranking
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class RankedRun:
+    """A run ordered under a tie rule and joined with qrels, as padded int-coded matrices.
+
+    Attributes:
+        query_ids: all query ids (run and qrels, sorted as strings), length Q.
+        in_run: bool[Q], whether the run has rows for the query.
+        lengths: int64[Q], number of retrieved documents.
+        grades: int32[Q, D], relevance of the document at each rank (``_UNJUDGED`` if not in
+            the qrels, ``_PAD`` past the end of the list).
+        rows: int64[Q, D], index of the run row at each rank (-1 past the end).
+        doc_ids: Arrow string array of the run's doc ids (row order).
+        qrels_q / qrels_rel / qrels_doc: the de-duplicated qrels (query code, relevance, doc id
+            as Arrow strings); ``qrels_row`` is the run row that retrieved it (-1 if none).
+        ties: the tie rule used.
+        tied_rows: number of run rows that share their (compared) score with another row of
+            the same query.
+    """
+
+    query_ids: np.ndarray
+    in_run: np.ndarray
+    lengths: np.ndarray
+    grades: np.ndarray
+    rows: np.ndarray
+    doc_ids: Any
+    qrels_q: np.ndarray
+    qrels_rel: np.ndarray
+    qrels_doc: Any
+    qrels_row: np.ndarray
+    ties: str
+    tied_rows: int
+    scores: np.ndarray = field(repr=False)
+
+    @property
+    def depth(self) -> int:
+        """Padded width D (the longest ranked list)."""
+        return int(self.grades.shape[1])
+
+    def n_relevant(self, rel: int = 1) -> np.ndarray:
+        """Relevant documents per query in the qrels (relevance >= ``rel``)."""
+        keep = self.qrels_rel >= rel
+        return np.bincount(self.qrels_q[keep], minlength=len(self.query_ids)).astype(np.int64)
+
+    def ranks_frame(self) -> pd.DataFrame:
+        """The ranked run as a frame (``query_id``, ``doc_id``, ``score``, ``rank``)."""
+        valid = self.rows >= 0
+        qi, pos = np.nonzero(valid)
+        r = self.rows[valid]
+        return pd.DataFrame({
+            QUERY_ID: pd.array(self.query_ids[qi].astype(object), dtype="str"),
+            DOC_ID: pd.array(np.asarray(self.doc_ids.take(r).to_pylist(), dtype=object), "str"),
+            SCORE: self.scores[r],
+            RANK: (pos + 1).astype(np.int64),
+        })
+
+
+def _doc_desc_keys(docs) -> np.ndarray:
+    """Rank of each doc id in *descending* byte order (0 = largest), dense."""
+    import pyarrow.compute as pc
+
+    return pc.rank(docs, sort_keys="descending", tiebreaker="dense").to_numpy().astype(np.int64)
+
+
+def rank_coded(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES) -> RankedRun:
+    """Order a run under ``ties`` and join it with ``qrels``.
+
+    Args:
+        run: path to a TREC run (``.gz`` ok), a run DataFrame, or an Arrow table.
+        qrels: path, DataFrame or Arrow table of qrels.
+        ties: ``"trec_eval"`` (float32 scores, doc_id descending), ``"float64"`` (exact scores,
+            doc_id descending) or ``"input_order"`` (score descending, stable in row order).
+
+    Returns:
+        The :class:`RankedRun`.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if ties not in TIE_RULES:
+        raise ValidationError(f"unknown tie rule {ties!r}; choose one of {', '.join(TIE_RULES)}")
+    rt = _as_run_table(run)
+    qt = _as_qrels_table(qrels)
+    rq, rd = _col(rt, QUERY_ID), _col(rt, DOC_ID)
+    score = _col(rt, SCORE).to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    qq, qd = _col(qt, QUERY_ID), _col(qt, DOC_ID)
+    qrel = _col(qt, RELEVANCE).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+
+    # --- query codes over the union of run and qrels queries (sorted ids) -------------------
+    renc = pc.dictionary_encode(rq)
+    qenc = pc.dictionary_encode(qq) if len(qq) else None
+    run_dict = renc.dictionary.to_pylist()
+    qrels_dict = qenc.dictionary.to_pylist() if qenc is not None else []
+    all_q = sorted(set(run_dict) | set(qrels_dict))
+    index = {q: i for i, q in enumerate(all_q)}
+    nq = len(all_q)
+    qcode = np.asarray([index[q] for q in run_dict], np.int64)[renc.indices.to_numpy()]
+    if qenc is not None:
+        qr_code = np.asarray([index[q] for q in qrels_dict], np.int64)[qenc.indices.to_numpy()]
+    else:
+        qr_code = np.zeros(0, np.int64)
+
+    # --- relevance of each run row: hash-join on (query code, judged-doc code) -------------
+    judged = pc.unique(qd)
+    nj = max(len(judged), 1)
+    qr_dcode = pc.index_in(qd, value_set=judged).to_numpy(zero_copy_only=False).astype(np.int64)
+    qkey = qr_code * nj + qr_dcode
+    o = np.argsort(qkey, kind="stable")
+    ks = qkey[o]
+    last = np.ones(ks.size, bool)
+    last[:-1] = ks[1:] != ks[:-1]  # duplicate judgments: the last one wins (like a dict)
+    ku, rel_u, src_u = ks[last], qrel[o][last], o[last]
+    run_dcode = pc.index_in(rd, value_set=judged).fill_null(-1).to_numpy().astype(np.int64)
+    rkey = np.where(run_dcode >= 0, qcode * nj + run_dcode, -1)
+    if ku.size:
+        pos = np.searchsorted(ku, rkey)
+        pos[pos >= ku.size] = 0
+        found = (rkey >= 0) & (ku[pos] == rkey)
+        grade_row = np.where(found, rel_u[pos], _UNJUDGED).astype(np.int32)
+    else:
+        pos = np.zeros(rkey.size, np.int64)
+        found = np.zeros(rkey.size, bool)
+        grade_row = np.full(rkey.size, _UNJUDGED, np.int32)
+
+    # --- padded matrix, rows grouped by query (stable, keeps input order) ------------------
+    n = score.size
+    if n and np.all(qcode[1:] >= qcode[:-1]):
+        perm = np.arange(n)
+    else:
+        perm = np.argsort(qcode, kind="stable")
+    counts = np.bincount(qcode, minlength=nq).astype(np.int64)
+    depth = int(counts.max()) if nq else 0
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    qs = qcode[perm]
+    col = np.arange(n) - starts[qs]
+    key = -(score.astype(np.float32) if ties == "trec_eval" else score)
+    mat = np.full((nq, depth), np.inf, dtype=key.dtype)
+    mat[qs, col] = key[perm]
+    order = np.argsort(mat, axis=1, kind="stable")
+    rows = np.full((nq, depth), -1, np.int64)
+    rows[qs, col] = perm
+    rows = np.take_along_axis(rows, order, axis=1)
+    smat = np.take_along_axis(mat, order, axis=1)
+    valid = rows >= 0
+    eq = (smat[:, 1:] == smat[:, :-1]) & valid[:, 1:]
+    tied = np.zeros_like(valid)
+    tied[:, 1:] |= eq
+    tied[:, :-1] |= eq
+    tied_rows = int(tied.sum())
+    if tied_rows and ties != "input_order":
+        # doc_id descending inside tie groups, only in rows (queries) that contain ties:
+        # stable-sort by doc key, then stable-sort by score key.
+        sub = np.flatnonzero(eq.any(axis=1))
+        rsub = rows[sub]
+        vsub = rsub >= 0
+        dk = np.full(rsub.shape, np.iinfo(np.int64).max, np.int64)
+        dk[vsub] = _doc_desc_keys(rd.take(pa.array(rsub[vsub])))
+        o1 = np.argsort(dk, axis=1, kind="stable")
+        s1 = np.take_along_axis(smat[sub], o1, axis=1)
+        o2 = np.argsort(s1, axis=1, kind="stable")
+        rows[sub] = np.take_along_axis(np.take_along_axis(rsub, o1, axis=1), o2, axis=1)
+    del mat, smat, order, eq, tied
+    valid = rows >= 0
+    grades = np.full((nq, depth), _PAD, np.int32)
+    grades[valid] = grade_row[rows[valid]]
+
+    qrels_row = np.full(ku.size, -1, np.int64)
+    hit = np.flatnonzero(found)
+    qrels_row[pos[hit]] = hit
+    in_run = counts > 0
+    return RankedRun(
+        query_ids=np.asarray(all_q, dtype=object), in_run=in_run, lengths=counts, grades=grades,
+        rows=rows, doc_ids=rd, qrels_q=ku // nj, qrels_rel=rel_u,
+        qrels_doc=qd.take(pa.array(src_u)), qrels_row=qrels_row, ties=ties,
+        tied_rows=tied_rows, scores=score,
+    )
+
+
+def count_ties(run: Any) -> dict[str, int]:
+    """Score ties of a run under float32 (trec_eval) and float64 comparison.
+
+    Returns:
+        ``rows``, ``queries``, ``tied_rows_float32``, ``tied_rows_float64`` (rows sharing their
+        score with another row of the same query), ``tie_groups_float32/64`` and
+        ``queries_with_ties_float32``.
+    """
+    import pyarrow.compute as pc
+
+    rt = _as_run_table(run)
+    q = pc.dictionary_encode(_col(rt, QUERY_ID)).indices.to_numpy().astype(np.int64)
+    s = _col(rt, SCORE).to_numpy(zero_copy_only=False).astype(np.float64)
+    out: dict[str, int] = {"rows": int(s.size), "queries": int(np.unique(q).size)}
+    for name, key in (("float32", s.astype(np.float32).astype(np.float64)), ("float64", s)):
+        o = np.lexsort((key, q))
+        qs, ks = q[o], key[o]
+        eq = (qs[1:] == qs[:-1]) & (ks[1:] == ks[:-1])
+        tied = np.zeros(s.size, bool)
+        tied[1:] |= eq
+        tied[:-1] |= eq
+        starts = tied & ~np.concatenate([[False], eq])
+        out[f"tied_rows_{name}"] = int(tied.sum())
+        out[f"tie_groups_{name}"] = int(starts.sum())
+        if name == "float32":
+            out["queries_with_ties_float32"] = int(np.unique(qs[tied]).size)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# search lengths
+# --------------------------------------------------------------------------------------------
+
+def _check_policy(unretrieved: str, collection_size: int | None) -> None:
+    if unretrieved not in UNRETRIEVED_POLICIES:
+        raise ValidationError(f"unknown unretrieved policy {unretrieved!r}; choose one of "
+                              f"{', '.join(UNRETRIEVED_POLICIES)}")
+    if unretrieved == "expected" and (collection_size is None or collection_size < 1):
+        raise ValidationError("unretrieved='expected' needs collection_size=N (the number of "
+                              "documents in the collection), e.g. --collection-size 8841823")
+
+
+def _base(rr: RankedRun, rel: int, cutoff: int | None):
+    g = rr.grades if cutoff is None else rr.grades[:, :cutoff]
+    lengths = rr.lengths if cutoff is None else np.minimum(rr.lengths, cutoff)
+    relm = g >= rel
+    return g, lengths, relm
+
+
+def _missing_sum(m: np.ndarray, irrel: np.ndarray, k_nonrel: np.ndarray, miss_total: np.ndarray,
+                 unretrieved: str) -> np.ndarray:
+    """Sum of SL over the first ``m`` of ``miss_total`` unretrieved relevant documents."""
+    if unretrieved == "paper":
+        return m * irrel.astype(np.float64)
+    if unretrieved == "lower_bound":
+        return m * (irrel + 1.0)
+    return m * (irrel + 1.0) + k_nonrel / (miss_total + 1.0) * m * (m + 1) / 2.0
+
+
+def asl_per_query(
+    rr: RankedRun, *, rel: int = 1, first: int | None = None, cutoff: int | None = None,
+    unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
+) -> np.ndarray:
+    """ASL (or ASL@g1-``first``) per query, aligned with ``rr.query_ids``.
+
+    Args:
+        rr: ranked run from :func:`rank_coded`.
+        rel: minimum relevance counted as relevant.
+        first: average only the first ``first`` relevant documents (ASL@g1-n); None = all.
+        cutoff: consider only the top ``cutoff`` documents of each list (None = all).
+        unretrieved: policy for relevant documents the run did not retrieve (module docstring).
+        collection_size: N for ``unretrieved="expected"``.
+
+    Returns:
+        float64[Q]; NaN for queries without relevant documents. Queries absent from the run are
+        scored as an empty ranking (callers drop them under ``missing="skip"``).
+    """
+    _check_policy(unretrieved, collection_size)
+    if first is not None and first < 1:
+        raise ValidationError(f"ASL@g1-n needs n >= 1, got {first}")
+    g, lengths, relm = _base(rr, rel, cutoff)
+    d = g.shape[1]
+    posv = np.arange(d, dtype=np.float64)
+    ret = relm.sum(axis=1).astype(np.int64)
+    irrel = lengths - ret
+    nrel = rr.n_relevant(rel)
+    miss = np.maximum(nrel - ret, 0)
+    k_nonrel = np.zeros(len(nrel)) if collection_size is None else collection_size - lengths - miss
+    if unretrieved == "expected" and np.any(k_nonrel < 0):
+        raise ValidationError(f"collection_size={collection_size} is smaller than a ranked list "
+                              "plus its unretrieved relevant documents")
+    if first is None:
+        k = ret
+        mask = relm
+        denom = nrel
+        m = miss
+    else:
+        mask = relm & (np.cumsum(relm, axis=1) <= first) if d else relm
+        k = np.minimum(ret, first)
+        denom = np.minimum(nrel, first)
+        m = np.maximum(denom - k, 0)
+    # sum of SL = sum(pos0 + 2 - cum) over the first k relevant; cum runs 1..k
+    if 0 < d <= 4096:
+        # float32 BLAS dot is exact here: every partial sum of 0-based positions stays below
+        # d * (d - 1) / 2 < 2**24
+        pos_sum = np.asarray(mask.astype(np.float32) @ posv.astype(np.float32), np.float64)
+    else:
+        pos_sum = (mask * posv).sum(axis=1) if d else np.zeros(len(nrel))
+    sl_sum = pos_sum + 2.0 * k - k * (k + 1) / 2.0
+    sl_sum = sl_sum + _missing_sum(m, irrel, k_nonrel, miss, unretrieved)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = sl_sum / denom
+    out[denom == 0] = np.nan
+    return out
+
+
+def search_lengths(
+    rr: RankedRun, *, rel: int = 1, cutoff: int | None = None,
+    unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
+) -> pd.DataFrame:
+    """Per-document search lengths: one row per relevant (query, document).
+
+    Returns:
+        DataFrame ``query_id``, ``doc_id``, ``relevance``, ``rank`` (Int64, <NA> if not
+        retrieved within the cutoff), ``sl`` (float64; for unretrieved documents the policy's
+        value, for ``"expected"`` the mean over the missing documents' expected positions),
+        ``retrieved`` (bool), sorted by query then rank (unretrieved last, by doc_id).
+    """
+    _check_policy(unretrieved, collection_size)
+    g, lengths, relm = _base(rr, rel, cutoff)
+    cum = np.cumsum(relm, axis=1)
+    qi, pos = np.nonzero(relm)
+    sl_ret = (pos + 1 - (cum[qi, pos] - 1)).astype(np.float64)
+    rows = rr.rows[qi, pos]
+    ret = relm.sum(axis=1)
+    irrel = lengths - ret
+    nrel = rr.n_relevant(rel)
+    miss = np.maximum(nrel - ret, 0)
+    # relevant qrels entries not retrieved (within the cutoff)
+    qrel_keep = rr.qrels_rel >= rel
+    retrieved_row = rr.qrels_row
+    if cutoff is not None:
+        rank_of_row = np.full(rr.scores.size, np.iinfo(np.int64).max, np.int64)
+        valid = rr.rows >= 0
+        rank_of_row[rr.rows[valid]] = np.nonzero(valid)[1]
+        retrieved_row = np.where((retrieved_row >= 0)
+                                 & (rank_of_row[np.maximum(retrieved_row, 0)] < cutoff),
+                                 retrieved_row, -1)
+    miss_idx = np.flatnonzero(qrel_keep & (retrieved_row < 0))
+    mq = rr.qrels_q[miss_idx]
+    if unretrieved == "paper":
+        sl_miss = irrel[mq].astype(np.float64)
+    elif unretrieved == "lower_bound":
+        sl_miss = irrel[mq] + 1.0
+    else:
+        k_nonrel = collection_size - lengths - miss
+        sl_miss = 1.0 + irrel[mq] + k_nonrel[mq] / 2.0
+    doc_ret = np.asarray(rr.doc_ids.take(_pa_idx(rows)).to_pylist(), dtype=object)
+    doc_miss = np.asarray(rr.qrels_doc.take(_pa_idx(miss_idx)).to_pylist(), dtype=object)
+    # relevance of retrieved docs from the grade matrix
+    rel_ret = g[qi, pos].astype(np.int64)
+    frame = pd.DataFrame({
+        QUERY_ID: np.concatenate([rr.query_ids[qi], rr.query_ids[mq]]).astype(object),
+        DOC_ID: np.concatenate([doc_ret, doc_miss]),
+        RELEVANCE: np.concatenate([rel_ret, rr.qrels_rel[miss_idx]]),
+        RANK: pd.array(np.concatenate([pos + 1, np.full(miss_idx.size, -1)]), dtype="Int64"),
+        "sl": np.concatenate([sl_ret, sl_miss]),
+        "retrieved": np.concatenate([np.ones(qi.size, bool), np.zeros(miss_idx.size, bool)]),
+    })
+    frame.loc[~frame["retrieved"], RANK] = pd.NA
+    frame["_r"] = frame[RANK].fillna(np.iinfo(np.int64).max)
+    frame = frame.sort_values([QUERY_ID, "_r", DOC_ID], kind="stable").drop(columns="_r")
+    frame[QUERY_ID] = frame[QUERY_ID].astype("str")
+    frame[DOC_ID] = frame[DOC_ID].astype("str")
+    return frame.reset_index(drop=True)
+
+
+def _pa_idx(idx: np.ndarray):
+    import pyarrow as pa
+
+    return pa.array(np.asarray(idx, dtype=np.int64))
+
+
+# --------------------------------------------------------------------------------------------
+# measure records
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ASL:
+    """The ASL measure family as a value: ``ASL``, ``ASL@g1-10``, ``ASL(rel=2)@g1-1``.
+
+    Attributes:
+        rel: minimum relevance (None = the evaluate call's ``rel``, default 1).
+        first: ASL@g1-n (None = all relevant documents).
+        cutoff: evaluate only the top-``cutoff`` documents (written ``ASL@100``).
+        unretrieved: policy override (None = the evaluate call's ``unretrieved``).
+    """
+
+    rel: int | None = None
+    first: int | None = None
+    cutoff: int | None = None
+    unretrieved: str | None = None
+    higher_is_better: ClassVar[bool] = False
+    citation: ClassVar[str] = ("Alex, Hall & Metzler. Atomized Search Length: Beyond User "
+                               "Models. arXiv:2201.01745 (2022)")
+
+    def __str__(self) -> str:
+        params = []
+        if self.rel is not None:
+            params.append(f"rel={self.rel}")
+        if self.unretrieved is not None:
+            params.append(f"unretrieved={self.unretrieved}")
+        s = "ASL" + (f"({','.join(params)})" if params else "")
+        if self.first is not None:
+            s += f"@g1-{self.first}"
+        if self.cutoff is not None:
+            s += f"@{self.cutoff}"
+        return s
+
+    def __matmul__(self, cutoff: int) -> ASL:
+        return replace(self, cutoff=int(cutoff))
+
+    def resolved(self, *, rel: int, unretrieved: str) -> ASL:
+        """This measure with the call-level defaults filled in."""
+        return replace(self, rel=self.rel if self.rel is not None else rel,
+                       unretrieved=self.unretrieved or unretrieved)
+
+
+_ASL_RE = re.compile(r"^ASL(?:\((?P<params>[^)]*)\))?(?P<suffix>(?:@(?:g1-\d+|\d+))*)$")
+
+
+def parse_measure(spec: Any):
+    """Parse a measure string: ``ASL...`` -> :class:`ASL`, anything else -> ir_measures.
+
+    Args:
+        spec: e.g. ``"ASL"``, ``"ASL@g1-10"``, ``"ASL(rel=2)@g1-1"``, ``"ASL@100"``, ``"AP"``,
+            ``"nDCG@10"``, ``"P(rel=2)@20"``, ``"RR"``, or an already-parsed measure.
+    """
+    if isinstance(spec, ASL):
+        return spec
+    if not isinstance(spec, str):
+        return spec  # an ir_measures measure object
+    s = spec.strip()
+    m = _ASL_RE.match(s)
+    if m:
+        kw: dict[str, Any] = {}
+        if m.group("params"):
+            for part in m.group("params").split(","):
+                k, _, v = part.partition("=")
+                k, v = k.strip(), v.strip()
+                if k in ("rel", "cutoff"):
+                    try:
+                        kw[k] = int(v)
+                    except ValueError:
+                        raise ValidationError(f"measure {spec!r}: {k} must be an integer") from None
+                elif k == "unretrieved":
+                    if v not in UNRETRIEVED_POLICIES:
+                        raise ValidationError(f"measure {spec!r}: unretrieved must be one of "
+                                              f"{', '.join(UNRETRIEVED_POLICIES)}")
+                    kw[k] = v
+                else:
+                    raise ValidationError(f"measure {spec!r}: unknown parameter {k!r} "
+                                          "(ASL takes rel, unretrieved, cutoff)")
+        for part in filter(None, m.group("suffix").split("@")):
+            if part.startswith("g1-"):
+                kw["first"] = int(part[3:])
+            else:
+                kw["cutoff"] = int(part)
+        return ASL(**kw)
+    if s.upper().startswith("ASL"):
+        raise ValidationError(f"cannot parse measure {spec!r}; ASL forms: ASL, ASL@g1-10, "
+                              "ASL(rel=2), ASL(rel=2)@g1-1, ASL(unretrieved=paper), ASL@100")
+    import ir_measures
+
+    try:
+        return ir_measures.parse_measure(s)
+    except (ValueError, NameError, SyntaxError, TypeError, AttributeError) as exc:
+        raise ValidationError(f"cannot parse measure {spec!r}: {exc}. Examples: AP, nDCG@10, "
+                              "P@20, RR, P(rel=2)@10, ASL, ASL@g1-10") from None
+
+
+def measure_name(m: Any) -> str:
+    """Canonical name of a parsed measure."""
+    return str(m)
+
+
+def higher_is_better(m: Any) -> bool:
+    """Direction of a measure (ASL: lower is better)."""
+    return not isinstance(m, ASL)
+
+
+def with_default_rel(m: Any, rel: int) -> Any:
+    """Apply a call-level ``rel`` to ir_measures measures that take it and did not set it."""
+    if isinstance(m, ASL) or rel == 1:
+        return m
+    params = getattr(m, "SUPPORTED_PARAMS", {})
+    if "rel" in params and "rel" not in getattr(m, "params", {}):
+        return m(rel=rel)
+    return m
+
+
+def _mapping_items(x: Mapping) -> list:
+    return list(x.items())

@@ -1,0 +1,355 @@
+"""``evaluate``: qrels + one or many runs -> ASL family and ir_measures' standard measures.
+
+Standard measures (AP, nDCG@k, P@k, RR, R@k, Rprec, Bpref, ...) are computed by ir_measures'
+pytrec_eval provider, never by hand. Every run is first ordered under the chosen tie rule by
+:func:`ranklens.metrics.asl.rank_coded`; what pytrec_eval receives is that order written as
+strictly decreasing integer scores, so ASL and the standard measures always see the same
+ranking (for ``ties="trec_eval"`` this equals trec_eval's own order).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ValidationError
+from ..types import DEFAULT_TIES, DOC_ID, QUERY_ID, RELEVANCE
+from .asl import (
+    ASL,
+    DEFAULT_UNRETRIEVED,
+    RankedRun,
+    _as_qrels_table,
+    _check_policy,
+    asl_per_query,
+    higher_is_better,
+    parse_measure,
+    rank_coded,
+    search_lengths,
+    with_default_rel,
+)
+
+__all__ = [
+    "DEFAULT_MEASURES",
+    "MISSING_POLICIES",
+    "evaluate",
+    "load_runs",
+    "per_query_values",
+    "qrels_to_dict",
+]
+
+DEFAULT_MEASURES: tuple[str, ...] = ("ASL", "ASL@g1-1", "ASL@g1-10", "AP", "P@20", "RR",
+                                     "nDCG@10")
+MISSING_POLICIES: tuple[str, ...] = ("skip", "zero", "error")
+_RUN_SUFFIXES = (".gz", ".run", ".trec", ".txt", ".tsv", ".top100", ".judged_topics")
+
+
+def _run_name(path: Path) -> str:
+    name = path.name
+    changed = True
+    while changed:
+        changed = False
+        for suf in _RUN_SUFFIXES:
+            if name.endswith(suf) and len(name) > len(suf):
+                name = name[: -len(suf)]
+                changed = True
+    return name
+
+
+def load_runs(runs: Any) -> dict[str, Any]:
+    """Normalise the ``runs`` argument to ``{name: path | DataFrame}``.
+
+    Accepts a path to a run file, a directory of run files (a track; hidden files skipped), a
+    DataFrame, a mapping name -> path/DataFrame, or a sequence of any of those. Names are file
+    names without ``.gz``/``.run``/``.trec``/``.txt``/``.top100``/``.judged_topics``.
+    """
+    if isinstance(runs, Mapping):
+        return {str(k): v for k, v in runs.items()}
+    if isinstance(runs, pd.DataFrame):
+        return {"run": runs}
+    if isinstance(runs, (str, os.PathLike)):
+        p = Path(runs)
+        if p.is_dir():
+            files = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
+            if not files:
+                raise ValidationError(f"{p}: directory has no run files")
+            return load_runs(files)
+        if not p.exists():
+            raise ValidationError(f"{p}: run file not found")
+        return {_run_name(p): p}
+    if isinstance(runs, Sequence):
+        out: dict[str, Any] = {}
+        for i, item in enumerate(runs):
+            sub = {f"run{i}": item} if isinstance(item, pd.DataFrame) else load_runs(item)
+            for k, v in sub.items():
+                if k in out:
+                    raise ValidationError(f"two runs are named {k!r}; pass a mapping "
+                                          "{name: run} to name them")
+                out[k] = v
+        return out
+    raise ValidationError(f"runs must be a path, directory, DataFrame, mapping or list; got "
+                          f"{type(runs).__name__}")
+
+
+def qrels_to_dict(qrels_table) -> dict[str, dict[str, int]]:
+    """Arrow/pandas qrels -> pytrec_eval's dict of dicts (duplicate judgments: last wins)."""
+    t = _as_qrels_table(qrels_table)
+    out: dict[str, dict[str, int]] = {}
+    for q, d, r in zip(t.column(QUERY_ID).to_pylist(), t.column(DOC_ID).to_pylist(),
+                       t.column(RELEVANCE).to_pylist()):
+        out.setdefault(q, {})[d] = int(r)
+    return out
+
+
+def _run_dict(rr: RankedRun) -> dict[str, dict[str, float]]:
+    """The ranked order as strictly decreasing integer scores (exact in float32)."""
+    docs = np.asarray(rr.doc_ids.to_pylist(), dtype=object)
+    out: dict[str, dict[str, float]] = {}
+    for i in np.flatnonzero(rr.in_run):
+        n = int(rr.lengths[i])
+        ids = docs[rr.rows[i, :n]]
+        out[str(rr.query_ids[i])] = dict(zip(ids.tolist(), np.arange(n, 0, -1, dtype=float).tolist()))
+    return out
+
+
+def per_query_values(
+    rr: RankedRun, qrels_dict: Mapping[str, Mapping[str, int]], measures: Sequence[Any], *,
+    rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
+    missing: str = "skip",
+) -> pd.DataFrame:
+    """Per-query values of ``measures`` for one ranked run (long format).
+
+    Returns:
+        DataFrame ``query_id``, ``measure`` (canonical name), ``value``. ASL rows exist only for
+        queries with at least one relevant document; standard rows for queries in the qrels
+        (trec_eval semantics); under ``missing="skip"`` queries absent from the run are left
+        out, under ``"zero"`` they count as empty rankings (standard measures 0).
+    """
+    import ir_measures
+
+    if missing not in MISSING_POLICIES:
+        raise ValidationError(f"unknown missing policy {missing!r}; choose one of "
+                              f"{', '.join(MISSING_POLICIES)}")
+    judged_q = np.isin(rr.query_ids, np.asarray(list(qrels_dict), dtype=object))
+    if missing == "error":
+        absent = rr.query_ids[judged_q & ~rr.in_run]
+        if absent.size:
+            raise ValidationError(f"{absent.size} judged queries have no run rows (e.g. "
+                                  f"{absent[0]!r}); use missing='skip' or 'zero'")
+    keep_q = judged_q & (rr.in_run if missing == "skip" else True)
+    frames = []
+    std = []
+    for m in measures:
+        if isinstance(m, ASL):
+            r = m.resolved(rel=rel, unretrieved=unretrieved)
+            v = asl_per_query(rr, rel=r.rel, first=r.first, cutoff=r.cutoff,
+                              unretrieved=r.unretrieved, collection_size=collection_size)
+            ok = keep_q & ~np.isnan(v)
+            frames.append(pd.DataFrame({QUERY_ID: rr.query_ids[ok], "measure": str(m),
+                                        "value": v[ok]}))
+        else:
+            std.append(m)
+    if std:
+        run_d = _run_dict(rr)
+        qids, names, vals = [], [], []
+        for metric in ir_measures.pytrec_eval.iter_calc(std, qrels_dict, run_d):
+            qids.append(metric.query_id)
+            names.append(str(metric.measure))
+            vals.append(float(metric.value))
+        sf = pd.DataFrame({QUERY_ID: np.asarray(qids, dtype=object), "measure": names,
+                           "value": np.asarray(vals, dtype=np.float64)})
+        allowed = set(rr.query_ids[keep_q].tolist())
+        sf = sf[sf[QUERY_ID].isin(allowed)]
+        frames.append(sf)
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        {QUERY_ID: [], "measure": [], "value": []})
+    out[QUERY_ID] = out[QUERY_ID].astype("str")
+    out["measure"] = out["measure"].astype("str")
+    return out
+
+
+def _prepare_measures(measures: Sequence[Any] | None, rel: int) -> list[Any]:
+    specs = list(measures) if measures is not None else list(DEFAULT_MEASURES)
+    if not specs:
+        raise ValidationError("no measures given; e.g. -m ASL -m AP -m nDCG@10")
+    out = [with_default_rel(parse_measure(s), rel) for s in specs]
+    names = [str(m) for m in out]
+    if len(set(names)) != len(names):
+        raise ValidationError(f"duplicate measures in {names}")
+    return out
+
+
+def evaluate(
+    qrels: Any,
+    runs: Any,
+    measures: Sequence[Any] | None = None,
+    *,
+    ties: str = DEFAULT_TIES,
+    rel: int = 1,
+    unretrieved: str = DEFAULT_UNRETRIEVED,
+    collection_size: int | None = None,
+    missing: str = "skip",
+    baseline: str | None = None,
+    correction: str = "holm",
+    n_resamples: int = 5_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    per_document: bool = False,
+):
+    """Evaluate runs with ASL and standard measures; optional paired tests against a baseline.
+
+    Args:
+        qrels: qrels path / DataFrame (``query_id``, ``doc_id``, ``relevance``) / ``irds:<id>``.
+        runs: a run, a directory of runs (a track), a mapping ``{name: run}`` or a list.
+        measures: measure strings or objects (default :data:`DEFAULT_MEASURES`).
+        ties: tie rule (``"trec_eval"`` default, ``"float64"``, ``"input_order"``).
+        rel: minimum relevance for binary measures and ASL, unless a measure sets its own
+            (like trec_eval ``-l``; nDCG keeps the graded labels).
+        unretrieved: ASL policy for unretrieved relevant documents (``"lower_bound"`` default,
+            ``"paper"``, ``"expected"``).
+        collection_size: N for ``unretrieved="expected"``.
+        missing: judged queries absent from a run: ``"skip"`` (trec_eval default), ``"zero"``
+            (``-c``; standard measures 0, ASL as an empty ranking), ``"error"``.
+        baseline: name of the run to test every other run against (None = no tests).
+        correction: multiple-testing correction over the runs per measure (``"holm"``,
+            ``"bonferroni"``, ``"bh"``, ``"none"``).
+        n_resamples: resamples of the randomization test and the bootstrap.
+        confidence: level of the bootstrap confidence intervals of each mean.
+        seed: seed of the randomization test and the bootstrap.
+        per_document: add the per-document ASL table (``tables["per_document"]``).
+
+    Returns:
+        ``Result`` of kind ``"asl-evaluate"``: ``table`` has one row per run (sorted by the first
+        measure, best first) with a column per measure; ``tables``: ``per_query`` (long),
+        ``ci`` (bootstrap CIs), ``significance`` (if ``baseline``), ``per_document``.
+    """
+    from .. import stats
+    from .._hashing import sha256_file, sha256_frame
+    from ..results import Result, make_provenance
+
+    _check_policy(unretrieved, collection_size)
+    mlist = _prepare_measures(measures, rel)
+    names = [str(m) for m in mlist]
+    run_map = load_runs(runs)
+    if baseline is not None and baseline not in run_map:
+        raise ValidationError(f"baseline {baseline!r} is not one of the runs "
+                              f"({', '.join(sorted(run_map)[:10])}...)")
+    qt = _as_qrels_table(qrels)
+    qdict = qrels_to_dict(qt)
+
+    per_query: list[pd.DataFrame] = []
+    per_doc: list[pd.DataFrame] = []
+    tied: dict[str, int] = {}
+    inputs: dict[str, str] = {}
+    for name, run in run_map.items():
+        rr = rank_coded(run, qt, ties=ties)
+        tied[name] = rr.tied_rows
+        pq = per_query_values(rr, qdict, mlist, rel=rel, unretrieved=unretrieved,
+                              collection_size=collection_size, missing=missing)
+        pq.insert(0, "system", name)
+        per_query.append(pq)
+        if per_document:
+            sl = search_lengths(rr, rel=rel, unretrieved=unretrieved,
+                                collection_size=collection_size)
+            sl.insert(0, "system", name)
+            per_doc.append(sl)
+        if isinstance(run, (str, os.PathLike)):
+            inputs[f"run:{name}"] = "sha256:" + sha256_file(run)
+        elif isinstance(run, pd.DataFrame):
+            inputs[f"run:{name}"] = "sha256:" + sha256_frame(run)
+    pq_all = pd.concat(per_query, ignore_index=True)
+    pq_all["system"] = pq_all["system"].astype("str")
+
+    means = pq_all.groupby(["system", "measure"], sort=False)["value"].mean().unstack("measure")
+    counts = pq_all.groupby(["system", "measure"], sort=False)["value"].count().unstack("measure")
+    table = pd.DataFrame({"system": list(run_map)})
+    for n in names:
+        table[n] = table["system"].map(means[n]) if n in means else np.nan
+    table["n_queries"] = table["system"].map(counts.max(axis=1)).fillna(0).astype(np.int64)
+    table["tied_rows"] = table["system"].map(tied).astype(np.int64)
+    asc = not higher_is_better(mlist[0])
+    table = table.sort_values(names[0], ascending=asc, kind="stable", na_position="last")
+    table = table.reset_index(drop=True)
+    table["system"] = table["system"].astype("str")
+
+    wide = {n: pq_all[pq_all["measure"] == n].pivot(index=QUERY_ID, columns="system",
+                                                      values="value") for n in names}
+    ci_rows = []
+    for n in names:
+        w = wide[n]
+        for s in run_map:
+            vals = w[s].to_numpy(np.float64) if s in w else np.array([])
+            ci = stats.bootstrap_ci(vals, confidence=confidence, n_resamples=n_resamples,
+                                    seed=seed)
+            ci_rows.append({"system": s, "measure": n, "mean": ci.mean, "ci_low": ci.low,
+                            "ci_high": ci.high, "n": ci.n})
+    tables: dict[str, pd.DataFrame] = {"per_query": pq_all, "ci": pd.DataFrame(ci_rows)}
+
+    summary: dict[str, Any] = {
+        "n_runs": len(run_map), "measures": names,
+        "best": {n: _best(table, n, m) for n, m in zip(names, mlist)},
+    }
+    if baseline is not None:
+        sig = _significance(wide, names, mlist, list(run_map), baseline, correction,
+                            n_resamples, seed)
+        tables["significance"] = sig
+        summary["baseline"] = baseline
+    if per_document:
+        tables["per_document"] = pd.concat(per_doc, ignore_index=True)
+    if len(run_map) == 1:
+        summary.update({n: float(table[n].iloc[0]) for n in names})
+    inputs["qrels"] = ("sha256:" + sha256_file(qrels)) if isinstance(qrels, (str, os.PathLike)) \
+        and not str(qrels).startswith("irds:") else str(qrels) if isinstance(qrels, str) else \
+        "sha256:" + sha256_frame(qt.to_pandas())
+    prov = make_provenance(
+        params={"measures": names, "ties": ties, "rel": rel, "unretrieved": unretrieved,
+                "collection_size": collection_size, "missing": missing, "baseline": baseline,
+                "correction": correction, "n_resamples": n_resamples, "confidence": confidence,
+                "standard_measures_provider": "ir_measures.pytrec_eval",
+                "asl_query_mean": "mean over queries with >= 1 relevant document"},
+        inputs=inputs, seed=seed,
+    )
+    return Result(kind="asl-evaluate", summary=summary, table=table, tables=tables,
+                  provenance=prov)
+
+
+def _best(table: pd.DataFrame, name: str, m: Any) -> dict[str, Any]:
+    col = table[name]
+    if col.isna().all():
+        return {"system": None, "value": None}
+    i = col.idxmax() if higher_is_better(m) else col.idxmin()
+    return {"system": str(table.loc[i, "system"]), "value": float(col.loc[i])}
+
+
+def _significance(wide, names, mlist, systems, baseline, correction, n_resamples, seed):
+    from .. import stats
+
+    rows = []
+    for n, m in zip(names, mlist):
+        w = wide[n]
+        base = w[baseline] if baseline in w else None
+        block = []
+        for s in systems:
+            if s == baseline or base is None or s not in w:
+                continue
+            a, b = w[s].to_numpy(np.float64), base.to_numpy(np.float64)
+            t = stats.paired_ttest(a, b)
+            r = stats.randomization_test(a, b, n_resamples=n_resamples, seed=seed)
+            block.append({"system": s, "measure": n, "baseline": baseline,
+                          "mean": float(np.nanmean(a)), "baseline_mean": float(np.nanmean(b)),
+                          "delta": t.mean_diff, "better": (t.mean_diff > 0) == higher_is_better(m)
+                          if t.mean_diff != 0 else False,
+                          "t": t.statistic, "ttest_p": t.pvalue, "rand_p": r.pvalue, "n": t.n})
+        if block:
+            f = pd.DataFrame(block)
+            f["ttest_p_adj"] = stats.correct_pvalues(f["ttest_p"], correction)
+            f["rand_p_adj"] = stats.correct_pvalues(f["rand_p"], correction)
+            rows.append(f)
+    if not rows:
+        return pd.DataFrame(columns=["system", "measure", "baseline", "delta", "ttest_p",
+                                     "ttest_p_adj", "rand_p", "rand_p_adj"])
+    return pd.concat(rows, ignore_index=True)

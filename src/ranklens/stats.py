@@ -1,0 +1,204 @@
+"""Small, generic significance helpers shared by every analysis (ASL evaluation, probes, regimes).
+
+All tests are *paired*: ``a[i]`` and ``b[i]`` are two systems' values on the same item (query,
+probe pair, ...). Pairs where either value is NaN are dropped before testing and the number of
+pairs actually used is returned. Everything is delegated to :mod:`scipy.stats` except the
+Holm step-down correction, which scipy does not ship (hand-written, six lines, see
+:func:`correct_pvalues`).
+
+Example:
+    >>> t = paired_ttest([0.5, 0.6, 0.7], [0.4, 0.45, 0.5])
+    >>> round(t.pvalue, 4) < 0.05
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import ValidationError
+
+__all__ = [
+    "CORRECTIONS",
+    "ConfidenceInterval",
+    "TestResult",
+    "bootstrap_ci",
+    "correct_pvalues",
+    "paired_ttest",
+    "randomization_test",
+]
+
+CORRECTIONS: tuple[str, ...] = ("none", "bonferroni", "holm", "bh")
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """Outcome of a paired test.
+
+    Attributes:
+        statistic: the test statistic (t for the t-test; mean difference for randomization).
+        pvalue: two-sided p-value (NaN when fewer than two pairs or zero variance).
+        n: number of pairs used (NaN pairs dropped).
+        mean_diff: mean of ``a - b`` over the pairs used.
+        method: ``"ttest_rel"`` or ``"randomization"``.
+    """
+
+    __test__ = False  # not a pytest class
+
+    statistic: float
+    pvalue: float
+    n: int
+    mean_diff: float
+    method: str
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A bootstrap confidence interval of the mean."""
+
+    low: float
+    high: float
+    mean: float
+    confidence: float
+    n: int
+
+
+def _paired(a: Sequence[float], b: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValidationError(
+            f"paired test needs two 1-D arrays of equal length, got shapes {x.shape} and {y.shape}"
+        )
+    keep = ~(np.isnan(x) | np.isnan(y))
+    return x[keep], y[keep]
+
+
+def paired_ttest(a: Sequence[float], b: Sequence[float]) -> TestResult:
+    """Two-sided paired t-test (:func:`scipy.stats.ttest_rel`) of ``a`` against ``b``.
+
+    Args:
+        a: values of system A per item.
+        b: values of system B on the same items.
+
+    Returns:
+        :class:`TestResult`; ``pvalue`` is NaN with fewer than 2 pairs, 1.0 when all differences
+        are zero (scipy would return NaN there; identical systems are not different).
+    """
+    from scipy import stats
+
+    x, y = _paired(a, b)
+    n = int(x.size)
+    diff = float(np.mean(x - y)) if n else float("nan")
+    if n < 2:
+        return TestResult(float("nan"), float("nan"), n, diff, "ttest_rel")
+    if np.all(x - y == 0):
+        return TestResult(0.0, 1.0, n, diff, "ttest_rel")
+    res = stats.ttest_rel(x, y)
+    return TestResult(float(res.statistic), float(res.pvalue), n, diff, "ttest_rel")
+
+
+def randomization_test(
+    a: Sequence[float], b: Sequence[float], *, n_resamples: int = 10_000, seed: int = 0
+) -> TestResult:
+    """Paired randomization (sign-flip permutation) test of the mean difference, two-sided.
+
+    Uses :func:`scipy.stats.permutation_test` with ``permutation_type="samples"`` (each pair's
+    labels are swapped at random, i.e. the sign of its difference is flipped), seeded.
+
+    Args:
+        a: values of system A per item.
+        b: values of system B on the same items.
+        n_resamples: random sign assignments (scipy enumerates all of them when there are fewer).
+        seed: seed of the random generator (recorded by callers in provenance).
+    """
+    from scipy import stats
+
+    x, y = _paired(a, b)
+    n = int(x.size)
+    diff = float(np.mean(x - y)) if n else float("nan")
+    if n < 2:
+        return TestResult(float("nan"), float("nan"), n, diff, "randomization")
+    if np.all(x - y == 0):
+        return TestResult(0.0, 1.0, n, diff, "randomization")
+
+    def stat(u: np.ndarray, v: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.mean(u - v, axis=axis)
+
+    res = stats.permutation_test(
+        (x, y), stat, permutation_type="samples", n_resamples=n_resamples, vectorized=True,
+        alternative="two-sided", rng=np.random.default_rng(seed),
+    )
+    return TestResult(float(res.statistic), float(res.pvalue), n, diff, "randomization")
+
+
+def bootstrap_ci(
+    values: Sequence[float], *, confidence: float = 0.95, n_resamples: int = 2_000, seed: int = 0,
+    method: str = "percentile",
+) -> ConfidenceInterval:
+    """Bootstrap confidence interval of the mean (:func:`scipy.stats.bootstrap`), NaNs dropped.
+
+    Args:
+        values: per-item values.
+        confidence: confidence level, e.g. 0.95.
+        n_resamples: bootstrap resamples.
+        seed: random seed.
+        method: ``"percentile"`` (default; robust on degenerate data) or ``"BCa"``/``"basic"``.
+    """
+    from scipy import stats
+
+    x = np.asarray(values, dtype=np.float64)
+    x = x[~np.isnan(x)]
+    n = int(x.size)
+    if n == 0:
+        return ConfidenceInterval(float("nan"), float("nan"), float("nan"), confidence, 0)
+    mean = float(np.mean(x))
+    if n < 2 or np.all(x == x[0]):
+        return ConfidenceInterval(mean, mean, mean, confidence, n)
+    res = stats.bootstrap(
+        (x,), np.mean, confidence_level=confidence, n_resamples=n_resamples, method=method,
+        vectorized=True, rng=np.random.default_rng(seed),
+    )
+    ci = res.confidence_interval
+    return ConfidenceInterval(float(ci.low), float(ci.high), mean, confidence, n)
+
+
+def correct_pvalues(pvalues: Sequence[float], method: str = "holm") -> np.ndarray:
+    """Adjust a family of p-values for multiple testing.
+
+    Args:
+        pvalues: raw p-values (NaN entries stay NaN and do not count towards the family size).
+        method: ``"none"``, ``"bonferroni"``, ``"holm"`` (step-down, controls FWER) or ``"bh"``
+            (Benjamini-Hochberg FDR, :func:`scipy.stats.false_discovery_control`).
+
+    Returns:
+        Adjusted p-values (capped at 1), same order as the input.
+    """
+    if method not in CORRECTIONS:
+        raise ValidationError(f"unknown correction {method!r}; choose one of {', '.join(CORRECTIONS)}")
+    p = np.asarray(pvalues, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    q = p[ok]
+    m = q.size
+    if m == 0 or method == "none":
+        out[ok] = q
+        return out
+    if method == "bonferroni":
+        out[ok] = np.minimum(q * m, 1.0)
+    elif method == "holm":
+        # Holm step-down (hand-written; not in scipy): sort ascending, multiply the i-th smallest
+        # (0-based) by (m - i), enforce monotonicity with a running max, cap at 1.
+        order = np.argsort(q, kind="stable")
+        adj = np.maximum.accumulate(q[order] * (m - np.arange(m)))
+        res = np.empty(m)
+        res[order] = np.minimum(adj, 1.0)
+        out[ok] = res
+    else:
+        from scipy import stats
+
+        out[ok] = stats.false_discovery_control(q, method="bh")
+    return out
