@@ -1,0 +1,132 @@
+"""Measure-and-match probes (ABNIRML §2.2.1, Table 1).
+
+Characteristics of a judged (query, document) pair:
+
+* ``rel``: the relevance grade from the qrels;
+* ``len``: number of non-stopword tokens of the document;
+* ``tf``: vector of Porter-stemmed query-term frequencies in the document (non-stopword terms);
+* ``overlap``: share of the document's non-stopword tokens whose stem is a query term.
+
+For a (variable, control) pair, samples are pairs of judged documents of the same query that
+*match* on the control and *differ* on the variable; ``d1`` is the document with more of the
+variable (higher grade, longer, higher TF, larger overlap). Matching rules:
+
+* ``rel``: equal grades; differ: different grades.
+* ``len``: lengths within ``len_tolerance`` (relative, default 10 %); differ: beyond it.
+* ``tf``: identical TF vectors; differ: ``d1`` has a higher TF for at least one query term and
+  no lower TF for any (TF dominance; non-dominated pairs are not samples).
+* ``overlap``: overlaps within ``overlap_tolerance`` (absolute, default 0.02); differ: beyond.
+
+Candidate pairs are enumerated in a deterministic order (query id, then doc ids) and
+sub-sampled with the probe's seeded generator to at most ``cap`` samples.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...errors import ValidationError
+from ...text import content_terms
+from ..base import Probe, ProbeSample, ProbeSamples, cap_samples
+
+__all__ = ["MM_VARIABLES", "MeasureMatchProbe", "doc_features"]
+
+MM_VARIABLES = ("rel", "len", "tf", "overlap")
+
+
+def doc_features(query: str, doc: str, relevance: int) -> dict[str, Any]:
+    """The four characteristics of a judged pair (see module docstring)."""
+    qterms = sorted(set(content_terms(query)))
+    dterms = content_terms(doc)
+    counts = Counter(dterms)
+    n = len(dterms)
+    return {
+        "rel": int(relevance),
+        "len": n,
+        "tf": tuple(counts.get(t, 0) for t in qterms),
+        "overlap": (sum(counts.get(t, 0) for t in qterms) / n) if n else 0.0,
+    }
+
+
+@dataclass(frozen=True, repr=False)
+class MeasureMatchProbe(Probe):
+    """Vary ``variable`` while holding ``control`` fixed, over judged documents."""
+
+    variable: str
+    control: str
+    cap: int | None = 1000
+    len_tolerance: float = 0.1
+    overlap_tolerance: float = 0.02
+    family = "measure-match"
+
+    def __post_init__(self) -> None:
+        for k in (self.variable, self.control):
+            if k not in MM_VARIABLES:
+                raise ValidationError(f"measure-and-match characteristic must be one of {MM_VARIABLES}, got {k!r}")
+        if self.variable == self.control:
+            raise ValidationError("variable and control must differ")
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"mm-{self.variable}-ctrl-{self.control}"
+
+    def params(self) -> dict[str, Any]:
+        return {"variable": self.variable, "control": self.control, "cap": self.cap,
+                "len_tolerance": self.len_tolerance, "overlap_tolerance": self.overlap_tolerance}
+
+    def _match(self, key: str, a: dict, b: dict) -> bool:
+        if key == "len":
+            return abs(a["len"] - b["len"]) <= self.len_tolerance * max(a["len"], b["len"], 1)
+        if key == "overlap":
+            return abs(a["overlap"] - b["overlap"]) <= self.overlap_tolerance
+        return a[key] == b[key]
+
+    def _greater(self, a: dict, b: dict) -> bool:
+        """True when ``a`` has more of the variable than ``b`` (and they differ)."""
+        v = self.variable
+        if v == "tf":
+            return all(x >= y for x, y in zip(a["tf"], b["tf"])) and any(
+                x > y for x, y in zip(a["tf"], b["tf"]))
+        if v in ("len", "overlap"):
+            return not self._match(v, a, b) and a[v] > b[v]
+        return a[v] > b[v]
+
+    def generate(self, collection: Any, *, rng: np.random.Generator) -> ProbeSamples:
+        if collection is None or collection.qrels is None:
+            raise ValidationError(f"probe {self.name} needs a collection with qrels (--collection)")
+        queries = collection.queries_dict()
+        qrels = collection.qrels
+        cands: list[ProbeSample] = []
+        for qid, grp in sorted(qrels.groupby("query_id", sort=True), key=lambda kv: str(kv[0])):
+            qid = str(qid)
+            if qid not in queries:
+                continue
+            q = queries[qid]
+            docs = []
+            for did, rel in sorted(zip(grp["doc_id"].astype(str), grp["relevance"].astype(int))):
+                if did in collection.docs:
+                    docs.append((did, doc_features(q, collection.docs[did], rel)))
+            for i in range(len(docs)):
+                for j in range(i + 1, len(docs)):
+                    (ia, fa), (ib, fb) = docs[i], docs[j]
+                    if not self._match(self.control, fa, fb):
+                        continue
+                    if self._greater(fa, fb):
+                        d1, d2 = ia, ib
+                    elif self._greater(fb, fa):
+                        d1, d2 = ib, ia
+                    else:
+                        continue
+                    cands.append(ProbeSample(
+                        sample_id=f"{qid}|{d1}|{d2}", query_id=qid, query=q,
+                        text_1=collection.docs[d1], text_2=collection.docs[d2],
+                        doc_1_id=d1, doc_2_id=d2,
+                    ))
+        kept = cap_samples(cands, self.cap, rng)
+        return ProbeSamples(tuple(kept), info={"direction": f"d1 has more {self.variable}"},
+                            available=len(cands))
+

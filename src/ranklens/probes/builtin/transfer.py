@@ -1,0 +1,419 @@
+"""Dataset-transfer probes (ABNIRML §2.2.3, Table 3): loaders for the published files and the
+probe that turns text pairs into ``<q, d1, d2>`` samples.
+
+Every loader returns a DataFrame with columns ``pair_id, text_a, text_b, query`` (``query`` may
+be empty) where ``text_a`` has the attribute (paraphrase: either; fluent, formal, simple,
+neutral, summary/succinct, factual) and ``text_b`` lacks it. The probe uses ``d1 = text_a``,
+``d2 = text_b``, so a positive score means the ranker prefers the attributed text.
+
+Query construction (paper): when a pair has no query, a noun chunk present in both texts
+(spaCy parser when ``en_core_web_sm`` is installed, else the shared-content-run heuristic of
+:mod:`ranklens.probes.nlp`); samples whose query shares no non-stopword lemma with both texts
+are discarded. The method that ran is recorded as ``query_method``.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import os
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...errors import DataFormatError, ValidationError
+from ...text import STOPWORDS, tokenize
+from ..base import Probe, ProbeSample, ProbeSamples
+from ..nlp import entity_type, entity_typer_name, shared_chunk, shares_content_lemma
+
+__all__ = [
+    "NQ_ENTITY_TYPES",
+    "PairsProbe",
+    "load_cnndm",
+    "load_gyafc",
+    "load_jfleg",
+    "load_mrpc",
+    "load_nq_factuality",
+    "load_pairs_file",
+    "load_turkcorpus",
+    "load_wnc",
+    "load_xsum",
+]
+
+PAIR_COLUMNS = ["pair_id", "text_a", "text_b", "query"]
+NQ_ENTITY_TYPES = ("year", "date", "number", "name", "other")
+
+
+def _frame(rows: list[dict[str, str]], extra: tuple[str, ...] = ()) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=[*PAIR_COLUMNS, *extra])
+
+
+def _need(path: Path, what: str) -> Path:
+    if not path.exists():
+        raise DataFormatError(f"{what} not found (check --data-dir / path=)", path=path)
+    return path
+
+
+def _aligned(a: Path, b: Path) -> list[tuple[str, str]]:
+    la = [x for x in _need(a, "file").read_text(encoding="utf-8").splitlines()]
+    lb = [x for x in _need(b, "file").read_text(encoding="utf-8").splitlines()]
+    if len(la) != len(lb):
+        raise DataFormatError(f"{len(la)} lines, but the aligned file {b} has {len(lb)}; "
+                              "the two files must be line-aligned", path=a)
+    return list(zip(la, lb))
+
+
+def load_mrpc(path: str | os.PathLike[str], *, split: str = "test",
+              positives_only: bool = True) -> pd.DataFrame:
+    """MSR Paraphrase Corpus (``msr_paraphrase_{train,test}.txt``: BOM, tab-separated, header
+    ``Quality #1 ID #2 ID #1 String #2 String``; read with quoting disabled).
+
+    Args:
+        path: the file, or the directory holding ``msr_paraphrase_<split>.txt``.
+        positives_only: keep only pairs labelled as paraphrases (``Quality == 1``).
+    """
+    p = Path(path)
+    if p.is_dir():
+        p = p / f"msr_paraphrase_{split}.txt"
+    rows = []
+    with _need(p, "MRPC file").open(encoding="utf-8-sig", newline="") as f:
+        reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(reader, None)
+        if not header or header[0].strip() != "Quality":
+            raise DataFormatError("expected the MRPC header 'Quality\\t#1 ID\\t#2 ID\\t#1 String\\t#2 String'",
+                                  path=p, line=1)
+        for i, rec in enumerate(reader, 2):
+            if not rec:
+                continue
+            if len(rec) != 5:
+                raise DataFormatError(f"expected 5 tab-separated fields, got {len(rec)}", path=p, line=i)
+            if positives_only and rec[0].strip() != "1":
+                continue
+            rows.append({"pair_id": f"{rec[1]}-{rec[2]}", "text_a": rec[3], "text_b": rec[4], "query": "",
+                         "label": rec[0].strip()})
+    return _frame(rows, ("label",))
+
+
+def load_jfleg(path: str | os.PathLike[str], *, split: str = "test", spellchecked: bool = False,
+               reference: int = 0) -> pd.DataFrame:
+    """JFLEG: ``text_a`` = fluent reference ``<split>.ref<reference>``, ``text_b`` = the learner
+    sentence ``<split>.src`` (or ``<split>.spellchecked.src``). Identical pairs are dropped.
+
+    Args:
+        path: the JFLEG root (holding ``dev/`` and ``test/``) or the split directory.
+    """
+    root = Path(path)
+    d = root / split if (root / split).is_dir() else root
+    src = d / (f"{split}.spellchecked.src" if spellchecked else f"{split}.src")
+    pairs = _aligned(d / f"{split}.ref{reference}", src)
+    rows = [{"pair_id": f"{split}-{i}", "text_a": a.strip(), "text_b": b.strip(), "query": ""}
+            for i, (a, b) in enumerate(pairs) if a.strip() and b.strip() and a.strip() != b.strip()]
+    return _frame(rows)
+
+
+def load_gyafc(path: str | os.PathLike[str], *, reference: int = 0) -> pd.DataFrame:
+    """GYAFC (Rao & Tetreault 2018; licensed, not shipped): a split directory with line-aligned
+    ``formal`` and ``informal`` files (train/tune), or ``informal`` + ``formal.ref<k>`` (test).
+    ``text_a`` = formal, ``text_b`` = informal. A parent directory (``Entertainment_Music``,
+    ``Family_Relationships``) may be given: then every split below it is read."""
+    root = Path(_need(Path(path), "GYAFC directory"))
+    dirs = [root] if (root / "informal").is_file() else sorted(
+        p.parent for p in root.rglob("informal") if p.is_file())
+    if not dirs:
+        raise DataFormatError("no 'informal' file found (expected GYAFC split directories)", path=root)
+    rows = []
+    for d in dirs:
+        formal = d / "formal" if (d / "formal").is_file() else d / f"formal.ref{reference}"
+        for i, (f_, inf) in enumerate(_aligned(formal, d / "informal")):
+            if f_.strip() and inf.strip() and f_.strip() != inf.strip():
+                rows.append({"pair_id": f"{d.relative_to(root.parent)}-{i}", "text_a": f_.strip(),
+                             "text_b": inf.strip(), "query": ""})
+    return _frame(rows)
+
+
+def load_turkcorpus(path: str | os.PathLike[str], *, split: str = "test",
+                    reference: str = "turk.0") -> pd.DataFrame:
+    """TurkCorpus/WikiTurk (``<split>.8turkers.tok.{norm,simp,turk.K}``): ``text_a`` = the simple
+    version (``reference``: ``turk.0``..``turk.7`` or ``simp``), ``text_b`` = the original
+    (``norm``). Identical pairs are dropped."""
+    d = Path(path)
+    pairs = _aligned(d / f"{split}.8turkers.tok.{reference}", d / f"{split}.8turkers.tok.norm")
+    rows = [{"pair_id": f"{split}-{i}", "text_a": a.strip(), "text_b": b.strip(), "query": ""}
+            for i, (a, b) in enumerate(pairs) if a.strip() and b.strip() and a.strip() != b.strip()]
+    return _frame(rows)
+
+
+def load_wnc(path: str | os.PathLike[str], *, split: str = "test") -> pd.DataFrame:
+    """Wiki Neutrality Corpus sample (``pre.<split>`` biased, ``post.<split>`` neutralized):
+    ``text_a`` = neutral, ``text_b`` = biased. Identical pairs are dropped. ``split="all"``
+    reads train and test."""
+    d = Path(path)
+    rows = []
+    for sp in (["train", "test"] if split == "all" else [split]):
+        for i, (a, b) in enumerate(_aligned(d / f"post.{sp}", d / f"pre.{sp}")):
+            if a.strip() and b.strip() and a.strip() != b.strip():
+                rows.append({"pair_id": f"{sp}-{i}", "text_a": a.strip(), "text_b": b.strip(), "query": ""})
+    return _frame(rows)
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    out = []
+    with opener(_need(path, "JSONL file"), "rt", encoding="utf-8") as f:
+        for i, line in enumerate(f, 1):
+            if line.strip():
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise DataFormatError(f"invalid JSON ({exc.msg})", path=path, line=i) from None
+    return out
+
+
+def load_xsum(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """XSum JSONL ``{"document", "summary", "id", "title"?}``: ``text_a`` = summary (succinct),
+    ``text_b`` = article (newlines joined by spaces), ``query`` = title when present."""
+    p = Path(path)
+    if p.is_dir():
+        p = next(iter(sorted(p.glob("*.jsonl*"))), p / "xsum.jsonl")
+    rows = []
+    for i, r in enumerate(_jsonl(p), 1):
+        if "document" not in r or "summary" not in r:
+            raise DataFormatError("record needs 'document' and 'summary'", path=p, line=i)
+        rows.append({"pair_id": str(r.get("id", i)), "text_a": " ".join(str(r["summary"]).split()),
+                     "text_b": " ".join(str(r["document"]).split()), "query": str(r.get("title", "") or "")})
+    return _frame(rows)
+
+
+def _read_story(p: Path) -> tuple[str, str]:
+    body, highlights, in_hl = [], [], False
+    for line in p.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line == "@highlight":
+            in_hl = True
+            continue
+        (highlights if in_hl else body).append(line)
+    return " ".join(body), " . ".join(highlights) + (" ." if highlights else "")
+
+
+def load_cnndm(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """CNN/DailyMail: a directory of ``.story`` files (article lines, then ``@highlight``
+    blocks), a single ``.story`` file, or a CSV with ``article``, ``highlights``, ``id`` (Hugging
+    Face ``cnn_dailymail`` export) and optional ``title``. ``text_a`` = highlights (summary),
+    ``text_b`` = article, ``query`` = title when present."""
+    p = Path(_need(Path(path), "CNN/DailyMail path"))
+    rows = []
+    if p.is_dir() or p.suffix == ".story":
+        files = sorted(p.glob("*.story")) if p.is_dir() else [p]
+        for f in files:
+            body, summ = _read_story(f)
+            if body and summ:
+                rows.append({"pair_id": f.stem, "text_a": summ, "text_b": body, "query": ""})
+        return _frame(rows)
+    frame = pd.read_csv(p, dtype=str, keep_default_na=False)
+    missing = {"article", "highlights"} - set(frame.columns)
+    if missing:
+        raise DataFormatError(f"CSV lacks column(s) {sorted(missing)} (expected article, highlights, id)",
+                              path=p, line=1)
+    for i, r in enumerate(frame.itertuples(index=False)):
+        d = r._asdict()
+        rows.append({"pair_id": str(d.get("id") or i), "text_a": " ".join(d["highlights"].split()),
+                     "text_b": " ".join(d["article"].split()), "query": d.get("title", "") or ""})
+    return _frame(rows)
+
+
+def _content_len(text: str) -> int:
+    return sum(1 for t in tokenize(text) if t not in STOPWORDS)
+
+
+def load_nq_factuality(path: str | os.PathLike[str], *, seed: int = 0) -> pd.DataFrame:
+    """Natural Questions factuality pairs from ``nq-open-oracle.jsonl.gz`` (question, answers,
+    one gold passage in ``ctxs``).
+
+    For each question, the first answer found verbatim in the gold passage is typed (year, date,
+    number, name, other; spaCy NER when installed, else the regex typer) and every occurrence is
+    replaced by the answer of *another* question with the same entity type and the same number
+    of non-stopword tokens (chosen with ``seed``), never by one of this question's answers.
+    ``text_a`` = original (factual), ``text_b`` = replaced, ``query`` = question; column
+    ``entity_type``.
+    """
+    p = Path(path)
+    if p.is_dir():
+        p = p / "nq-open-oracle.jsonl.gz"
+    recs = []
+    for i, r in enumerate(_jsonl(p), 1):
+        ctxs = r.get("ctxs") or []
+        gold = next((c for c in ctxs if c.get("isgold")), ctxs[0] if ctxs else None)
+        if gold is None or not r.get("answers"):
+            continue
+        passage = " ".join(str(gold.get("text", "")).split())
+        for a in r["answers"]:
+            a = " ".join(str(a).split())
+            if a and a.lower() in passage.lower():
+                recs.append((i, str(r["question"]), passage, a, [x.lower() for x in r["answers"]]))
+                break
+    groups: dict[tuple[str, int], list[str]] = defaultdict(list)
+    typed = []
+    for rec in recs:
+        t = entity_type(rec[3])
+        key = (t, _content_len(rec[3]))
+        groups[key].append(rec[3])
+        typed.append((rec, t, key))
+    rng = np.random.default_rng(seed)
+    rows = []
+    import re
+
+    for (i, q, passage, ans, all_ans), t, key in typed:
+        pool = sorted({x for x in groups[key] if x.lower() not in all_ans})
+        if not pool:
+            continue
+        repl = pool[int(rng.integers(len(pool)))]
+        new = re.sub(re.escape(ans), lambda _m: repl, passage, flags=re.I)
+        if new == passage:
+            continue
+        rows.append({"pair_id": f"nq-{i}", "text_a": passage, "text_b": new, "query": q,
+                     "entity_type": t, "answer": ans, "replacement": repl})
+    return _frame(rows, ("entity_type", "answer", "replacement"))
+
+
+def load_pairs_file(path: str | os.PathLike[str], *, text_a: str = "text_a", text_b: str = "text_b",
+                    query: str = "query", pair_id: str = "pair_id") -> pd.DataFrame:
+    """Generic pairs from a TSV (with header) or JSONL file; column names are configurable.
+    ``query`` and ``pair_id`` columns are optional."""
+    p = Path(_need(Path(path), "pairs file"))
+    if p.suffix in (".jsonl", ".gz") or p.name.endswith(".jsonl.gz"):
+        frame = pd.DataFrame(_jsonl(p))
+    else:
+        frame = pd.read_csv(p, sep="\t", dtype=str, keep_default_na=False, quoting=csv.QUOTE_NONE)
+    missing = [c for c in (text_a, text_b) if c not in frame.columns]
+    if missing:
+        raise DataFormatError(f"missing column(s) {missing}; found {list(frame.columns)} "
+                              "(set text_a=/text_b= to your column names)", path=p, line=1)
+    out = pd.DataFrame({
+        "pair_id": frame[pair_id].astype(str) if pair_id in frame else [str(i) for i in range(len(frame))],
+        "text_a": frame[text_a].astype(str), "text_b": frame[text_b].astype(str),
+        "query": frame[query].fillna("").astype(str) if query in frame else "",
+    })
+    return out[PAIR_COLUMNS]
+
+
+@lru_cache(maxsize=16)
+def _cached_load(loader: str, path: str, kwargs: tuple[tuple[str, Any], ...]) -> pd.DataFrame:
+    return LOADERS[loader](path, **dict(kwargs))
+
+
+def _demo_loader(kind: str, **_: Any) -> pd.DataFrame:
+    from ...datasets.demo import load_demo_pairs
+
+    f = load_demo_pairs(kind)
+    f = f.copy()
+    f["query"] = f["query"].fillna("").astype(str)
+    return f[PAIR_COLUMNS]
+
+
+LOADERS: dict[str, Callable[..., pd.DataFrame]] = {
+    "mrpc": load_mrpc, "jfleg": load_jfleg, "gyafc": load_gyafc, "turkcorpus": load_turkcorpus,
+    "wnc": load_wnc, "xsum": load_xsum, "cnndm": load_cnndm, "nq": load_nq_factuality,
+    "pairs": load_pairs_file, "demo": _demo_loader,
+}
+
+
+@dataclass(frozen=True, repr=False)
+class PairsProbe(Probe):
+    """Text pairs -> samples ``<q, text_a, text_b>`` (see module docstring).
+
+    Attributes:
+        probe_name: registry name.
+        loader: key of :data:`LOADERS`.
+        path: file or directory for the loader (for ``demo``: the pair kind).
+        loader_kwargs: extra loader arguments (sorted tuple of pairs).
+        symmetric: paraphrase-style probe (effect = ``|diff| > delta``).
+        filter_column/filter_value: keep rows whose column equals the value (NQ entity type).
+        cap: maximum number of samples (sub-sampled with the probe's generator).
+        require_lemma_overlap: discard samples whose query shares no non-stopword lemma with
+            both texts (the paper's filter).
+    """
+
+    probe_name: str
+    loader: str
+    path: str
+    dataset_name: str = ""
+    loader_kwargs: tuple[tuple[str, Any], ...] = ()
+    symmetric: bool = False  # type: ignore[misc]
+    filter_column: str | None = None
+    filter_value: str | None = None
+    cap: int | None = 1000
+    require_lemma_overlap: bool = True
+    frame: Any = field(default=None, compare=False)
+    family = "transfer"
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.probe_name
+
+    @property
+    def dataset(self) -> str:  # type: ignore[override]
+        return self.dataset_name or self.loader
+
+    def params(self) -> dict[str, Any]:
+        return {"loader": self.loader, "path": self.path, "loader_kwargs": dict(self.loader_kwargs),
+                "filter": f"{self.filter_column}={self.filter_value}" if self.filter_column else None,
+                "cap": self.cap, "require_lemma_overlap": self.require_lemma_overlap}
+
+    def load(self) -> pd.DataFrame:
+        """The loader's pair frame (filtered)."""
+        if self.frame is not None:
+            f = self.frame
+        else:
+            if self.loader not in LOADERS:
+                raise ValidationError(f"unknown pairs loader {self.loader!r}; one of {sorted(LOADERS)}")
+            f = _cached_load(self.loader, str(self.path), self.loader_kwargs)
+        if self.filter_column:
+            f = f[f[self.filter_column].astype(str) == str(self.filter_value)]
+        return f
+
+    def generate(self, collection: Any, *, rng: np.random.Generator) -> ProbeSamples:
+        frame = self.load()
+        rows = list(frame[PAIR_COLUMNS].itertuples(index=False, name=None))
+        order = rng.permutation(len(rows))  # visit in random order, stop at the cap
+        samples, methods = [], set()
+        dropped = 0
+        for idx in order:
+            pid, a, b, q = rows[int(idx)]
+            q = "" if q is None or (isinstance(q, float) and np.isnan(q)) else str(q)
+            method = "given"
+            if not q.strip():
+                chunk, method = shared_chunk(a, b, rng=rng)
+                if chunk is None:
+                    dropped += 1
+                    continue
+                q = chunk
+            if self.require_lemma_overlap and not shares_content_lemma(q, a, b):
+                dropped += 1
+                continue
+            methods.add(method)
+            samples.append((int(idx), ProbeSample(
+                sample_id=str(pid), query_id=str(pid), query=q, text_1=a, text_2=b,
+                doc_1_id=f"{pid}:a", doc_2_id=f"{pid}:b", meta=(("query_method", method),))))
+            if self.cap is not None and len(samples) >= self.cap:
+                break
+        samples.sort(key=lambda x: x[0])
+        info: dict[str, Any] = {
+            "query_method": ",".join(sorted(methods)) or "none",
+            "convention": "d1 = text_a (attributed), d2 = text_b",
+            "pairs_in_file": len(rows), "pairs_dropped_no_query": dropped,
+        }
+        if self.loader == "nq":
+            info["entity_typer"] = entity_typer_name()
+        return ProbeSamples(tuple(s for _i, s in samples), info=info, available=len(rows))
+
+
+__all__ += ["LOADERS"]

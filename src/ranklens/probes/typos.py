@@ -1,0 +1,133 @@
+"""Misspelling lists for the typo probe, and a character-level typo fallback.
+
+:func:`load_misspellings` reads the common formats (format detected from the content):
+
+* TSV/tab file ``misspelling<TAB>correction`` (Aspell benchmark ``*.batch0.tab``; Wikipedia's
+  "Lists of common misspellings/For machines" also uses ``misspelling->correction`` lines);
+* JSON object ``misspelling -> correction`` (NL-Augmenter ``spell_corrections.json``);
+* JSON object ``correct word -> [misspellings]`` (NL-Augmenter ``spell_errors.json``, Birkbeck
+  corpora; noisy, so variants farther than ``max_edit`` edits are dropped).
+
+The result maps a lower-case correct word to a sorted tuple of its misspellings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DataFormatError
+
+__all__ = ["char_typo", "edit_distance", "load_misspellings"]
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance (small strings; plain dynamic programming)."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def load_misspellings(path: str | os.PathLike[str], *, max_edit: int = 2,
+                      min_length: int = 3) -> dict[str, tuple[str, ...]]:
+    """Read a misspelling list (see module docstring) into ``{correct: (misspellings, ...)}``.
+
+    Args:
+        path: a ``.tab``/``.tsv``/``.txt`` or ``.json`` file.
+        max_edit: drop variants more than this many edits from the correct word (0 = keep all).
+        min_length: ignore correct words shorter than this.
+
+    Raises:
+        DataFormatError: on a file that matches none of the formats (names file and line).
+    """
+    return dict(_load(str(Path(path)), max_edit, min_length))
+
+
+@lru_cache(maxsize=8)
+def _load(path: str, max_edit: int, min_length: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    p = Path(path)
+    if not p.is_file():
+        raise DataFormatError("misspellings file not found; pass a .tab or .json list", path=p)
+    text = p.read_text(encoding="utf-8", errors="replace")
+    pairs: list[tuple[str, str]] = []  # (correct, misspelling)
+    if text.lstrip().startswith("{"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(f"invalid JSON: {exc.msg}", path=p, line=exc.lineno) from None
+        for k, v in obj.items():
+            if isinstance(v, list):
+                pairs.extend((k.replace("_", " "), m) for m in v if isinstance(m, str))
+            elif isinstance(v, str):
+                pairs.append((v, k))
+            else:
+                raise DataFormatError(
+                    f"value of {k!r} must be a string (misspelling -> correction) or a list "
+                    "(correct -> misspellings)", path=p)
+    else:
+        for i, line in enumerate(text.splitlines(), 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if "\t" in line:
+                wrong, right = line.split("\t", 1)
+            elif "->" in line:
+                wrong, right = line.split("->", 1)
+            else:
+                raise DataFormatError(
+                    "expected 'misspelling<TAB>correction' or 'misspelling->correction'", path=p, line=i)
+            for r in right.split(","):
+                pairs.append((r.strip(), wrong.strip()))
+    out: dict[str, set[str]] = defaultdict(set)
+    for right, wrong in pairs:
+        r, w = right.lower(), wrong.lower()
+        if not r or not w or r == w or " " in r or " " in w or len(r) < min_length:
+            continue
+        if max_edit and edit_distance(r, w) > max_edit:
+            continue
+        out[r].add(w)
+    return tuple((k, tuple(sorted(v))) for k, v in sorted(out.items()))
+
+
+_KEYBOARD = ["qwertyuiop", "asdfghjkl", "zxcvbnm"]
+
+
+def _neighbours(ch: str) -> str:
+    for r, row in enumerate(_KEYBOARD):
+        c = row.find(ch)
+        if c >= 0:
+            near = [row[c - 1] if c > 0 else "", row[c + 1] if c + 1 < len(row) else ""]
+            for rr in (r - 1, r + 1):
+                if 0 <= rr < len(_KEYBOARD) and c < len(_KEYBOARD[rr]):
+                    near.append(_KEYBOARD[rr][c])
+            return "".join(near)
+    return ""
+
+
+def char_typo(word: str, rng: np.random.Generator) -> str:
+    """One character-level typo (fallback when no misspelling list is given): swap two
+    adjacent letters, drop, double, or replace a letter by a keyboard neighbour. The first
+    letter is kept; words shorter than 4 letters are returned unchanged."""
+    if len(word) < 4 or not word.isalpha():
+        return word
+    i = int(rng.integers(1, len(word) - 1))
+    op = int(rng.integers(4))
+    if op == 0:
+        out = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+    elif op == 1:
+        out = word[:i] + word[i + 1:]
+    elif op == 2:
+        out = word[:i] + word[i] + word[i:]
+    else:
+        near = _neighbours(word[i].lower()) or "e"
+        out = word[:i] + near[int(rng.integers(len(near)))] + word[i + 1:]
+    return out if out != word else word[:i] + word[i + 1:]
