@@ -56,6 +56,11 @@ def _family(kind: str) -> str:
     return "Other results"
 
 
+def _family_order(title: str) -> int:
+    titles = [t for _, t in FAMILIES]
+    return titles.index(title) if title in titles else len(titles)
+
+
 def load_results(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, Result]]:
     """Every result directory at or below ``paths`` (sorted, hidden dirs skipped)."""
     found: list[tuple[Path, Result]] = []
@@ -240,7 +245,7 @@ class Report:
         return tmpl.render(
             title=self.title, version=__version__, n_results=len(self.results),
             generated=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            sections=list(sections.values()), overview=overview,
+            sections=sorted(sections.values(), key=lambda sec: _family_order(sec["title"])), overview=overview,
             index_table=table_html(pd.DataFrame(index_rows), ids) if index_rows else "",
             css=resources.files(__package__).joinpath("static/report.css").read_text(),
             js=resources.files(__package__).joinpath("static/report.js").read_text(),
