@@ -52,10 +52,11 @@ class MonoT5Ranker(BaseRanker):
         ids = []
         for word in (self.true_token, self.false_token):
             enc = tok.encode(word, add_special_tokens=False)
-            if len(enc) != 1:
+            unk = getattr(tok, "unk_token_id", None)
+            if len(enc) != 1 or (unk is not None and enc[0] == unk):
                 raise ValidationError(
-                    f"MonoT5Ranker: {word!r} is {len(enc)} tokens in {self.model}'s tokenizer "
-                    "(need exactly 1); pass true_token=/false_token= that the vocabulary has"
+                    f"MonoT5Ranker: {word!r} is not one known token of {self.model}'s tokenizer "
+                    f"(got {len(enc)} tokens {enc}); pass true_token=/false_token= that the vocabulary has"
                 )
             ids.append(int(enc[0]))
         return ids[0], ids[1]

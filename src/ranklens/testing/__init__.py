@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from .checks import ConformanceError, check_embedder, check_ranker
 from .toys import HashEmbedder, OverlapRanker, tiny_collection
 
-__all__ = ["HashEmbedder", "OverlapRanker", "tiny_collection"]
+__all__ = [
+    "ConformanceError",
+    "HashEmbedder",
+    "OverlapRanker",
+    "check_embedder",
+    "check_ranker",
+    "tiny_collection",
+]
