@@ -28,6 +28,7 @@ __all__ = [
     "bootstrap_ci",
     "correct_pvalues",
     "paired_ttest",
+    "pairwise_ttest_matrix",
     "randomization_test",
 ]
 
@@ -202,3 +203,35 @@ def correct_pvalues(pvalues: Sequence[float], method: str = "holm") -> np.ndarra
 
         out[ok] = stats.false_discovery_control(q, method="bh")
     return out
+
+
+def pairwise_ttest_matrix(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided paired t-tests between every pair of columns of ``values`` (items x systems).
+
+    A vectorised form of :func:`paired_ttest` for many systems (same NaN rule: an item counts
+    for a pair only if both values are present). Differential-tested against
+    :func:`scipy.stats.ttest_rel` in the test-suite.
+
+    Returns:
+        ``(mean_diff, pvalue)``, both systems x systems; ``mean_diff[i, j]`` is the mean of
+        ``values[:, i] - values[:, j]``; the diagonal has p = 1.
+    """
+    from scipy import stats
+
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValidationError(f"values must be 2-D (items x systems), got shape {x.shape}")
+    ok = ~np.isnan(x)
+    d = x[:, :, None] - x[:, None, :]
+    both = ok[:, :, None] & ok[:, None, :]
+    d = np.where(both, d, 0.0)
+    n = both.sum(axis=0).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = d.sum(axis=0) / n
+        var = (np.where(both, d - mean[None], 0.0) ** 2).sum(axis=0) / (n - 1)
+        t = mean / np.sqrt(var / n)
+        p = 2.0 * stats.t.sf(np.abs(t), n - 1)
+    p = np.where((var == 0) & (n >= 2), np.where(mean == 0, 1.0, 0.0), p)
+    p[n < 2] = np.nan
+    np.fill_diagonal(p, 1.0)
+    return mean, p

@@ -141,6 +141,7 @@ def per_query_values(
             raise ValidationError(f"{absent.size} judged queries have no run rows (e.g. "
                                   f"{absent[0]!r}); use missing='skip' or 'zero'")
     keep_q = judged_q & (rr.in_run if missing == "skip" else True)
+    measures = [with_default_rel(parse_measure(m), rel) for m in measures]
     frames = []
     std = []
     for m in measures:
