@@ -1,0 +1,23 @@
+"""``ranklens demo``: run every analysis on the built-in demo collection and write a report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("demo", help="run every analysis on the built-in demo collection, then the report")
+    p.add_argument("--out", default="ranklens-demo", help="results directory (default: ./ranklens-demo)")
+    p.add_argument("--only", action="append", help="run only this analysis (repeatable): asl, probes, neighbors, regimes, explain")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..demo import run_demo
+
+    info = run_demo(args.out, only=args.only)
+    for name, secs in info["seconds"].items():
+        print(f"  {name:<10} {secs:8.1f} s", file=sys.stderr)
+    print(f"report: {info['report']}")
+    return 0
