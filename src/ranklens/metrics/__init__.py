@@ -1,1 +1,63 @@
+"""Atomized Search Length (ASL) and evaluation: the measure family, ``evaluate`` and the paper's
+analyses (distribution, RRIE, MAP -> ASL chain, MAP coverage, track summary, ties).
 
+Standard measures come from ir_measures (pytrec_eval provider). Heavy modules load lazily.
+
+Example:
+    >>> from ranklens.metrics import evaluate
+    >>> res = evaluate("qrels.txt", ["runA.gz", "runB.gz"], ["ASL", "ASL@g1-10", "AP"],
+    ...                baseline="runA")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "ASL",
+    "DEFAULT_MEASURES",
+    "DEFAULT_UNRETRIEVED",
+    "UNRETRIEVED_POLICIES",
+    "as_ir_measure",
+    "asl_distribution",
+    "asl_per_query",
+    "count_ties",
+    "evaluate",
+    "load_runs",
+    "map_coverage",
+    "map_to_asl_chain",
+    "parse_measure",
+    "plot_chain",
+    "plot_deltas",
+    "plot_distribution",
+    "plot_tracks",
+    "rank_coded",
+    "rrie",
+    "search_lengths",
+    "tie_report",
+    "track_summary",
+]
+
+_WHERE = {
+    "ASL": "asl", "DEFAULT_UNRETRIEVED": "asl", "UNRETRIEVED_POLICIES": "asl",
+    "asl_per_query": "asl", "count_ties": "asl", "parse_measure": "asl", "rank_coded": "asl",
+    "search_lengths": "asl",
+    "DEFAULT_MEASURES": "evaluate", "evaluate": "evaluate", "load_runs": "evaluate",
+    "as_ir_measure": "ir_measures_ext",
+    "asl_distribution": "analyses", "map_coverage": "analyses", "map_to_asl_chain": "analyses",
+    "rrie": "analyses", "tie_report": "analyses", "track_summary": "analyses",
+    "plot_chain": "plots", "plot_deltas": "plots", "plot_distribution": "plots",
+    "plot_tracks": "plots",
+}
+
+
+def __getattr__(name: str) -> Any:
+    mod = _WHERE.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'ranklens.metrics' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
