@@ -3,8 +3,9 @@
 Calibration re-ranks a dataset's top results with the model and takes, per query, the
 differences between adjacent scores among the top ``k`` (default 10); δ is the median of all
 those differences (``mode="calibrate"``) or another percentile (``mode="percentile"``). δ may
-also be given explicitly. The first stage is BM25 (bm25s, k1=0.9, b=0.4, Porter stems, no
-stopwords) over the collection, top ``depth`` documents per query.
+also be given explicitly. The first stage is BM25 (:class:`ranklens.rankers.BM25Ranker` defaults, via
+:func:`ranklens.rankers.retrieval.retrieve`) over the collection, top ``depth`` documents per
+query.
 
 All model calls go through :mod:`ranklens.engine`.
 """
@@ -98,35 +99,17 @@ class DeltaInfo:
 
 
 def _bm25_topk(collection: Any, qids: list[str], depth: int) -> dict[str, list[str]]:
-    import bm25s
+    """First stage: BM25 (:class:`~ranklens.rankers.BM25Ranker` defaults) top ``depth``."""
+    from ..rankers import BM25Ranker
+    from ..rankers.retrieval import retrieve
 
-    from ..text import content_terms
-
-    ids = list(collection.docs)
-    corpus = [content_terms(collection.docs[d]) for d in ids]
-    retriever = bm25s.BM25(k1=0.9, b=0.4)
-    tokenized = _tok(corpus)
-    retriever.index(tokenized, show_progress=False)
-    queries = collection.queries_dict()
-    out: dict[str, list[str]] = {}
-    for qid in qids:
-        qt = [t for t in content_terms(queries[qid]) if t in tokenized.vocab]
-        if not qt:
-            out[qid] = []
-            continue
-        scores = retriever.get_scores(qt)
-        top = np.argsort(-scores, kind="stable")[:depth]
-        out[qid] = [ids[i] for i in top if scores[i] > 0]
+    qdf = collection.queries[collection.queries["query_id"].astype(str).isin(set(qids))]
+    run = retrieve(BM25Ranker(), qdf, collection.docs, k=depth)
+    run = run[run["score"] > 0]
+    out = {q: [] for q in qids}
+    for q, d in zip(run["query_id"].astype(str), run["doc_id"].astype(str)):
+        out[q].append(d)
     return out
-
-
-def _tok(corpus: list[list[str]]) -> Any:
-    """bm25s wants its Tokenized (ids + vocab); build it from pre-stemmed token lists."""
-    import bm25s
-
-    vocab: dict[str, int] = {}
-    ids = [[vocab.setdefault(t, len(vocab)) for t in doc] for doc in corpus]
-    return bm25s.tokenization.Tokenized(ids=ids, vocab=vocab)
 
 
 def calibration_diffs(

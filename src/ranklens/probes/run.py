@@ -57,84 +57,39 @@ def probe_effects(diff: npt.ArrayLike, delta: float, symmetric: bool) -> npt.NDA
     return (d > delta).astype(np.int64) - (d < -delta).astype(np.int64)
 
 
-def _paired_ttest(s1: np.ndarray, s2: np.ndarray) -> float:
-    """Two-sided paired t-test p-value (scipy.stats.ttest_rel). Constant differences: p = 1 when
-    all are zero, 0 otherwise (scipy returns NaN there)."""
-    from scipy import stats
-
-    d = s1 - s2
-    if len(d) < 2:
-        return float("nan")
-    if np.allclose(d, d[0], rtol=0, atol=0):
-        return 1.0 if d[0] == 0 else 0.0
-    return float(stats.ttest_rel(s1, s2).pvalue)
-
-
-def _bootstrap_ci(effects: np.ndarray, rng: np.random.Generator, n_boot: int,
-                  level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap CI of the mean effect (vectorised resampling of samples)."""
-    n = len(effects)
-    if n == 0:
-        return float("nan"), float("nan")
-    means = np.empty(n_boot)
-    step = max(1, 2_000_000 // max(n, 1))
-    for s in range(0, n_boot, step):
-        m = min(step, n_boot - s)
-        idx = rng.integers(0, n, size=(m, n))
-        means[s:s + m] = effects[idx].mean(axis=1)
-    a = (1 - level) / 2
-    return float(np.quantile(means, a)), float(np.quantile(means, 1 - a))
-
-
 def summarize_diffs(score_1: npt.ArrayLike, score_2: npt.ArrayLike, *, delta: float,
-                    symmetric: bool, rng: np.random.Generator | None = None,
-                    n_boot: int = 1000) -> dict[str, Any]:
+                    symmetric: bool, seed: int = 0, n_boot: int = 1000) -> dict[str, Any]:
     """Probe score and statistics of one (probe, model) cell.
 
     Returns:
-        ``n, score (mean effect), pos, neg, tie, mean_diff, p_value`` (paired t-test on
-        ``(score_1, score_2)``) and ``ci_low, ci_high`` (bootstrap 95 % CI of the score).
+        ``n, score (mean effect), pos, neg, tie, mean_diff, p_value`` (two-sided paired t-test
+        on ``(score_1, score_2)``, :func:`ranklens.stats.paired_ttest`; 1.0 when every
+        difference is 0) and ``ci_low, ci_high`` (percentile bootstrap 95 % CI of the score,
+        :func:`ranklens.stats.bootstrap_ci`, seeded).
     """
+    from ..stats import bootstrap_ci, paired_ttest
+
     s1 = np.asarray(score_1, dtype=np.float64)
     s2 = np.asarray(score_2, dtype=np.float64)
     eff = probe_effects(s1 - s2, delta, symmetric)
     n = len(eff)
-    lo, hi = _bootstrap_ci(eff.astype(np.float64), rng or np.random.default_rng(0), n_boot)
+    ci = bootstrap_ci(eff.astype(np.float64), n_resamples=n_boot, seed=seed)
     return {
         "n": n,
         "score": float(eff.mean()) if n else float("nan"),
         "pos": int((eff > 0).sum()), "neg": int((eff < 0).sum()), "tie": int((eff == 0).sum()),
         "mean_diff": float((s1 - s2).mean()) if n else float("nan"),
-        "p_value": _paired_ttest(s1, s2), "ci_low": lo, "ci_high": hi,
+        "p_value": paired_ttest(s1, s2).pvalue if n else float("nan"),
+        "ci_low": ci.low, "ci_high": ci.high,
     }
 
 
 def adjust_pvalues(p: npt.ArrayLike, method: str = "bonferroni") -> npt.NDArray[np.float64]:
-    """Family-wise adjusted p-values over a table (NaN entries are left out of the family).
+    """Adjusted p-values over a table (:func:`ranklens.stats.correct_pvalues`: ``bonferroni``,
+    ``holm``, ``bh`` or ``none``; NaN entries do not count towards the family)."""
+    from ..stats import correct_pvalues
 
-    ``bonferroni``: ``min(1, m p)``; ``holm``: step-down Holm (hand-written: scipy has only
-    Benjamini-Hochberg); ``none``: unchanged.
-    """
-    p = np.asarray(p, dtype=np.float64)
-    out = np.full_like(p, np.nan)
-    ok = ~np.isnan(p)
-    m = int(ok.sum())
-    if m == 0:
-        return out
-    q = p[ok]
-    if method == "none":
-        adj = q
-    elif method == "bonferroni":
-        adj = np.minimum(1.0, q * m)
-    elif method == "holm":
-        order = np.argsort(q, kind="stable")
-        stepped = np.maximum.accumulate((m - np.arange(m)) * q[order])
-        adj = np.empty(m)
-        adj[order] = np.minimum(1.0, stepped)
-    else:
-        raise ValidationError(f"correction must be 'bonferroni', 'holm' or 'none', got {method!r}")
-    out[ok] = adj
-    return out
+    return correct_pvalues(np.asarray(p, dtype=np.float64), method)
 
 
 # ---------------------------------------------------------------------------------- samples
@@ -250,7 +205,8 @@ def run_probes(
         engine: scoring engine (default: the process-wide one).
         seed: sample generation and bootstrap seed.
         alpha: significance level after correction (``p_adjusted < alpha``).
-        correction: ``bonferroni`` (default), ``holm`` or ``none``, over all cells of the table.
+        correction: ``bonferroni`` (default), ``holm``, ``bh`` or ``none``, over all cells of the
+            table.
         n_boot: bootstrap resamples for the CI of each score.
         out_dir: result store (see module docstring); ``None`` keeps nothing on disk.
         include_stored: also tabulate other models found in ``out_dir`` for the same samples.
@@ -341,14 +297,14 @@ def run_probes(
                 for name, got in found.items():
                     scores[(name, fp)] = got
 
-    rng = np.random.default_rng(seed)
     rows, sample_rows = [], []
     for p in objs:
         ps = gen[p.name]
         h = hashes[p.name]
         for fp, rec in models.items():
             s1, s2 = scores.get((p.name, fp), (np.zeros(0), np.zeros(0)))
-            st = summarize_diffs(s1, s2, delta=rec["delta"], symmetric=p.symmetric, rng=rng, n_boot=n_boot)
+            st = summarize_diffs(s1, s2, delta=rec["delta"], symmetric=p.symmetric, seed=seed,
+                                 n_boot=n_boot)
             rows.append({"probe": p.name, "family": p.family, "dataset": p.dataset or (
                 getattr(collection, "name", "") if p.family != "transfer" else ""),
                 "symmetric": bool(p.symmetric), "model": rec["label"], **st, "delta": rec["delta"],

@@ -1,0 +1,85 @@
+"""``ranklens ls KIND``: list registered components (probes, rankers, embedders, ...).
+
+Extensible: each kind is a lazy ``"module:function"`` string in :data:`LISTERS` returning rows
+(``list[dict[str, str]]``); third-party packages add kinds through the entry-point group
+``ranklens.ls`` (name = kind, value = ``module:function``). Listing never imports torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+
+LISTERS: dict[str, str] = {
+    "probes": "ranklens.cli.ls:_probes",
+    "rankers": "ranklens.cli.ls:_rankers",
+    "embedders": "ranklens.cli.ls:_embedders",
+}
+
+
+def _probes() -> list[dict[str, str]]:
+    from ..probes.base import list_probes
+
+    return [{"name": p.name, "family": p.family, "symmetric": "yes" if p.symmetric else "no",
+             "description": p.description} for p in list_probes()]
+
+
+def _rankers() -> list[dict[str, str]]:
+    from ..rankers import RANKER_SPECS
+
+    return [{"spec": s} for s in (*RANKER_SPECS, "toy")]
+
+
+def _embedders() -> list[dict[str, str]]:
+    from ..embedders import EMBEDDER_SPECS
+
+    return [{"spec": s} for s in EMBEDDER_SPECS]
+
+
+def _all_listers() -> dict[str, str]:
+    out = dict(LISTERS)
+    try:
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group="ranklens.ls"):
+            out.setdefault(ep.name, ep.value)
+    except Exception:  # broken metadata must not break `ls`
+        pass
+    return out
+
+
+def _resolve(target: str) -> Callable[[], list[dict[str, str]]]:
+    mod, _, fn = target.partition(":")
+    return getattr(importlib.import_module(mod), fn)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ls", help="list probes, rankers, embedders ...",
+                       description="List registered components of one kind as TSV on stdout.")
+    p.add_argument("kind", help=f"what to list: {', '.join(sorted(LISTERS))} (plus plug-in kinds)")
+    p.add_argument("--format", choices=["tsv", "text"], default="text")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..errors import ValidationError
+
+    listers = _all_listers()
+    if args.kind not in listers:
+        raise ValidationError(f"unknown kind {args.kind!r}; one of {', '.join(sorted(listers))}")
+    rows = _resolve(listers[args.kind])()
+    if not rows:
+        return 0
+    cols = list(rows[0])
+    if args.format == "tsv":
+        sys.stdout.write("\t".join(cols) + "\n")
+        for r in rows:
+            sys.stdout.write("\t".join(str(r.get(c, "")) for c in cols) + "\n")
+        return 0
+    widths = [max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in cols]
+    sys.stdout.write("  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip() + "\n")
+    for r in rows:
+        sys.stdout.write("  ".join(str(r.get(c, "")).ljust(w) for c, w in zip(cols, widths)).rstrip() + "\n")
+    return 0
