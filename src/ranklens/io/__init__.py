@@ -2,6 +2,102 @@
 
 from __future__ import annotations
 
-from .collection import Collection, DocStore
+import os
+from pathlib import Path
 
-__all__ = ["Collection", "DocStore"]
+from ..errors import DataFormatError
+from .collection import Collection, DocStore
+from .frames import COLUMN_ALIASES, count_ties, rank_run, validate_qrels, validate_run
+from .readers import JsonlDocStore, read_docs, read_queries, read_topics
+from .smart import (
+    SMART_COLLECTIONS,
+    load_smart_collection,
+    parse_npl,
+    parse_smart,
+    read_npl,
+    read_raw_qrels,
+    read_smart,
+)
+from .trec import read_qrels, read_run, read_runs, run_name, write_qrels, write_run
+
+__all__ = [
+    "COLUMN_ALIASES",
+    "SMART_COLLECTIONS",
+    "Collection",
+    "DocStore",
+    "JsonlDocStore",
+    "count_ties",
+    "load_collection",
+    "load_smart_collection",
+    "parse_npl",
+    "parse_smart",
+    "rank_run",
+    "read_docs",
+    "read_npl",
+    "read_qrels",
+    "read_queries",
+    "read_raw_qrels",
+    "read_run",
+    "read_runs",
+    "read_smart",
+    "read_topics",
+    "run_name",
+    "validate_qrels",
+    "validate_run",
+    "write_qrels",
+    "write_run",
+]
+
+_QRELS_NAMES = ("qrels.trec", "qrels.txt", "qrels.tsv", "qrels.trec.gz", "qrels.txt.gz")
+_DOCS_NAMES = ("docs.jsonl", "corpus.jsonl", "docs.jsonl.gz", "corpus.jsonl.gz", "docs.tsv", "collection.tsv")
+_QUERY_NAMES = ("queries.tsv", "queries.jsonl", "topics.tsv", "queries.txt", "topics.txt")
+
+
+def _first(d: Path, names: tuple[str, ...]) -> Path | None:
+    return next((d / n for n in names if (d / n).is_file()), None)
+
+
+def load_collection(spec: str | os.PathLike, *, include_title: bool = False, stream_docs: bool = False) -> Collection:
+    """Load a collection from a spec.
+
+    Args:
+        spec: ``"demo"`` (the shipped demo collection), ``"irds:<dataset-id>"``, a directory with
+            ``docs.jsonl``, ``queries.tsv`` and optional ``qrels.trec``/``qrels.txt`` (the derived
+            layout), a raw Cranfield/CISI/CACM/NPL directory, or one of the names
+            ``cranfield``, ``cisi``, ``cacm``, ``npl`` (looked up under ``$RANKLENS_SHARED_DATA``;
+            collections with both ``raw/`` and ``derived/`` load from raw).
+        include_title: For the derived layout, put each doc's ``title`` in front of its text.
+        stream_docs: For the derived layout, keep docs on disk (:class:`JsonlDocStore`).
+
+    Raises:
+        DataFormatError: when the spec matches none of these, saying what was expected.
+    """
+    s = str(spec)
+    if s == "demo":
+        from ..datasets.demo import load_demo
+
+        return load_demo()
+    if s.startswith("irds:"):
+        from .irds import load_irds
+
+        return load_irds(s)
+    d = Path(spec)
+    if d.is_dir():
+        docs = _first(d, _DOCS_NAMES)
+        queries = _first(d, _QUERY_NAMES)
+        if docs is not None and queries is not None:
+            qrels = _first(d, _QRELS_NAMES)
+            return Collection(
+                name=d.name,
+                docs=read_docs(docs, include_title=include_title, stream=stream_docs and docs.suffix == ".jsonl"),
+                queries=read_queries(queries),
+                qrels=read_qrels(qrels) if qrels is not None else None,
+                meta={"source": "directory", "path": str(d)},
+            )
+    try:
+        return load_smart_collection(spec, source="raw")
+    except DataFormatError as exc:
+        raise DataFormatError(
+            f"cannot load collection {s!r}: expected 'demo', 'irds:<id>', a directory with docs.jsonl + "
+            f"queries.tsv (+ qrels.trec), or a Cranfield/CISI/CACM/NPL directory or name ({exc})"
+        ) from None

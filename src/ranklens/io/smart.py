@@ -1,0 +1,337 @@
+"""The classic test collections in their original formats.
+
+- SMART records (``.I id`` then ``.T`` title, ``.A`` author, ``.B`` bibliographic entry, ``.W``
+  text, ``.X`` citations, ``.K`` keywords, ``.N`` entry info, ``.C`` categories): Cranfield
+  (``cran.all.1400``, ``cran.qry``), CISI (``CISI.ALL``, ``CISI.QRY``), CACM (``cacm.all``,
+  ``query.text``).
+- NPL's own ``id / text lines / "/"`` records (``doc-text``, ``query-text``, ``rlv-ass``).
+- Each collection's raw qrels: ``cranqrel`` (queries numbered by POSITION 1..225 in ``cran.qry``,
+  codes 1 = complete answer .. 4 = minimum interest, -1 = no interest; mapped to gain
+  ``5 - code`` and 0 for -1), ``CISI.REL`` and CACM ``qrels.text`` (binary), NPL ``rlv-ass``.
+
+Text fields are whitespace-normalised (line breaks in these files are layout, not content).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataFormatError
+from ..types import DOC_ID, QUERY_ID, RELEVANCE, TEXT
+from .collection import Collection, DocStore
+
+__all__ = [
+    "SMART_COLLECTIONS",
+    "SMART_FIELD_NAMES",
+    "detect_smart_collection",
+    "load_smart_collection",
+    "parse_npl",
+    "parse_smart",
+    "read_npl",
+    "read_raw_qrels",
+    "read_smart",
+]
+
+PathLike = str | os.PathLike
+
+#: Column names given to SMART field letters in :func:`read_smart` frames.
+SMART_FIELD_NAMES = {"T": "title", "A": "author", "B": "bib", "W": "abstract", "X": "citations",
+                     "K": "keywords", "N": "entry", "C": "categories"}
+_MARKER = re.compile(r"^\.([A-Z])(?:[ \t]+(.*?))?[ \t]*$")
+_KNOWN = set("ITABWXKNC")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _read_text(path: Path, encoding: str) -> str:
+    from .trec import _decode, _read_bytes
+
+    return _decode(_read_bytes(path), path, encoding)
+
+
+def parse_smart(text: str, *, source: object = "<string>") -> list[tuple[str, dict[str, list[str]]]]:
+    """Split SMART text into records.
+
+    Returns:
+        ``[(id, {letter: [raw block, ...]})]`` in file order; a field that occurs twice in a
+        record (several ``.A`` authors, Cranfield's duplicated ``.W``) keeps every block.
+        Records with no field at all (e.g. CACM's ``.I 0`` sentinel) are dropped.
+
+    Raises:
+        DataFormatError: text before the first ``.I``, or a ``.I`` without an id.
+    """
+    records: list[tuple[str, dict[str, list[str]]]] = []
+    current: dict[str, list[str]] | None = None
+    field: str | None = None
+    buf: list[str] = []
+
+    def flush() -> None:
+        if current is not None and field is not None:
+            current.setdefault(field, []).append("\n".join(buf))
+
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        m = _MARKER.match(line)
+        if m and m.group(1) in _KNOWN:
+            letter, rest = m.group(1), m.group(2) or ""
+            if letter == "I":
+                flush()
+                if not rest.strip():
+                    raise DataFormatError(".I line without an id", path=source, line=lineno)
+                current = {}
+                records.append((rest.strip(), current))
+                field, buf = None, []
+            else:
+                if current is None:
+                    raise DataFormatError(f"field .{letter} before the first .I record", path=source, line=lineno)
+                flush()
+                field, buf = letter, ([rest] if rest else [])
+            continue
+        if current is None:
+            if line.strip():
+                raise DataFormatError(f"text before the first .I record: {line[:80]!r}", path=source, line=lineno)
+            continue
+        if field is not None:
+            buf.append(line)
+    flush()
+    return [(rid, f) for rid, f in records if f]
+
+
+def read_smart(path: PathLike, fields: Sequence[str] = ("T", "W"), *, id_column: str = DOC_ID,
+               encoding: str = "utf-8", strip_zeros: bool = False) -> pd.DataFrame:
+    """Read a SMART file into a frame.
+
+    Args:
+        path: The file (``cran.all.1400``, ``CISI.QRY``, ...), plain or gzip.
+        fields: Field letters joined (in this order, space-separated) into ``text``.
+        id_column: Name of the id column (``doc_id`` or ``query_id``).
+        encoding: File encoding.
+        strip_zeros: Turn numeric ids like ``001`` into ``1``.
+
+    Returns:
+        Frame with ``id_column``, ``text`` and one column per field present in the file
+        (``title``, ``author``, ``bib``, ``abstract``, ``keywords``, ...; repeated fields joined
+        with ``"; "``), all whitespace-normalised; ``original_id`` when ``strip_zeros``.
+    """
+    p = Path(path)
+    records = parse_smart(_read_text(p, encoding), source=p)
+    if not records:
+        raise DataFormatError("no SMART records (.I lines) found", path=p)
+    present = sorted({k for _, f in records for k in f if k != "I"}, key="TABWXKNC".index)
+    rows = []
+    for rid, f in records:
+        row = {id_column: str(int(rid)) if strip_zeros and rid.isdigit() else rid}
+        if strip_zeros:
+            row["original_id"] = rid
+        row[TEXT] = _norm(" ".join(" ".join(f.get(k, [])) for k in fields))
+        for k in present:
+            if k == "X":
+                continue
+            sep = "; " if k == "A" else " "
+            row[SMART_FIELD_NAMES.get(k, k)] = sep.join(_norm(b) for b in f.get(k, []) if b.strip())
+        rows.append(row)
+    return _str_frame(rows)
+
+
+def _str_frame(rows: list[dict]) -> pd.DataFrame:
+    df = pd.DataFrame(rows)
+    for c in df.columns:
+        df[c] = df[c].astype(str)
+    return df
+
+
+def parse_npl(text: str) -> list[tuple[str, str]]:
+    """Split NPL text (``id`` line, text lines, a line holding only ``/``) into ``(id, text)``."""
+    out: list[tuple[str, str]] = []
+    lines: list[str] = []
+    for line in text.splitlines():
+        if line.strip() == "/":
+            if lines:
+                out.append((lines[0].strip(), "\n".join(lines[1:])))
+            lines = []
+        elif line.strip() or lines:
+            lines.append(line)
+    if any(x.strip() for x in lines):
+        out.append((lines[0].strip(), "\n".join(lines[1:])))
+    return out
+
+
+def read_npl(path: PathLike, *, id_column: str = DOC_ID, encoding: str = "utf-8") -> pd.DataFrame:
+    """Read NPL ``doc-text`` / ``query-text`` into ``id_column``, ``text`` (whitespace-normalised)."""
+    p = Path(path)
+    recs = parse_npl(_read_text(p, encoding))
+    if not recs:
+        raise DataFormatError("no NPL records found (expected 'id', text lines, '/')", path=p)
+    for rid, _ in recs:
+        if not rid or len(rid.split()) != 1:
+            raise DataFormatError(f"NPL record id {rid!r} is not a single token", path=p)
+    return _str_frame([{id_column: rid, TEXT: _norm(t)} for rid, t in recs])
+
+
+def _qrels_frame(q: list[str], d: list[str], r: list[int], path: Path) -> pd.DataFrame:
+    from .frames import validate_qrels
+
+    df = pd.DataFrame({QUERY_ID: pd.Series(q, dtype=str), DOC_ID: pd.Series(d, dtype=str),
+                       RELEVANCE: np.asarray(r, dtype=np.int64)})
+    return validate_qrels(df, source=str(path))
+
+
+def read_raw_qrels(path: PathLike, *, fmt: str, encoding: str = "utf-8") -> pd.DataFrame:
+    """Read a classic collection's own qrels file.
+
+    Args:
+        path: The file.
+        fmt: ``"cranqrel"`` (``qpos docid code``: gain = 5 - code for codes 1..4, 0 for -1),
+            ``"cisi"`` (``qid docid 0 0.0``, relevance 1), ``"cacm"`` (``qid docid 0 0``,
+            relevance 1) or ``"npl"`` (``rlv-ass`` records, relevance 1).
+
+    Returns:
+        qrels frame; numeric ids lose leading zeros (CACM's ``01`` -> ``1``).
+    """
+    p = Path(path)
+    text = _read_text(p, encoding)
+    qs: list[str] = []
+    ds: list[str] = []
+    rs: list[int] = []
+    if fmt == "npl":
+        for qid, body in parse_npl(text):
+            for d in body.split():
+                qs.append(str(int(qid)))
+                ds.append(str(int(d)))
+                rs.append(1)
+        return _qrels_frame(qs, ds, rs, p)
+    ncols = {"cranqrel": 3, "cisi": 4, "cacm": 4}.get(fmt)
+    if ncols is None:
+        raise DataFormatError(f"unknown raw qrels format {fmt!r}; use cranqrel, cisi, cacm or npl", path=p)
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != ncols:
+            raise DataFormatError(f"expected {ncols} columns for {fmt} qrels, found {len(parts)}: {line!r}",
+                                  path=p, line=lineno)
+        try:
+            qid, did = str(int(parts[0])), str(int(parts[1]))
+            code = int(parts[2]) if fmt == "cranqrel" else 1
+        except ValueError:
+            raise DataFormatError(f"non-integer field in {line!r}", path=p, line=lineno) from None
+        if fmt == "cranqrel":
+            if code == -1:
+                gain = 0
+            elif 1 <= code <= 4:
+                gain = 5 - code
+            else:
+                raise DataFormatError(f"cranqrel code {code} is not one of -1, 1, 2, 3, 4", path=p, line=lineno)
+        else:
+            gain = 1
+        qs.append(qid)
+        ds.append(did)
+        rs.append(gain)
+    if not qs:
+        raise DataFormatError("empty qrels file", path=p)
+    return _qrels_frame(qs, ds, rs, p)
+
+
+# name -> (docs file, queries file, qrels file, qrels fmt, doc fields, include title in derived docs)
+SMART_COLLECTIONS: dict[str, dict] = {
+    "cranfield": {"docs": "cran.all.1400", "queries": "cran.qry", "qrels": "cranqrel", "fmt": "cranqrel",
+                  "fields": ("W",), "derived_title": False},
+    "cisi": {"docs": "CISI.ALL", "queries": "CISI.QRY", "qrels": "CISI.REL", "fmt": "cisi",
+             "fields": ("T", "W"), "derived_title": True},
+    "cacm": {"docs": "cacm.all", "queries": "query.text", "qrels": "qrels.text", "fmt": "cacm",
+             "fields": ("T", "W"), "derived_title": True},
+    "npl": {"docs": "doc-text", "queries": "query-text", "qrels": "rlv-ass", "fmt": "npl",
+            "fields": (), "derived_title": False},
+}
+
+
+def detect_smart_collection(directory: PathLike) -> str | None:
+    """Name of the classic collection whose raw files are in ``directory`` (or ``None``)."""
+    d = Path(directory)
+    for name, spec in SMART_COLLECTIONS.items():
+        if (d / spec["docs"]).is_file():
+            return name
+    return None
+
+
+def _shared_root() -> Path | None:
+    env = os.environ.get("RANKLENS_SHARED_DATA") or os.environ.get("RANKLENS_DATA")
+    if env:
+        return Path(env)
+    for cand in (Path.cwd() / ".." / "shared" / "data", Path.cwd() / "shared" / "data"):
+        if cand.is_dir():
+            return cand.resolve()
+    return None
+
+
+def _resolve_dir(name_or_dir: PathLike, source: str) -> tuple[Path, str]:
+    p = Path(name_or_dir)
+    if not p.is_dir():
+        root = _shared_root()
+        if root is None or not (root / str(name_or_dir)).is_dir():
+            raise DataFormatError(
+                f"no directory {str(name_or_dir)!r}; pass a directory, or set RANKLENS_SHARED_DATA to the "
+                f"folder that holds {sorted(SMART_COLLECTIONS)}"
+            )
+        p = root / str(name_or_dir)
+    if (p / source).is_dir():
+        p = p / source
+    name = detect_smart_collection(p)
+    if name is None and (p.parent / "raw").is_dir():
+        name = detect_smart_collection(p.parent / "raw")
+    if name is None:
+        raise DataFormatError(f"not a Cranfield/CISI/CACM/NPL directory (none of "
+                              f"{[s['docs'] for s in SMART_COLLECTIONS.values()]} found)", path=p)
+    return p, name
+
+
+def load_smart_collection(name_or_dir: PathLike, *, source: str = "raw", encoding: str = "utf-8") -> Collection:
+    """Load Cranfield, CISI, CACM or NPL from their raw files or the derived TREC-style files.
+
+    Conventions (identical for both sources, so both give the same qrels): numeric ids without
+    leading zeros; Cranfield query ids are positions 1..225 (as in ``cranqrel``; the ``.I``
+    number is kept in ``queries["original_id"]``) and gains are ``5 - code`` (-1 -> 0); doc text
+    is ``.W`` for Cranfield (it repeats the title), title + abstract for CISI and CACM, the
+    record text for NPL; query text is ``.W`` only.
+
+    Args:
+        name_or_dir: ``"cranfield"``, ``"cisi"``, ``"cacm"``, ``"npl"`` (looked up under
+            ``$RANKLENS_SHARED_DATA``) or a directory (the collection folder or its ``raw/``).
+        source: ``"raw"`` (original files) or ``"derived"`` (``docs.jsonl``, ``queries.tsv``,
+            ``qrels.trec``).
+    """
+    if source not in ("raw", "derived"):
+        raise DataFormatError(f"source={source!r}; use 'raw' or 'derived'")
+    d, name = _resolve_dir(name_or_dir, source)
+    spec = SMART_COLLECTIONS[name]
+    if source == "derived":
+        from .readers import read_docs, read_queries
+        from .trec import read_qrels
+
+        docs = read_docs(d / "docs.jsonl", include_title=spec["derived_title"], encoding=encoding)
+        queries = read_queries(d / "queries.tsv", encoding=encoding)
+        if "original_I" in queries.columns:
+            queries = queries.rename(columns={"original_I": "original_id"})
+        qrels = read_qrels(d / "qrels.trec", encoding=encoding)
+        return Collection(name=name, docs=docs, queries=queries, qrels=qrels,
+                          meta={"source": "derived", "path": str(d)})
+    if name == "npl":
+        docs_df = read_npl(d / spec["docs"], encoding=encoding)
+        queries = read_npl(d / spec["queries"], id_column=QUERY_ID, encoding=encoding)
+    else:
+        docs_df = read_smart(d / spec["docs"], spec["fields"], encoding=encoding, strip_zeros=True)
+        queries = read_smart(d / spec["queries"], ("W",), id_column=QUERY_ID, encoding=encoding, strip_zeros=True)
+        queries = queries[[QUERY_ID, TEXT, "original_id"]]
+        if name == "cranfield":
+            queries = queries.assign(**{QUERY_ID: [str(i) for i in range(1, len(queries) + 1)]})
+    qrels = read_raw_qrels(d / spec["qrels"], fmt=spec["fmt"], encoding=encoding)
+    docs = DocStore.from_frame(docs_df.drop(columns=["original_id"], errors="ignore"), name=name)
+    return Collection(name=name, docs=docs, queries=queries.reset_index(drop=True), qrels=qrels,
+                      meta={"source": "raw", "path": str(d)})
