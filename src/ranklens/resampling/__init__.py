@@ -1,1 +1,102 @@
+"""Interpolation vs. extrapolation (Zhan et al., "Evaluating Interpolation and Extrapolation
+Performance of Neural Retrieval Models", CIKM 2022).
 
+- diagnostics of a benchmark: :func:`query_similarity`, :func:`label_overlap`,
+  :func:`near_duplicates`, :func:`export_annotation_sheet`, :func:`read_annotation_sheets`;
+- resampling: :class:`ReSTrain`, :class:`ReSTTest` (sklearn splitter protocol) producing
+  :class:`Split` objects (save/load, sizes, :func:`split_similarity_stats`, :func:`plot_split_pca`);
+- retraining: the :class:`Trainer` protocol, :class:`BiEncoderTrainer`,
+  :class:`CrossEncoderTrainer`, :class:`BM25Trainer`, :class:`MemorizingTrainer`,
+  :class:`CallableTrainer`, and the resumable :func:`train_variants`;
+- evaluation: :func:`evaluate_regimes` (regime table, gap, paired tests),
+  :func:`evaluate_collection`, :func:`ood_correlation`, :func:`plot_ood`.
+"""
+
+from __future__ import annotations
+
+from .diagnostics import export_annotation_sheet, label_overlap, near_duplicates, read_annotation_sheets
+from .evaluation import (
+    DEFAULT_MEASURES,
+    bm25_first_stage,
+    candidate_run,
+    evaluate_collection,
+    evaluate_regimes,
+    ood_correlation,
+    paper_table,
+    per_query_scores,
+    plot_ood,
+    plot_regimes,
+    regime_table,
+    variant_scores,
+)
+from .plots import plot_nn_similarity, plot_split_pca, project_2d
+from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker, MemorizingRanker, SparseBM25Ranker
+from .similarity import analyze, bm25_matrix, nearest_queries, query_similarity
+from .splits import (
+    EXTRAPOLATION,
+    INTERPOLATION,
+    REGIMES,
+    ReSTrain,
+    ReSTTest,
+    Split,
+    queries_with_positives,
+    split_similarity_stats,
+)
+from .trainers import (
+    BiEncoderTrainer,
+    BM25Trainer,
+    CallableTrainer,
+    CrossEncoderTrainer,
+    MemorizingTrainer,
+    TrainedVariant,
+    Trainer,
+    train_variants,
+    training_id,
+)
+
+__all__ = [
+    "BM25Trainer",
+    "BiEncoderTrainer",
+    "CallableTrainer",
+    "CrossEncoderTrainer",
+    "DEFAULT_MEASURES",
+    "EXTRAPOLATION",
+    "FineTunedBiEncoderRanker",
+    "FineTunedCrossEncoderRanker",
+    "INTERPOLATION",
+    "MemorizingRanker",
+    "MemorizingTrainer",
+    "REGIMES",
+    "ReSTTest",
+    "ReSTrain",
+    "SparseBM25Ranker",
+    "Split",
+    "TrainedVariant",
+    "Trainer",
+    "analyze",
+    "bm25_first_stage",
+    "bm25_matrix",
+    "candidate_run",
+    "evaluate_collection",
+    "evaluate_regimes",
+    "export_annotation_sheet",
+    "label_overlap",
+    "near_duplicates",
+    "nearest_queries",
+    "ood_correlation",
+    "paper_table",
+    "per_query_scores",
+    "plot_nn_similarity",
+    "plot_ood",
+    "plot_regimes",
+    "plot_split_pca",
+    "project_2d",
+    "queries_with_positives",
+    "query_similarity",
+    "read_annotation_sheets",
+    "regime_table",
+    "split_similarity_stats",
+    "train_variants",
+    "training_id",
+    "variant_scores",
+]

@@ -1,0 +1,317 @@
+"""Query-to-query similarity: every test query against the training queries (paper §3).
+
+Three methods share one output shape, ``(indices int64[n_test, k], scores float64[n_test, k])``
+(nearest training queries first):
+
+- ``"bm25"``: BM25 with the *training queries as documents* (Lucene idf
+  ``log(1 + (N - df + 0.5) / (df + 0.5))``, saturation ``k1``, length normalisation ``b``);
+  unbounded scores, asymmetric.
+- ``"tfidf"``: cosine of L2-normalised TF-IDF vectors (sklearn), in [0, 1].
+- an :class:`~ranklens.embedders.base.Embedder`: cosine of its vectors, computed through
+  :func:`ranklens.engine.encode_texts`, with exact blocked matmul search (default) or FAISS.
+
+Term vectors use :func:`analyze` (lower-cased word tokens, sklearn's English stop words removed,
+Snowball stems via PyStemmer), so BM25 and TF-IDF see the same terms.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ..errors import ValidationError
+
+__all__ = [
+    "analyze",
+    "bm25_matrix",
+    "embed_queries",
+    "frame_digest",
+    "nearest_queries",
+    "query_similarity",
+    "similarity_name",
+    "tfidf_vectors",
+    "topk_dense",
+]
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import Stemmer  # PyStemmer, a core dependency (bm25s uses it too)
+
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=1)
+def _stopwords() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def analyze(text: str) -> list[str]:
+    """Lower-cased word tokens minus English stop words, Snowball-stemmed.
+
+    >>> analyze("The cats were running")
+    ['cat', 'run']
+    """
+    stop = _stopwords()
+    words = [w for w in _WORD.findall(text.lower()) if w not in stop]
+    return list(_stemmer().stemWords(words))
+
+
+def _counts(train_texts: Sequence[str], other_texts: Sequence[str] | None = None):
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    vec = CountVectorizer(analyzer=analyze)
+    x_train = vec.fit_transform(list(train_texts)).tocsr().astype(np.float64)
+    x_other = vec.transform(list(other_texts)).tocsr().astype(np.float64) if other_texts is not None else None
+    return x_train, x_other
+
+
+def bm25_matrix(
+    test_texts: Sequence[str], train_texts: Sequence[str], *, k1: float = 0.9, b: float = 0.4
+) -> Any:
+    """Sparse ``(n_test, n_train)`` BM25 scores of each test text against each training text.
+
+    The training texts are the "documents" (their statistics define idf and average length);
+    test texts are bags of query terms (repeated terms count repeatedly, as in Lucene).
+
+    Returns:
+        scipy.sparse CSR matrix of float64.
+    """
+    if k1 < 0 or not 0 <= b <= 1:
+        raise ValidationError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+    x_train, x_test = _counts(train_texts, test_texts)
+    n = x_train.shape[0]
+    df = np.bincount(x_train.indices, minlength=x_train.shape[1])
+    idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    lengths = np.asarray(x_train.sum(axis=1)).ravel()
+    avg = lengths.mean() if n and lengths.mean() > 0 else 1.0
+    w = x_train.copy()
+    row_of = np.repeat(np.arange(n), np.diff(w.indptr))
+    tf = w.data
+    denom = tf + k1 * (1.0 - b + b * lengths[row_of] / avg)
+    w.data = idf[w.indices] * tf * (k1 + 1.0) / denom
+    return (x_test @ w.T).tocsr()
+
+
+def tfidf_vectors(
+    train_texts: Sequence[str], other_texts: Sequence[str] | None = None
+) -> tuple[Any, Any]:
+    """L2-normalised TF-IDF vectors (sklearn, smooth idf) fitted on ``train_texts``."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    vec = TfidfVectorizer(analyzer=analyze)
+    a = vec.fit_transform(list(train_texts)).tocsr()
+    o = vec.transform(list(other_texts)).tocsr() if other_texts is not None else None
+    return a, o
+
+
+def embed_queries(embedder: Any, texts: Sequence[str], *, engine: Any = None) -> npt.NDArray[np.float32]:
+    """Encode through the engine and L2-normalise (zero vectors stay zero)."""
+    from ..engine import encode_texts
+
+    v = np.asarray(encode_texts(embedder, list(texts), engine=engine), dtype=np.float32)
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(v / norms)
+
+
+def topk_dense(
+    scores: npt.NDArray[np.float64], k: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Top-``k`` columns per row of a dense score block, best first (ties: lower index first)."""
+    n, m = scores.shape
+    k = min(k, m)
+    if k == 0:
+        return np.zeros((n, 0), dtype=np.int64), np.zeros((n, 0), dtype=np.float64)
+    if k < m:
+        part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    else:
+        part = np.tile(np.arange(m), (n, 1))
+    vals = np.take_along_axis(scores, part, axis=1)
+    # lexsort: primary key -score, secondary key column index (deterministic ties)
+    order = np.lexsort((part, -vals), axis=1)
+    idx = np.take_along_axis(part, order, axis=1).astype(np.int64)
+    return idx, np.take_along_axis(vals, order, axis=1).astype(np.float64)
+
+
+def _topk_blocked(matrix_fn, n: int, k: int, block: int):
+    idx_parts, val_parts = [], []
+    for start in range(0, n, block):
+        dense = np.asarray(matrix_fn(start, min(n, start + block)), dtype=np.float64)
+        i, v = topk_dense(dense, k)
+        idx_parts.append(i)
+        val_parts.append(v)
+    if not idx_parts:
+        return np.zeros((0, k), dtype=np.int64), np.zeros((0, k), dtype=np.float64)
+    return np.vstack(idx_parts), np.vstack(val_parts)
+
+
+def similarity_name(method: Any) -> str:
+    """Display/provenance name of a similarity method (string or embedder fingerprint)."""
+    if isinstance(method, str):
+        return method
+    fp = getattr(method, "fingerprint", None)
+    if not isinstance(fp, str):
+        raise ValidationError(
+            f"similarity method must be 'bm25', 'tfidf' or an embedder with a fingerprint, got {method!r}"
+        )
+    return fp
+
+
+def nearest_queries(
+    test_texts: Sequence[str],
+    train_texts: Sequence[str],
+    *,
+    method: Any = "bm25",
+    k: int = 10,
+    backend: str = "exact",
+    engine: Any = None,
+    k1: float = 0.9,
+    b: float = 0.4,
+    block: int = 1024,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Indices and scores of the ``k`` most similar training texts of each test text.
+
+    Args:
+        test_texts: the queries to look up.
+        train_texts: the pool searched (training queries).
+        method: ``"bm25"``, ``"tfidf"`` or an embedder (cosine; encoded via the engine).
+        k: neighbours per test text (capped at ``len(train_texts)``).
+        backend: ``"exact"`` (blocked matmul) or ``"faiss"`` (``IndexFlatIP``; embedders only).
+        engine: the :class:`~ranklens.engine.ScoringEngine` for embedders.
+        k1, b: BM25 parameters.
+        block: test rows per dense block.
+
+    Returns:
+        ``(indices, scores)``, arrays of shape ``(n_test, min(k, n_train))``, best first.
+    """
+    if k < 1:
+        raise ValidationError(f"k must be >= 1, got {k}")
+    if len(train_texts) == 0:
+        raise ValidationError("the training query pool is empty; nothing to compare against")
+    n = len(test_texts)
+    if isinstance(method, str):
+        if backend != "exact":
+            raise ValidationError(f"backend={backend!r} is only for embedders; use backend='exact' with {method!r}")
+        if method == "bm25":
+            mat = bm25_matrix(test_texts, train_texts, k1=k1, b=b)
+        elif method == "tfidf":
+            tr, te = tfidf_vectors(train_texts, test_texts)
+            mat = (te @ tr.T).tocsr()
+        else:
+            raise ValidationError(f"unknown similarity method {method!r}; use 'bm25', 'tfidf' or an embedder")
+        return _topk_blocked(lambda s, e: mat[s:e].toarray(), n, k, block)
+    a = embed_queries(method, test_texts, engine=engine)
+    t = embed_queries(method, train_texts, engine=engine)
+    if backend == "faiss":
+        from .._lazy import require
+
+        faiss = require("faiss", feature="FAISS nearest-query search")
+        # faiss >= 1.15 picks a slow non-BLAS path for small nq*d; force BLAS (perf-baselines §3).
+        faiss.cvar.distance_compute_blas_threshold = 1
+        index = faiss.IndexFlatIP(t.shape[1])
+        index.add(t)
+        vals, idx = index.search(a, min(k, len(train_texts)))
+        return idx.astype(np.int64), vals.astype(np.float64)
+    if backend != "exact":
+        raise ValidationError(f"unknown backend {backend!r}; use 'exact' or 'faiss'")
+    return _topk_blocked(lambda s, e: a[s:e] @ t.T, n, k, block)
+
+
+def frame_digest(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> str:
+    """Order-independent SHA-256 of a frame's rows (``columns``: all by default).
+
+    (Local stand-in for ``_hashing.sha256_frame``, which fails on pandas 3 read-only arrays.)
+    """
+    from .._hashing import sha256_texts
+
+    cols = list(columns) if columns is not None else list(frame.columns)
+    rows = sorted("\t".join(str(v) for v in row) for row in frame[cols].itertuples(index=False, name=None))
+    return sha256_texts(["\t".join(cols), *rows])
+
+
+def _check_queries(frame: pd.DataFrame, what: str) -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError(f"{what} must be a DataFrame with columns query_id, text; got {type(frame).__name__}")
+    missing = {"query_id", "text"} - set(frame.columns)
+    if missing:
+        raise ValidationError(
+            f"{what} lacks column(s) {sorted(missing)} (found {list(frame.columns)}); "
+            "rename the id column to 'query_id' and the text column to 'text'"
+        )
+    out = pd.DataFrame({"query_id": frame["query_id"].astype(str).to_numpy(dtype=object),
+                        "text": frame["text"].astype(str).to_numpy(dtype=object)})
+    dup = out["query_id"].duplicated()
+    if dup.any():
+        raise ValidationError(f"{what}: duplicate query_id {out['query_id'][dup].iloc[0]!r}")
+    return out
+
+
+def query_similarity(
+    test_queries: pd.DataFrame,
+    train_queries: pd.DataFrame,
+    *,
+    method: Any = "bm25",
+    k: int = 10,
+    backend: str = "exact",
+    engine: Any = None,
+    k1: float = 0.9,
+    b: float = 0.4,
+) -> Any:
+    """Nearest training queries of every test query, as a ``Result`` (kind ``"query-similarity"``).
+
+    Table columns: ``query_id``, ``rank`` (1-based), ``train_query_id``, ``score``. Summary: the
+    distribution of the nearest-neighbour similarity (mean, median, quantiles).
+
+    Example:
+        >>> import pandas as pd
+        >>> tr = pd.DataFrame({"query_id": ["a", "b"], "text": ["cheap flights", "cat food"]})
+        >>> te = pd.DataFrame({"query_id": ["x"], "text": ["cheap flights to rome"]})
+        >>> r = query_similarity(te, tr, method="tfidf", k=1)
+        >>> r.table["train_query_id"].tolist()
+        ['a']
+    """
+    from ..results import Result, make_provenance
+
+    te = _check_queries(test_queries, "test_queries")
+    tr = _check_queries(train_queries, "train_queries")
+    idx, sc = nearest_queries(
+        te["text"].tolist(), tr["text"].tolist(), method=method, k=k, backend=backend,
+        engine=engine, k1=k1, b=b,
+    )
+    kk = idx.shape[1]
+    train_ids = tr["query_id"].to_numpy(dtype=object)
+    table = pd.DataFrame({
+        "query_id": np.repeat(te["query_id"].to_numpy(dtype=object), kk),
+        "rank": np.tile(np.arange(1, kk + 1, dtype=np.int64), len(te)),
+        "train_query_id": train_ids[idx.ravel()] if kk else np.array([], dtype=object),
+        "score": sc.ravel(),
+    })
+    nn = sc[:, 0] if kk else np.zeros(0)
+    summary = {
+        "method": similarity_name(method),
+        "n_test": len(te),
+        "n_train": len(tr),
+        "k": kk,
+        "nn_mean": float(nn.mean()) if len(nn) else float("nan"),
+        "nn_median": float(np.median(nn)) if len(nn) else float("nan"),
+        **{f"nn_q{int(q * 100)}": float(np.quantile(nn, q)) if len(nn) else float("nan")
+           for q in (0.1, 0.25, 0.75, 0.9)},
+    }
+    prov = make_provenance(
+        params={"method": similarity_name(method), "k": k, "backend": backend, "k1": k1, "b": b,
+                "analyzer": "word tokens, sklearn English stop words, Snowball stems"},
+        components={"similarity": similarity_name(method)},
+        inputs={"test_queries": frame_digest(te), "train_queries": frame_digest(tr)},
+    )
+    return Result(kind="query-similarity", summary=summary, table=table, provenance=prov)

@@ -1,0 +1,448 @@
+"""ReSTrain and ReSTTest resampling (Zhan et al., §4.1) and the :class:`Split` record.
+
+A :class:`Split` maps each *regime* (``"interpolation"``, ``"extrapolation"``) to a pair of
+query-id lists ``(train_ids, test_ids)``:
+
+- **ReSTrain** keeps the test set; the interpolation training set is the union of the top-k most
+  similar training queries of every test query, the extrapolation training set is all training
+  queries minus the top-k' most similar of every test query, subsampled (seeded) to the size of
+  the interpolation set. One split.
+- **ReSTTest** clusters training and test queries together with k-means (K buckets); fold ``i``
+  trains on the training queries outside bucket ``i``, its extrapolation test set is the test
+  queries in bucket ``i`` and its interpolation test set the other test queries. K splits.
+
+Both splitters follow scikit-learn's splitter protocol once fitted (``split(X=None)`` yields
+``(train_idx, test_idx)`` index arrays, ``get_n_splits()``), and every :class:`Split` does too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from .._hashing import sha256_json
+from ..errors import DataFormatError, ValidationError
+from .similarity import _check_queries, nearest_queries, similarity_name, tfidf_vectors
+
+__all__ = [
+    "EXTRAPOLATION",
+    "INTERPOLATION",
+    "REGIMES",
+    "ReSTTest",
+    "ReSTrain",
+    "Split",
+    "queries_with_positives",
+    "split_similarity_stats",
+]
+
+INTERPOLATION = "interpolation"
+EXTRAPOLATION = "extrapolation"
+REGIMES = (INTERPOLATION, EXTRAPOLATION)
+
+
+def queries_with_positives(queries: pd.DataFrame, qrels: pd.DataFrame, *, rel: int = 1) -> pd.DataFrame:
+    """The rows of ``queries`` that have at least one qrels entry with ``relevance >= rel``."""
+    pos = set(qrels.loc[qrels["relevance"].astype("int64") >= rel, "query_id"].astype(str))
+    keep = queries["query_id"].astype(str).isin(pos).to_numpy()
+    return queries.loc[keep].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class Split:
+    """One resampled train/test configuration with an interpolation and an extrapolation regime.
+
+    Attributes:
+        name: e.g. ``"restrain-k1"`` or ``"resttest-fold2"``.
+        method: ``"restrain"`` or ``"resttest"``.
+        regimes: ``{regime: (train_ids, test_ids)}`` (tuples of query-id strings).
+        params: the splitter's parameters (recorded in provenance and in saved files).
+        fold: the ReSTTest fold number (``None`` for ReSTrain).
+    """
+
+    name: str
+    method: str
+    regimes: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    fold: int | None = None
+
+    # ------------------------------------------------------------------ access
+    def train_ids(self, regime: str) -> tuple[str, ...]:
+        """Training query ids of ``regime``."""
+        return self._regime(regime)[0]
+
+    def test_ids(self, regime: str) -> tuple[str, ...]:
+        """Test query ids of ``regime``."""
+        return self._regime(regime)[1]
+
+    def _regime(self, regime: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        if regime not in self.regimes:
+            raise ValidationError(f"split {self.name!r} has no regime {regime!r}; it has {sorted(self.regimes)}")
+        return self.regimes[regime]
+
+    @property
+    def fingerprint(self) -> str:
+        """Digest of the id lists and parameters: identifies the split in model fingerprints."""
+        payload = {"name": self.name, "method": self.method, "params": dict(self.params),
+                   "regimes": {r: [list(a), list(b)] for r, (a, b) in sorted(self.regimes.items())}}
+        return sha256_json(payload)[:16]
+
+    def sizes(self) -> pd.DataFrame:
+        """One row per regime: ``regime``, ``n_train``, ``n_test``."""
+        return pd.DataFrame({
+            "split": [self.name] * len(self.regimes),
+            "regime": list(self.regimes),
+            "n_train": [len(a) for a, _ in self.regimes.values()],
+            "n_test": [len(b) for _, b in self.regimes.values()],
+        })
+
+    def pool_ids(self) -> list[str]:
+        """Every query id of the split once (training ids first, then test ids; first-seen order)."""
+        seen: dict[str, None] = {}
+        for a, _ in self.regimes.values():
+            seen.update(dict.fromkeys(a))
+        for _, b in self.regimes.values():
+            seen.update(dict.fromkeys(b))
+        return list(seen)
+
+    # ------------------------------------------------------------------ sklearn protocol
+    def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:  # noqa: N803
+        """Number of (train, test) pairs :meth:`split` yields: one per regime."""
+        return len(self.regimes)
+
+    def split(self, X: Any = None, y: Any = None, groups: Any = None) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]:  # noqa: N803
+        """Yield ``(train_idx, test_idx)`` per regime (in :data:`REGIMES` order).
+
+        Args:
+            X: positions refer to this: a queries DataFrame (``query_id`` column) or a sequence of
+                query ids. ``None``: :meth:`pool_ids`.
+        """
+        ids = _ids_of(X) if X is not None else self.pool_ids()
+        pos = {q: i for i, q in enumerate(ids)}
+        for regime in _ordered(self.regimes):
+            tr, te = self.regimes[regime]
+            missing = [q for q in (*tr, *te) if q not in pos]
+            if missing:
+                raise ValidationError(
+                    f"split {self.name!r}: query id {missing[0]!r} ({len(missing)} in all) is not in X; "
+                    "pass the queries the split was made from (training and test queries together)"
+                )
+            yield (np.array([pos[q] for q in tr], dtype=np.int64), np.array([pos[q] for q in te], dtype=np.int64))
+
+    # ------------------------------------------------------------------ files
+    def save(self, directory: str | os.PathLike[str], *, qrels: pd.DataFrame | None = None,
+             stats: pd.DataFrame | None = None) -> Path:
+        """Write ``split.json``, ``<regime>/{train,test}_ids.txt`` and, given ``qrels``, the
+        matching ``<regime>/{train,test}_qrels.trec`` (TREC 4 columns).
+
+        Returns:
+            The directory.
+        """
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        meta = {"name": self.name, "method": self.method, "fold": self.fold, "params": dict(self.params),
+                "fingerprint": self.fingerprint, "sizes": self.sizes().to_dict(orient="records")}
+        for regime, (tr, te) in self.regimes.items():
+            rd = d / regime
+            rd.mkdir(exist_ok=True)
+            (rd / "train_ids.txt").write_text("".join(f"{q}\n" for q in tr))
+            (rd / "test_ids.txt").write_text("".join(f"{q}\n" for q in te))
+            if qrels is not None:
+                for part, ids in (("train", tr), ("test", te)):
+                    sub = qrels.loc[qrels["query_id"].astype(str).isin(set(ids))]
+                    lines = [f"{q} 0 {doc} {int(r)}\n" for q, doc, r in
+                             zip(sub["query_id"].astype(str), sub["doc_id"].astype(str), sub["relevance"])]
+                    (rd / f"{part}_qrels.trec").write_text("".join(lines))
+        if stats is not None:
+            stats.to_csv(d / "similarity_stats.tsv", sep="\t", index=False)
+        (d / "split.json").write_text(json.dumps(_json_safe(meta), indent=2, sort_keys=True))
+        return d
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str]) -> Split:
+        """Read a directory written by :meth:`save`."""
+        d = Path(directory)
+        meta_path = d / "split.json"
+        if not meta_path.is_file():
+            raise DataFormatError("not a split directory (no split.json); write one with Split.save", path=d)
+        try:
+            meta = json.loads(meta_path.read_text())
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(f"invalid JSON: {exc.msg}", path=meta_path, line=exc.lineno) from exc
+        regimes = {}
+        for row in meta.get("sizes", []):
+            regime = row["regime"]
+            ids = []
+            for part in ("train", "test"):
+                p = d / regime / f"{part}_ids.txt"
+                if not p.is_file():
+                    raise DataFormatError(f"missing {part} id list of regime {regime!r}", path=p)
+                ids.append(tuple(line.strip() for line in p.read_text().splitlines() if line.strip()))
+            regimes[regime] = (ids[0], ids[1])
+        return cls(name=meta["name"], method=meta["method"], regimes=regimes,
+                   params=meta.get("params", {}), fold=meta.get("fold"))
+
+
+def _json_safe(obj: Any) -> Any:
+    from ..results import _jsonable
+
+    return _jsonable(obj)
+
+
+def _ordered(regimes: Mapping[str, Any]) -> list[str]:
+    return [r for r in REGIMES if r in regimes] + [r for r in regimes if r not in REGIMES]
+
+
+def _ids_of(x: Any) -> list[str]:
+    if isinstance(x, pd.DataFrame):
+        if "query_id" not in x.columns:
+            raise ValidationError(f"X needs a 'query_id' column (found {list(x.columns)})")
+        return x["query_id"].astype(str).tolist()
+    return [str(q) for q in x]
+
+
+class _SplitterMixin:
+    """sklearn splitter protocol over the splits made by :meth:`fit`."""
+
+    splits_: list[Split]
+
+    def _fitted(self) -> list[Split]:
+        splits = getattr(self, "splits_", None)
+        if splits is None:
+            raise ValidationError(f"{type(self).__name__} is not fitted; call .fit(train_queries, test_queries) first")
+        return splits
+
+    def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:  # noqa: N803
+        """Total (train, test) pairs: regimes × splits."""
+        return sum(s.get_n_splits() for s in self._fitted())
+
+    def split(self, X: Any = None, y: Any = None, groups: Any = None) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]:  # noqa: N803
+        """Yield ``(train_idx, test_idx)`` for every split and regime (interpolation first).
+
+        Args:
+            X: the pooled queries (``query_id`` column or a sequence of ids); ``None`` uses
+                ``self.pool_`` (training queries, then test queries, as given to :meth:`fit`).
+        """
+        ids = _ids_of(X) if X is not None else self.pool_["query_id"].tolist()  # type: ignore[attr-defined]
+        for s in self._fitted():
+            yield from s.split(ids)
+
+
+def _round_robin_union(idx: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], size: int) -> list[int]:
+    """Union of neighbours taken rank by rank (all rank-1 neighbours, best scores first, then
+    rank 2, ...) until ``size`` distinct ones are collected."""
+    chosen: dict[int, None] = {}
+    for r in range(idx.shape[1]):
+        order = np.argsort(-scores[:, r], kind="stable")
+        for i in order:
+            chosen.setdefault(int(idx[i, r]), None)
+            if len(chosen) >= size:
+                return list(chosen)
+    return list(chosen)
+
+
+@dataclass(frozen=True)
+class ReSTrain(_SplitterMixin):
+    """ReSTrain: same test set, similar vs. dissimilar training queries.
+
+    Args:
+        k: neighbours per test query that form the interpolation training set (their union).
+        size: if given, the interpolation set is grown rank by rank (all nearest neighbours
+            first, then all second-nearest, ...) until it holds exactly ``size`` queries;
+            ``k`` is then only the search depth (raised automatically when too small).
+        k_exclude: k', neighbours per test query removed before drawing the extrapolation set
+            (default: the depth the interpolation set used, so the two sets are disjoint).
+        similarity: ``"bm25"``, ``"tfidf"`` or an embedder.
+        seed: seeds the extrapolation subsample.
+        backend: ``"exact"`` or ``"faiss"`` (embedders).
+    """
+
+    k: int = 1
+    size: int | None = None
+    k_exclude: int | None = None
+    similarity: Any = "bm25"
+    seed: int = 0
+    backend: str = "exact"
+    name: str | None = None
+
+    def params(self) -> dict[str, Any]:
+        """Parameters as recorded in the split and in provenance."""
+        return {"method": "restrain", "k": self.k, "size": self.size, "k_exclude": self.k_exclude,
+                "similarity": similarity_name(self.similarity), "seed": self.seed, "backend": self.backend}
+
+    def fit(self, train_queries: pd.DataFrame, test_queries: pd.DataFrame, *, engine: Any = None) -> ReSTrain:
+        """Make the split (stored in ``splits_``; the pooled queries in ``pool_``)."""
+        tr = _check_queries(train_queries, "train_queries")
+        te = _check_queries(test_queries, "test_queries")
+        n_train = len(tr)
+        if self.k < 1:
+            raise ValidationError(f"ReSTrain needs k >= 1, got {self.k}")
+        if self.size is not None and not 1 <= self.size <= n_train // 2:
+            raise ValidationError(
+                f"ReSTrain size must be between 1 and half the training pool ({n_train // 2}) so that an "
+                f"equally large extrapolation set can exist; got size={self.size}"
+            )
+        depth = max(self.k, self.k_exclude or 0)
+        if self.size is not None:
+            depth = max(depth, int(np.ceil(self.size / max(len(te), 1))) * 4 + 1)
+        depth = min(depth, n_train)
+        idx, sc = nearest_queries(te["text"].tolist(), tr["text"].tolist(), method=self.similarity,
+                                  k=depth, backend=self.backend, engine=engine)
+        if self.size is None:
+            interp = _round_robin_union(idx[:, : self.k], sc[:, : self.k], n_train)
+            used_k = self.k
+        else:
+            interp = _round_robin_union(idx, sc, self.size)
+            if len(interp) < self.size:
+                raise ValidationError(f"only {len(interp)} distinct neighbours found; lower size={self.size}")
+            # depth actually used: the deepest rank any chosen query was first met at
+            first_rank = {}
+            for r in range(idx.shape[1]):
+                for q in idx[:, r]:
+                    first_rank.setdefault(int(q), r + 1)
+            used_k = max(first_rank[q] for q in interp)
+        k_ex = self.k_exclude or used_k
+        if k_ex > idx.shape[1]:
+            idx, sc = nearest_queries(te["text"].tolist(), tr["text"].tolist(), method=self.similarity,
+                                      k=k_ex, backend=self.backend, engine=engine)
+        excluded = set(np.unique(idx[:, :k_ex]).tolist()) | set(interp)
+        remaining = np.array([i for i in range(n_train) if i not in excluded], dtype=np.int64)
+        if len(remaining) < len(interp):
+            raise ValidationError(
+                f"ReSTrain: after removing the top-{k_ex} neighbours of every test query only "
+                f"{len(remaining)} training queries remain, fewer than the {len(interp)} of the interpolation "
+                "set; lower k/size or k_exclude"
+            )
+        rng = np.random.default_rng(self.seed)
+        extrap = np.sort(rng.choice(remaining, size=len(interp), replace=False))
+        ids = tr["query_id"].to_numpy(dtype=object)
+        test_ids = tuple(te["query_id"].tolist())
+        params = {**self.params(), "k_used": used_k, "k_exclude_used": k_ex}
+        name = self.name or (f"restrain-n{len(interp)}")
+        split = Split(
+            name=name, method="restrain", params=params,
+            regimes={INTERPOLATION: (tuple(ids[sorted(interp)]), test_ids),
+                     EXTRAPOLATION: (tuple(ids[extrap]), test_ids)},
+        )
+        object.__setattr__(self, "splits_", [split])
+        object.__setattr__(self, "pool_", pd.concat([tr, te], ignore_index=True).drop_duplicates("query_id"))
+        return self
+
+
+@dataclass(frozen=True)
+class ReSTTest(_SplitterMixin):
+    """ReSTTest: k-means buckets over training and test queries, leave one bucket out.
+
+    Args:
+        n_buckets: K (the paper uses 5).
+        vectors: ``"tfidf"`` (sparse TF-IDF of :func:`~ranklens.resampling.similarity.analyze`
+            terms) or an embedder (its vectors, L2-normalised).
+        seed: k-means seed.
+        n_init: k-means restarts.
+    """
+
+    n_buckets: int = 5
+    vectors: Any = "tfidf"
+    seed: int = 0
+    n_init: int = 10
+    name: str = "resttest"
+
+    def params(self) -> dict[str, Any]:
+        """Parameters as recorded in the splits and in provenance."""
+        return {"method": "resttest", "n_buckets": self.n_buckets, "vectors": similarity_name(self.vectors),
+                "seed": self.seed, "n_init": self.n_init}
+
+    def buckets(self, texts: Sequence[str], *, engine: Any = None) -> npt.NDArray[np.int64]:
+        """k-means bucket of every text (sklearn ``KMeans``; buckets renumbered by size, largest first)."""
+        from sklearn.cluster import KMeans
+
+        if self.n_buckets < 2:
+            raise ValidationError(f"ReSTTest needs n_buckets >= 2, got {self.n_buckets}")
+        if len(texts) < self.n_buckets:
+            raise ValidationError(f"ReSTTest: {len(texts)} queries cannot fill {self.n_buckets} buckets")
+        if isinstance(self.vectors, str):
+            if self.vectors != "tfidf":
+                raise ValidationError(f"vectors must be 'tfidf' or an embedder, got {self.vectors!r}")
+            x, _ = tfidf_vectors(texts)
+        else:
+            from .similarity import embed_queries
+
+            x = embed_queries(self.vectors, texts, engine=engine)
+        labels = KMeans(n_clusters=self.n_buckets, n_init=self.n_init, random_state=self.seed).fit_predict(x)
+        counts = np.bincount(labels, minlength=self.n_buckets)
+        rank = np.empty(self.n_buckets, dtype=np.int64)
+        rank[np.lexsort((np.arange(self.n_buckets), -counts))] = np.arange(self.n_buckets)
+        return rank[labels]
+
+    def fit(self, train_queries: pd.DataFrame, test_queries: pd.DataFrame, *, engine: Any = None) -> ReSTTest:
+        """Cluster, then make one :class:`Split` per bucket (``splits_``); ``bucket_`` holds the
+        bucket of every pooled query (``pool_``)."""
+        tr = _check_queries(train_queries, "train_queries")
+        te = _check_queries(test_queries, "test_queries")
+        overlap = set(tr["query_id"]) & set(te["query_id"])
+        if overlap:
+            raise ValidationError(f"query ids occur in both training and test queries, e.g. {sorted(overlap)[0]!r}")
+        pool = pd.concat([tr, te], ignore_index=True)
+        b = self.buckets(pool["text"].tolist(), engine=engine)
+        b_tr, b_te = b[: len(tr)], b[len(tr):]
+        splits = []
+        for i in range(self.n_buckets):
+            train_ids = tuple(tr["query_id"][b_tr != i])
+            splits.append(Split(
+                name=f"{self.name}-fold{i}", method="resttest", fold=i, params=self.params(),
+                regimes={INTERPOLATION: (train_ids, tuple(te["query_id"][b_te != i])),
+                         EXTRAPOLATION: (train_ids, tuple(te["query_id"][b_te == i]))},
+            ))
+        object.__setattr__(self, "splits_", splits)
+        object.__setattr__(self, "pool_", pool)
+        object.__setattr__(self, "bucket_", pd.DataFrame({
+            "query_id": pool["query_id"], "part": ["train"] * len(tr) + ["test"] * len(te), "bucket": b}))
+        return self
+
+
+def split_similarity_stats(
+    split: Split,
+    queries: pd.DataFrame,
+    *,
+    method: Any = "bm25",
+    engine: Any = None,
+) -> pd.DataFrame:
+    """Per regime: how similar each test query is to its nearest training query of that regime.
+
+    Args:
+        split: the split.
+        queries: all queries (training and test) with ``query_id`` and ``text``.
+        method: similarity (see :func:`~ranklens.resampling.similarity.nearest_queries`).
+
+    Returns:
+        One row per regime: ``split``, ``regime``, ``n_train``, ``n_test``, ``nn_mean``,
+        ``nn_median``, ``nn_q10``, ``nn_q90``.
+    """
+    q = _check_queries(queries, "queries")
+    text = dict(zip(q["query_id"], q["text"]))
+    rows = []
+    for regime in _ordered(split.regimes):
+        tr, te = split.regimes[regime]
+        missing = [x for x in (*tr, *te) if x not in text]
+        if missing:
+            raise ValidationError(f"queries lack text for query id {missing[0]!r} ({len(missing)} in all)")
+        if tr and te:
+            _, sc = nearest_queries([text[x] for x in te], [text[x] for x in tr], method=method, k=1, engine=engine)
+            nn = sc[:, 0]
+        else:
+            nn = np.zeros(0)
+        rows.append({
+            "split": split.name, "regime": regime, "n_train": len(tr), "n_test": len(te),
+            "nn_mean": float(nn.mean()) if len(nn) else float("nan"),
+            "nn_median": float(np.median(nn)) if len(nn) else float("nan"),
+            "nn_q10": float(np.quantile(nn, 0.1)) if len(nn) else float("nan"),
+            "nn_q90": float(np.quantile(nn, 0.9)) if len(nn) else float("nan"),
+        })
+    return pd.DataFrame(rows)

@@ -1,0 +1,556 @@
+"""Trainers: ``train(train_queries, qrels, corpus) -> Ranker`` (Zhan et al., §4.2).
+
+Built-ins:
+
+- :class:`BiEncoderTrainer`: fine-tunes a sentence-transformers bi-encoder with in-batch negatives
+  (``MultipleNegativesRankingLoss``), one (query, positive) pair per judged positive.
+- :class:`CrossEncoderTrainer`: fine-tunes a sentence-transformers cross-encoder with
+  ``BinaryCrossEntropyLoss`` on positives, judged negatives and random corpus negatives.
+- :class:`BM25Trainer`: grid-searches BM25 ``k1``/``b`` for nDCG@10 on the training queries.
+- :class:`MemorizingTrainer`: the memorising sanity baseline (:class:`~.rankers.MemorizingRanker`).
+- :class:`CallableTrainer`: any ``fn(train_queries, qrels, corpus) -> Ranker``.
+
+The manual training loops (instead of ``SentenceTransformerTrainer``) exist because that trainer
+needs the ``datasets`` and ``accelerate`` packages, which ranklens does not depend on; the loss
+modules are the library's own.
+
+:func:`train_variants` trains every trainer on every distinct training set of a list of splits,
+under ``out_dir/<trainer>/<training_id>/``; a finished variant (``done.json``) is reloaded, not
+retrained, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import pandas as pd
+
+from .._hashing import sha256_json, sha256_texts
+from ..errors import ValidationError
+from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker, MemorizingRanker, SparseBM25Ranker
+from .similarity import _check_queries
+from .splits import Split, _ordered
+
+__all__ = [
+    "BM25Trainer",
+    "BiEncoderTrainer",
+    "CallableTrainer",
+    "CrossEncoderTrainer",
+    "MemorizingTrainer",
+    "Trainer",
+    "TrainedVariant",
+    "train_variants",
+    "training_id",
+]
+
+
+@runtime_checkable
+class Trainer(Protocol):
+    """Anything with ``train(train_queries, qrels, corpus) -> Ranker``.
+
+    ``train_queries``: DataFrame (``query_id``, ``text``); ``qrels``: DataFrame (``query_id``,
+    ``doc_id``, ``relevance``), possibly covering more queries than ``train_queries``;
+    ``corpus``: mapping ``doc_id -> text`` (e.g. a :class:`~ranklens.io.DocStore`).
+    Built-in trainers also accept ``output_dir=`` (checkpoints) as a keyword.
+    """
+
+    def train(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str]) -> Any: ...
+
+
+def _corpus_digest(corpus: Mapping[str, str]) -> str:
+    return sha256_texts(f"{k}\t{corpus[k]}" for k in sorted(corpus))[:16]
+
+
+def training_id(trainer: Any, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus_digest: str) -> str:
+    """Digest of trainer parameters, training queries, their qrels and the corpus."""
+    q = _check_queries(train_queries, "train_queries")
+    ids = set(q["query_id"])
+    sub = qrels.loc[qrels["query_id"].astype(str).isin(ids)]
+    rows = sorted(f"{a}\t{b}\t{int(c)}" for a, b, c in zip(sub["query_id"].astype(str), sub["doc_id"].astype(str), sub["relevance"]))
+    payload = {"trainer": _trainer_identity(trainer),
+               "queries": sorted(f"{a}\t{b}" for a, b in zip(q["query_id"], q["text"])),
+               "qrels": sha256_texts(rows), "corpus": corpus_digest}
+    return sha256_json(payload)[:16]
+
+
+def _trainer_identity(trainer: Any) -> Any:
+    """Class and parameters; callables by module + qualified name (never by memory address)."""
+    import dataclasses
+
+    def ident(v: Any) -> Any:
+        if callable(v) and not isinstance(v, type):
+            return f"{getattr(v, '__module__', '?')}.{getattr(v, '__qualname__', type(v).__name__)}"
+        return v
+
+    if dataclasses.is_dataclass(trainer):
+        params = {f.name: ident(getattr(trainer, f.name)) for f in dataclasses.fields(trainer)
+                  if f.name not in {"show_progress", "device"}}
+        return {"class": type(trainer).__qualname__, **params}
+    return ident(trainer) if callable(trainer) and not hasattr(trainer, "train") else type(trainer).__qualname__
+
+
+def _positive_pairs(train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str], rel: int) -> list[tuple[str, str, str]]:
+    """(query_id, query text, positive doc text) for every judged positive found in the corpus."""
+    q = _check_queries(train_queries, "train_queries")
+    text = dict(zip(q["query_id"], q["text"]))
+    sub = qrels.loc[qrels["query_id"].astype(str).isin(set(text)) & (qrels["relevance"].astype("int64") >= rel)]
+    out = []
+    missing = 0
+    for qid, did in zip(sub["query_id"].astype(str), sub["doc_id"].astype(str)):
+        doc = corpus.get(did)
+        if doc is None:
+            missing += 1
+            continue
+        out.append((qid, text[qid], doc))
+    if not out:
+        raise ValidationError(
+            f"no training pairs: none of the {len(text)} training queries has a positive (relevance >= {rel}) "
+            f"in the corpus ({missing} positives missing from the corpus); check query ids and the corpus"
+        )
+    return out
+
+
+def _seed_all(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    try:
+        import torch
+
+        torch.manual_seed(seed)
+    except ImportError:  # pragma: no cover - torch is optional for BM25/memorising
+        pass
+
+
+def _schedule(optimizer: Any, total: int, warmup: int) -> Any:
+    import torch
+
+    def f(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / max(1, warmup)
+        return max(0.0, (total - step) / max(1, total - warmup))
+
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, f)
+
+
+def _write_done(output_dir: Path | None, info: Mapping[str, Any]) -> None:
+    if output_dir is not None:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        (output_dir / "done.json").write_text(json.dumps(info, indent=2, sort_keys=True, default=str))
+
+
+@dataclass(frozen=True)
+class BiEncoderTrainer:
+    """Fine-tune a sentence-transformers bi-encoder with MultipleNegativesRankingLoss.
+
+    Args:
+        model: model name or path (``"minilm"``: the offline all-MiniLM-L6-v2).
+        epochs: passes over the (query, positive) pairs.
+        batch_size: pairs per step (in-batch negatives = batch_size - 1).
+        max_steps: stop after this many optimiser steps (``None``: all epochs).
+        lr: AdamW learning rate (linear warm-up over ``warmup_ratio`` of the steps, then decay).
+        max_seq_length: tokens per text.
+        rel: minimum relevance of a positive.
+        seed: seeds shuffling and torch.
+        device: ``None`` = CUDA when available.
+        name: display name.
+    """
+
+    model: str = "minilm"
+    epochs: int = 1
+    batch_size: int = 16
+    max_steps: int | None = None
+    lr: float = 2e-5
+    warmup_ratio: float = 0.1
+    max_seq_length: int = 128
+    rel: int = 1
+    seed: int = 0
+    device: str | None = None
+    name: str = "bi-encoder"
+    show_progress: bool | None = None
+
+    def load(self, output_dir: Path, tid: str) -> FineTunedBiEncoderRanker:
+        """The ranker of a finished run saved under ``output_dir``."""
+        return FineTunedBiEncoderRanker(path=str(output_dir / "model"), training_id=tid,
+                                        max_seq_length=self.max_seq_length, device=self.device)
+
+    def train(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str], *,
+              output_dir: str | os.PathLike[str] | None = None) -> FineTunedBiEncoderRanker:
+        """Fine-tune and return the ranker (saved to ``output_dir/model`` when given)."""
+        from .._lazy import require
+        from .._models import resolve_device, resolve_model
+        from .._progress import progress
+
+        torch = require("torch", feature="bi-encoder fine-tuning")
+        st = require("sentence_transformers", feature="bi-encoder fine-tuning")
+        from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+
+        pairs = _positive_pairs(train_queries, qrels, corpus, self.rel)
+        tid = training_id(self, train_queries, qrels, _corpus_digest(corpus))
+        _seed_all(self.seed)
+        device = resolve_device(self.device)
+        model = st.SentenceTransformer(resolve_model(self.model), device=device)
+        model.max_seq_length = self.max_seq_length
+        loss_fn = MultipleNegativesRankingLoss(model)
+        rng = np.random.default_rng(self.seed)
+        batches: list[list[int]] = []
+        for _ in range(self.epochs):
+            order = rng.permutation(len(pairs)).tolist()
+            batches += [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)
+                        if len(order[s:s + self.batch_size]) > 1]
+        if self.max_steps is not None:
+            batches = batches[: self.max_steps]
+        optimizer = torch.optim.AdamW(model.parameters(), lr=self.lr, weight_decay=0.01)
+        sched = _schedule(optimizer, len(batches), int(self.warmup_ratio * len(batches)))
+        model.train()
+        losses = []
+        t0 = time.time()
+        bar = progress(total=len(batches), desc=f"training {self.name}", unit="step", show=self.show_progress)
+        try:
+            for batch in batches:
+                qf = model.preprocess([pairs[i][1] for i in batch])
+                df = model.preprocess([pairs[i][2] for i in batch])
+                qf = {k: v.to(device) if hasattr(v, "to") else v for k, v in qf.items()}
+                df = {k: v.to(device) if hasattr(v, "to") else v for k, v in df.items()}
+                loss = loss_fn([qf, df], None)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+                sched.step()
+                optimizer.zero_grad()
+                losses.append(float(loss.detach()))
+                bar.update(1)
+        finally:
+            bar.close()
+        model.eval()
+        ranker = FineTunedBiEncoderRanker(path=str(Path(output_dir) / "model") if output_dir else resolve_model(self.model),
+                                          training_id=tid, max_seq_length=self.max_seq_length, device=self.device)
+        if output_dir is not None:
+            model.save(str(Path(output_dir) / "model"))
+        _write_done(Path(output_dir) if output_dir else None,
+                    {"trainer": self.name, "training_id": tid, "steps": len(batches), "pairs": len(pairs),
+                     "loss_first": losses[0] if losses else None, "loss_last": losses[-1] if losses else None,
+                     "seconds": time.time() - t0, "device": device})
+        return ranker.attach(model)
+
+
+@dataclass(frozen=True)
+class CrossEncoderTrainer:
+    """Fine-tune a sentence-transformers cross-encoder with binary cross-entropy.
+
+    Negatives per positive: the query's judged non-relevant documents (all of them, up to
+    ``judged_negatives``) and ``random_negatives`` documents drawn from the corpus (seeded).
+
+    Args:
+        model: model name or path (``"minilm"`` gets a fresh 1-logit head).
+        epochs, batch_size, max_steps, lr, warmup_ratio, rel, seed, device: as for
+            :class:`BiEncoderTrainer`.
+        max_length: tokens per (query, document) pair.
+    """
+
+    model: str = "minilm"
+    epochs: int = 1
+    batch_size: int = 16
+    max_steps: int | None = None
+    lr: float = 2e-5
+    warmup_ratio: float = 0.1
+    max_length: int = 256
+    judged_negatives: int = 4
+    random_negatives: int = 1
+    rel: int = 1
+    seed: int = 0
+    device: str | None = None
+    name: str = "cross-encoder"
+    show_progress: bool | None = None
+
+    def load(self, output_dir: Path, tid: str) -> FineTunedCrossEncoderRanker:
+        """The ranker of a finished run saved under ``output_dir``."""
+        return FineTunedCrossEncoderRanker(path=str(output_dir / "model"), training_id=tid,
+                                           max_length=self.max_length, device=self.device)
+
+    def examples(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str]) -> list[tuple[str, str, float]]:
+        """(query text, document text, label) training examples, in a seeded order."""
+        pairs = _positive_pairs(train_queries, qrels, corpus, self.rel)
+        q = _check_queries(train_queries, "train_queries")
+        text = dict(zip(q["query_id"], q["text"]))
+        sub = qrels.loc[qrels["query_id"].astype(str).isin(set(text)) & (qrels["relevance"].astype("int64") < self.rel)]
+        negs: dict[str, list[str]] = {}
+        for qid, did in zip(sub["query_id"].astype(str), sub["doc_id"].astype(str)):
+            if did in corpus:
+                negs.setdefault(qid, []).append(did)
+        rng = np.random.default_rng(self.seed)
+        doc_ids = list(corpus)
+        out: list[tuple[str, str, float]] = []
+        for qid, qt, pos in pairs:
+            out.append((qt, pos, 1.0))
+            for did in negs.get(qid, [])[: self.judged_negatives]:
+                out.append((qt, corpus[did], 0.0))
+            for j in rng.integers(0, len(doc_ids), size=self.random_negatives):
+                if corpus[doc_ids[j]] != pos:
+                    out.append((qt, corpus[doc_ids[j]], 0.0))
+        order = rng.permutation(len(out))
+        return [out[i] for i in order]
+
+    def train(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str], *,
+              output_dir: str | os.PathLike[str] | None = None) -> FineTunedCrossEncoderRanker:
+        """Fine-tune and return the ranker (saved to ``output_dir/model`` when given)."""
+        from .._lazy import require
+        from .._models import resolve_device, resolve_model
+        from .._progress import progress
+
+        torch = require("torch", feature="cross-encoder fine-tuning")
+        st = require("sentence_transformers", feature="cross-encoder fine-tuning")
+        from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
+
+        tid = training_id(self, train_queries, qrels, _corpus_digest(corpus))
+        _seed_all(self.seed)
+        examples = self.examples(train_queries, qrels, corpus)
+        device = resolve_device(self.device)
+        model = st.CrossEncoder(resolve_model(self.model), num_labels=1, device=device, max_length=self.max_length)
+        loss_fn = BinaryCrossEntropyLoss(model)
+        batches: list[list[int]] = []
+        rng = np.random.default_rng(self.seed)
+        for _ in range(self.epochs):
+            order = rng.permutation(len(examples)).tolist()
+            batches += [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)]
+        if self.max_steps is not None:
+            batches = batches[: self.max_steps]
+        optimizer = torch.optim.AdamW(model.parameters(), lr=self.lr, weight_decay=0.01)
+        sched = _schedule(optimizer, len(batches), int(self.warmup_ratio * len(batches)))
+        model.train()
+        losses = []
+        t0 = time.time()
+        bar = progress(total=len(batches), desc=f"training {self.name}", unit="step", show=self.show_progress)
+        try:
+            for batch in batches:
+                qs = [examples[i][0] for i in batch]
+                ds = [examples[i][1] for i in batch]
+                labels = torch.tensor([examples[i][2] for i in batch], dtype=torch.float32, device=device)
+                loss = loss_fn([qs, ds], labels)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+                sched.step()
+                optimizer.zero_grad()
+                losses.append(float(loss.detach()))
+                bar.update(1)
+        finally:
+            bar.close()
+        model.eval()
+        if output_dir is not None:
+            model.save(str(Path(output_dir) / "model"))
+        _write_done(Path(output_dir) if output_dir else None,
+                    {"trainer": self.name, "training_id": tid, "steps": len(batches), "examples": len(examples),
+                     "loss_first": losses[0] if losses else None, "loss_last": losses[-1] if losses else None,
+                     "seconds": time.time() - t0, "device": device})
+        ranker = FineTunedCrossEncoderRanker(path=str(Path(output_dir) / "model") if output_dir else resolve_model(self.model),
+                                             training_id=tid, max_length=self.max_length, device=self.device)
+        return ranker.attach(model)
+
+
+@dataclass(frozen=True)
+class BM25Trainer:
+    """BM25 with ``k1``/``b`` chosen by grid search on the training queries.
+
+    Objective: mean nDCG@10 (ir_measures) of re-ranking each training query's judged documents
+    plus ``random_negatives`` random corpus documents (seeded); ties in the objective go to the
+    earlier grid point. Scores go through :func:`ranklens.engine.score_pairs`.
+    """
+
+    k1_grid: tuple[float, ...] = (0.6, 0.9, 1.2, 1.5, 2.0)
+    b_grid: tuple[float, ...] = (0.2, 0.4, 0.6, 0.75, 0.9)
+    measure: str = "nDCG@10"
+    random_negatives: int = 10
+    seed: int = 0
+    name: str = "bm25-tuned"
+
+    def load(self, output_dir: Path, tid: str, corpus: Mapping[str, str]) -> SparseBM25Ranker:
+        """Rebuild the tuned ranker from ``done.json`` (refits corpus statistics)."""
+        info = json.loads((output_dir / "done.json").read_text())
+        return SparseBM25Ranker(training_id=tid).fit([corpus[d] for d in corpus]).with_params(info["k1"], info["b"])
+
+    def train(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str], *,
+              output_dir: str | os.PathLike[str] | None = None, engine: Any = None) -> SparseBM25Ranker:
+        """Grid-search and return the tuned ranker; the grid goes to ``output_dir/grid.tsv``."""
+        from .evaluation import candidate_run, per_query_scores
+
+        q = _check_queries(train_queries, "train_queries")
+        tid = training_id(self, train_queries, qrels, _corpus_digest(corpus))
+        base = SparseBM25Ranker(training_id="").fit([corpus[d] for d in corpus])
+        sub_qrels = qrels.loc[qrels["query_id"].astype(str).isin(set(q["query_id"]))]
+        cand = candidate_run(q["query_id"].tolist(), sub_qrels, corpus, random_negatives=self.random_negatives,
+                             seed=self.seed)
+        rows = []
+        best = None
+        for k1 in self.k1_grid:
+            for b in self.b_grid:
+                r = base.with_params(k1, b)
+                pq = per_query_scores(r, q, sub_qrels, corpus, cand, measures=[self.measure], engine=engine)
+                v = float(pq["value"].mean()) if len(pq) else float("nan")
+                rows.append({"k1": k1, "b": b, self.measure: v})
+                if best is None or v > best[0] + 1e-12:
+                    best = (v, k1, b)
+        assert best is not None  # grids are non-empty by construction
+        grid = pd.DataFrame(rows)
+        if output_dir is not None:
+            Path(output_dir).mkdir(parents=True, exist_ok=True)
+            grid.to_csv(Path(output_dir) / "grid.tsv", sep="\t", index=False)
+        _write_done(Path(output_dir) if output_dir else None,
+                    {"trainer": self.name, "training_id": tid, "k1": best[1], "b": best[2], self.measure: best[0]})
+        return base.with_params(best[1], best[2], training_id=tid)
+
+
+@dataclass(frozen=True)
+class MemorizingTrainer:
+    """The memorising baseline: remembers which training queries judged which documents relevant."""
+
+    rel: int = 1
+    name: str = "memorizing"
+
+    def load(self, output_dir: Path, tid: str, train_queries: pd.DataFrame, qrels: pd.DataFrame,
+             corpus: Mapping[str, str]) -> MemorizingRanker:
+        """Rebuild (cheap, deterministic)."""
+        return self.train(train_queries, qrels, corpus)
+
+    def train(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str], *,
+              output_dir: str | os.PathLike[str] | None = None) -> MemorizingRanker:
+        """Build the memorising ranker."""
+        q = _check_queries(train_queries, "train_queries")
+        tid = training_id(self, train_queries, qrels, _corpus_digest(corpus))
+        pos_of = {qid: i for i, qid in enumerate(q["query_id"])}
+        positives: dict[str, list[int]] = {}
+        sub = qrels.loc[qrels["query_id"].astype(str).isin(set(pos_of)) & (qrels["relevance"].astype("int64") >= self.rel)]
+        for qid, did in zip(sub["query_id"].astype(str), sub["doc_id"].astype(str)):
+            if did in corpus:
+                positives.setdefault(corpus[did], []).append(pos_of[qid])
+        _write_done(Path(output_dir) if output_dir else None,
+                    {"trainer": self.name, "training_id": tid, "documents": len(positives)})
+        return MemorizingRanker.build(q["text"].tolist(), positives, training_id=tid)
+
+
+@dataclass(frozen=True)
+class CallableTrainer:
+    """Wrap ``fn(train_queries, qrels, corpus) -> Ranker`` (``output_dir=`` passed if accepted)."""
+
+    fn: Callable[..., Any]
+    name: str = "callable"
+
+    def train(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str], *,
+              output_dir: str | os.PathLike[str] | None = None) -> Any:
+        """Call the function."""
+        if output_dir is not None and "output_dir" in inspect.signature(self.fn).parameters:
+            return self.fn(train_queries, qrels, corpus, output_dir=output_dir)
+        return self.fn(train_queries, qrels, corpus)
+
+
+@dataclass(frozen=True)
+class TrainedVariant:
+    """One trained model: which trainer, on which split's training set(s)."""
+
+    trainer: str
+    split: str
+    regimes: tuple[str, ...]  # the split regimes whose training set this model was trained on
+    training_id: str
+    ranker: Any = field(compare=False, repr=False)
+    output_dir: str | None = None
+    seconds: float = 0.0
+    resumed: bool = False
+
+
+def _trainer_name(trainer: Any) -> str:
+    name = getattr(trainer, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    return getattr(trainer, "__name__", type(trainer).__name__)
+
+
+def _call_train(trainer: Any, tq: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str],
+                output_dir: Path, engine: Any) -> Any:
+    fn = trainer.train if hasattr(trainer, "train") else trainer
+    if not callable(fn):
+        raise ValidationError(f"trainer {trainer!r} has no train() method and is not callable")
+    params = inspect.signature(fn).parameters
+    kw: dict[str, Any] = {}
+    if "output_dir" in params:
+        kw["output_dir"] = output_dir
+    if "engine" in params:
+        kw["engine"] = engine
+    return fn(tq, qrels, corpus, **kw)
+
+
+def train_variants(
+    trainers: Sequence[Any],
+    splits: Sequence[Split],
+    queries: pd.DataFrame,
+    qrels: pd.DataFrame,
+    corpus: Mapping[str, str],
+    out_dir: str | os.PathLike[str],
+    *,
+    engine: Any = None,
+    on_variant: Callable[[TrainedVariant], None] | None = None,
+) -> list[TrainedVariant]:
+    """Train every trainer on every distinct training set of ``splits`` (resumable).
+
+    Each variant lives in ``out_dir/<trainer name>/<training_id>/``; with a ``done.json`` there
+    and a trainer that has ``load(...)``, the model is reloaded instead of retrained. Regimes of one
+    split that share a training set (ReSTTest) share one model.
+
+    Args:
+        trainers: built-in trainers, objects with ``train``, or plain callables.
+        splits: from :class:`~.splits.ReSTrain` / :class:`~.splits.ReSTTest`.
+        queries: every query (training and test), ``query_id`` and ``text``.
+        qrels: judgments of at least the training queries.
+        corpus: ``doc_id -> text``.
+        out_dir: checkpoint root.
+        on_variant: called after each variant (e.g. for logging progress).
+    """
+    q = _check_queries(queries, "queries")
+    text = dict(zip(q["query_id"], q["text"]))
+    root = Path(out_dir)
+    cdig = _corpus_digest(corpus)
+    out: list[TrainedVariant] = []
+    names = [_trainer_name(t) for t in trainers]
+    if len(set(names)) != len(names):
+        raise ValidationError(f"trainer names must be distinct (they name the checkpoint folders), got {names}")
+    for trainer, tname in zip(trainers, names):
+        for split in splits:
+            groups: dict[tuple[str, ...], list[str]] = {}
+            for regime in _ordered(split.regimes):
+                groups.setdefault(tuple(sorted(split.train_ids(regime))), []).append(regime)
+            for train_ids, regimes in groups.items():
+                missing = [x for x in train_ids if x not in text]
+                if missing:
+                    raise ValidationError(f"split {split.name!r}: training query {missing[0]!r} has no text in queries")
+                tq = pd.DataFrame({"query_id": list(train_ids), "text": [text[x] for x in train_ids]})
+                tid = training_id(trainer, tq, qrels, cdig)
+                vdir = root / tname / tid
+                t0 = time.time()
+                resumed = False
+                loader = getattr(trainer, "load", None)
+                if (vdir / "done.json").is_file() and loader is not None:
+                    lp = inspect.signature(loader).parameters
+                    kw = {k: v for k, v in {"corpus": corpus, "train_queries": tq, "qrels": qrels}.items() if k in lp}
+                    ranker = loader(vdir, tid, **kw)
+                    resumed = True
+                else:
+                    vdir.mkdir(parents=True, exist_ok=True)
+                    ranker = _call_train(trainer, tq, qrels, corpus, vdir, engine)
+                    if not (vdir / "done.json").is_file():
+                        _write_done(vdir, {"trainer": tname, "training_id": tid})
+                (vdir / "variant.json").write_text(json.dumps(
+                    {"trainer": tname, "split": split.name, "regimes": regimes, "split_fingerprint": split.fingerprint,
+                     "n_train": len(train_ids)}, indent=2))
+                v = TrainedVariant(trainer=tname, split=split.name, regimes=tuple(regimes), training_id=tid,
+                                   ranker=ranker, output_dir=str(vdir), seconds=time.time() - t0, resumed=resumed)
+                out.append(v)
+                if on_variant is not None:
+                    on_variant(v)
+    return out
