@@ -373,7 +373,8 @@ def _run_grid(
     """Per (ranker, granularity, m, query) rows of MRC@k, MER@k and nDCG@10 + rationale table."""
     from dataclasses import replace
 
-    kmax = max(max(ks), mer_k)
+    # explain only as deep as a measure looks: max MRC cut-off, and the MER cut-off when MER is on
+    kmax = max(max(ks), mer_k if subdoc is not None and embedder is not None else 0)
     rows = []
     rat_tables = []
     extra: dict[str, Any] = {"guarded": 0, "occluded_documents": 0}
