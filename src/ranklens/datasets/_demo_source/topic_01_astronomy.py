@@ -44,7 +44,7 @@ DOCS = [
         "If the final object has less than about eight percent of the mass of the Sun, its core never gets hot enough to fuse ordinary hydrogen.",
         "Such failed stars are called brown dwarfs, and they glow faintly in the infrared as they slowly cool.",
         "They sit between the largest gas giant planets and the smallest true stars.",
-    ], {"q01": "2:0,1", "t001": 1}),
+    ], {"q01": "2:0,1", "t001": 1, "q04": 0}),
     ("ast05", "Main sequence life", [
         "After ignition, a star spends most of its life on the main sequence, steadily fusing hydrogen into helium in its core.",
         "The outward pressure from this energy balances the inward pull of gravity.",
@@ -189,7 +189,7 @@ DOCS = [
         "A refracting telescope uses a large lens at the front, which can suffer from colour fringes because glass bends colours by different amounts.",
         "A reflecting telescope uses a curved mirror instead, which focuses all colours at the same point.",
         "Mirrors can be supported from behind, so all the largest research telescopes are reflectors.",
-    ], {"t006": 3}),
+    ], {"t006": 3, "q04": 0}),
     ("ast30", "Choosing a first telescope", [
         "For a beginner, the size of the aperture matters more than the magnification printed on the box.",
         "A wider opening collects more light and shows fainter objects and finer detail.",
@@ -201,7 +201,7 @@ DOCS = [
         "The magnetic field of the Earth guides these particles toward the polar regions, where they collide with oxygen and nitrogen high in the atmosphere.",
         "Oxygen gives off green and red light, and nitrogen adds blue and purple.",
         "Displays are strongest a day or two after large eruptions on the Sun.",
-    ], {"t007": 3}),
+    ], {"t007": 3, "q30": 0}),
     ("ast32", "Navigating by the stars", [
         "Before satellite positioning, sailors found their latitude by measuring how high the Pole Star or the noon Sun stood above the horizon.",
         "A sextant measures this angle precisely, and printed tables convert it into a position.",

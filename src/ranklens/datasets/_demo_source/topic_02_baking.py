@@ -24,7 +24,7 @@ DOCS = [
         "Kneading stretches and folds the dough so that these proteins line up into long, elastic strands.",
         "The resulting network traps the carbon dioxide made by yeast, which lets the loaf rise and gives bread its chewy texture.",
         "Under-kneaded dough tears easily and bakes into a dense, crumbly loaf.",
-    ], {"q05": "3:0,1,2,3", "t008": 3}),
+    ], {"q05": "3:0,1,2,3", "t008": 3, "q07": 0}),
     ("bak02", "The windowpane test", [
         "Bakers check whether dough has been kneaded enough with the windowpane test.",
         "A small piece is stretched gently between the fingers until it is thin enough to let light through.",
@@ -133,7 +133,7 @@ DOCS = [
         "The sharp sugar crystals cut tiny air pockets into the fat, and these pockets later expand in the oven.",
         "Properly creamed butter turns pale and fluffy.",
         "Cold butter or rushed creaming leads to heavy cakes that may sink.",
-    ], {"t010": 2, "q05": 0}),
+    ], {"t010": 2, "q05": 0, "q07": 0}),
     ("bak21", "Cold retarding", [
         "Shaped loaves can be left to proof slowly in the refrigerator overnight, a step bakers call retarding.",
         "The cold slows the yeast but lets bacteria keep producing flavour.",

@@ -60,7 +60,7 @@ DOCS = [
         "As a chain wears, its links stretch slightly and no longer sit neatly on the teeth of the sprockets.",
         "A new chain on a badly worn cassette may also skip, so both often need to be replaced together.",
         "A stiff link that does not bend freely can produce a similar regular jump.",
-    ], {"q09": "3:0,1,2,3", "t018": 2}),
+    ], {"q09": "3:0,1,2,3", "t018": 2, "q10": 0}),
     ("cyc08", "Measuring chain wear", [
         "Chain wear is measured with a simple checker tool or a ruler.",
         "Over twelve inches a new chain has exactly twelve full links; when the stretch reaches about half a percent on eleven and twelve speed drivetrains, it is time for a new chain.",
@@ -188,7 +188,7 @@ DOCS = [
         "Setting up a tubeless tyre starts with sealing the rim bed using tubeless tape.",
         "A tubeless valve is fitted and the tyre is seated with a sudden burst of air from a compressor or a charger pump.",
         "Once the bead pops into place, the sealant is poured in through the valve and the wheel is shaken to spread it.",
-    ], {"t017": 3}),
+    ], {"t017": 3, "q10": 0}),
     ("cyc30", "Budget for a first road bike", [
         "A reliable entry level road bike with an aluminium frame and mechanical shifting can be bought for well under two thousand dollars.",
         "Spending more mostly saves weight and adds electronic shifting rather than comfort.",

@@ -47,7 +47,7 @@ DOCS = [
         "Mauna Loa in Hawaii is the largest example, rising more than nine kilometres from the sea floor.",
         "Their eruptions are usually gentle, with fountains and rivers of lava rather than explosions.",
         "The name comes from their resemblance to a warrior's shield lying on the ground.",
-    ], {"t024": 3, "q12": 1}),
+    ], {"t024": 3, "q12": 0}),
     ("vol06", "Stratovolcanoes", [
         "Stratovolcanoes are the steep, cone-shaped mountains most people picture when they think of a volcano.",
         "They are built from alternating layers of lava, ash and rock fragments.",
@@ -150,7 +150,7 @@ DOCS = [
         "They reach us through rare, extremely fast volcanic eruptions of a magma called kimberlite.",
         "The eruptions punch narrow, carrot-shaped pipes through the crust, carrying diamonds up before they can turn into graphite.",
         "No kimberlite eruption has occurred in recorded history.",
-    ], {"t028": 3, "q12": 1}),
+    ], {"t028": 3, "q12": 0}),
     ("vol24", "Supervolcanoes", [
         "A supervolcano is one capable of an eruption that ejects more than a thousand cubic kilometres of material.",
         "Instead of building a mountain, such eruptions leave a huge collapsed crater called a caldera.",

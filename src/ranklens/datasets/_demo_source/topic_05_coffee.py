@@ -25,7 +25,7 @@ DOCS = [
         "The pressure pushes water through the grounds in roughly twenty five to thirty seconds, dissolving oils, acids, sugars and bitter compounds.",
         "The result is a small, concentrated drink topped with crema, a foam of emulsified oils and carbon dioxide.",
         "A standard double shot uses about eighteen grams of coffee and yields around thirty six grams of liquid.",
-    ], {"q15": "3:0,1,2,3", "t029": 3}),
+    ], {"q15": "3:0,1,2,3", "t029": 3, "q17": 0}),
     ("cof02", "Under and over extraction", [
         "Extraction describes how much of the coffee's soluble material ends up in the cup.",
         "Under-extracted espresso runs too fast and tastes sour and thin, because the acids dissolve first.",
@@ -148,7 +148,7 @@ DOCS = [
         "Light roasts keep more of the origin character, with bright acidity and fruity or floral notes.",
         "Dark roasts taste of the roast itself, with smoky, bitter chocolate flavours and less acidity.",
         "Contrary to popular belief, dark roasts do not contain much more caffeine than light ones.",
-    ], {"t031": 3, "q18": 0, "q16": 0}),
+    ], {"t031": 3, "q18": 0, "q16": 0, "q17": 0}),
     ("cof23", "First crack", [
         "During roasting, beans make a popping noise called first crack as moisture turns to steam and breaks the cell walls.",
         "Light roasts are dropped shortly after first crack, while dark roasts continue until a second, quieter crack.",

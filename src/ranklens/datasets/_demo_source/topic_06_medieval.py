@@ -24,7 +24,7 @@ DOCS = [
         "Thick stone curtain walls were topped with battlements, from which archers could shoot through gaps while sheltering behind the solid parts.",
         "Towers projecting from the walls let defenders fire along the face of the wall at anyone trying to climb it.",
         "A moat, dry or filled with water, kept siege towers and miners away from the foundations.",
-    ], {"q19": "3:0,1,2,3", "t036": 3}),
+    ], {"q19": "3:0,1,2,3", "t036": 3, "q21": 0}),
     ("med02", "The gatehouse", [
         "The gate was the weakest point of any castle, so it became the most heavily fortified.",
         "A typical gatehouse had a drawbridge, one or more iron-clad portcullises and a long passage overlooked by murder holes.",
@@ -105,7 +105,7 @@ DOCS = [
         "Men ploughed, sowed and harvested, while women also worked in the fields and kept the house, the garden, the poultry and the dairy.",
         "Meals were simple: dark bread, pottage of vegetables and grains, cheese, and ale, with meat only on special days.",
         "Children helped with work from an early age.",
-    ], {"q21": "3:0,1,2,3"}),
+    ], {"q21": "3:0,1,2,3", "q20": 0}),
     ("med16", "Peasant houses", [
         "A peasant family usually lived in a single-roomed house of timber and wattle and daub with a thatched roof.",
         "A fire in the middle of the floor gave heat and was used for cooking, and smoke escaped through the thatch.",
@@ -134,13 +134,13 @@ DOCS = [
         "It consisted of the lord's house, his own farmland, the strips held by peasants, common pasture, woodland and often a mill and a church.",
         "The lord's court settled disputes among villagers and collected fines.",
         "Peasants had to grind their grain at the lord's mill and pay him for it.",
-    ], {"t038": 2, "q21": "2:1,2,3"}),
+    ], {"t038": 2, "q21": "2:1,2,3", "q19": 0}),
     ("med21", "Monastic scriptoria", [
         "Before printing, books were copied by hand, often by monks working in a room called the scriptorium.",
         "They wrote on parchment made from calf or sheep skin, using quill pens and inks made from oak galls.",
         "A single Bible could take years to copy.",
         "Monasteries preserved many classical Latin texts that would otherwise have been lost.",
-    ], {"t040": 3}),
+    ], {"t040": 3, "q20": 0}),
     ("med22", "Illuminated manuscripts", [
         "The finest manuscripts were decorated with painted initials, borders and miniature pictures, often with gold leaf.",
         "Pigments came from minerals, plants and insects; ultramarine blue from ground lapis lazuli was more precious than gold.",
@@ -156,18 +156,18 @@ DOCS = [
         "In 1215 rebellious barons forced King John of England to seal the Magna Carta at Runnymede.",
         "The charter limited the power of the king, protected the rights of the church and promised that no free man could be imprisoned except by lawful judgement.",
         "It was annulled within months but reissued several times and later became a symbol of the rule of law.",
-    ], {"t041": 3, "t038": 0}),
+    ], {"t041": 3, "t038": 0, "q21": 0}),
     ("med25", "Training a knight", [
         "A boy from a noble family usually began training for knighthood at about seven, serving as a page in another lord's household.",
         "At around fourteen he became a squire, caring for a knight's horse and armour and learning to fight with sword and lance.",
         "If he proved himself, he was dubbed a knight around the age of twenty one.",
-    ], {"t042": 3, "t038": 1}),
+    ], {"t042": 3, "t038": 1, "q19": 0}),
     ("med26", "Chivalry", [
         "Chivalry was the code of conduct expected of knights.",
         "It asked for courage in battle, loyalty to one's lord, protection of the church and the weak, and courtesy toward ladies.",
         "Romances about King Arthur spread these ideals, though real knights often fell far short of them.",
         "Tournaments let knights show off their skill in peacetime.",
-    ], {"t042": 2}),
+    ], {"t042": 2, "q19": 0}),
     ("med27", "Medieval bread", [
         "Bread was the basis of the medieval diet.",
         "Wealthy households ate white wheat bread, while peasants ate coarse loaves of rye, barley or mixed grains.",

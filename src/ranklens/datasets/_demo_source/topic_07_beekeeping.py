@@ -135,7 +135,7 @@ DOCS = [
         "In peak season she can lay over fifteen hundred eggs a day.",
         "Her pheromones hold the colony together and stop the workers from raising new queens.",
         "She mates only during a few flights early in life and stores the sperm for years.",
-    ], {"t045": 3, "q25": 1}),
+    ], {"t045": 3, "q25": 1, "q23": 0}),
     ("bee21", "Raising a new queen", [
         "Any fertilised egg can become a queen or a worker; the difference lies in how the larva is fed.",
         "Queen larvae are fed royal jelly throughout their development in large peanut-shaped cells.",
@@ -186,7 +186,7 @@ DOCS = [
         "A worker honeybee's sting is barbed, so it stays in the skin of mammals and the bee dies after stinging.",
         "The sting should be scraped out quickly, since the venom sac keeps pumping.",
         "Most people get only local swelling, but a few have severe allergic reactions and need emergency treatment.",
-    ], {"q24": 0, "q25": 0}),
+    ], {"q24": 0, "q25": 0, "q23": 0}),
     ("bee30", "Starting with bees", [
         "New beekeepers usually begin with a nucleus colony, a small established colony with a laying queen on five frames.",
         "Joining a local beekeeping association gives access to training, mentors and shared equipment such as extractors.",

@@ -92,7 +92,7 @@ DOCS = [
         "Precision is the fraction of items predicted positive that really are positive.",
         "Recall is the fraction of all truly positive items that the system manages to find.",
         "A spam filter with high precision rarely flags good mail, while one with high recall lets little spam through.",
-    ], {"q28": "3:0,1,2,3", "t053": 1}),
+    ], {"q28": "3:0,1,2,3", "t053": 1, "q27": 0}),
     ("ml14", "The precision-recall trade-off", [
         "Most classifiers output a score, and a threshold turns it into a decision.",
         "Raising the threshold usually increases precision but lowers recall, since fewer items are flagged.",
@@ -127,7 +127,7 @@ DOCS = [
         "The model is trained k times, each time holding out a different part for validation, and the scores are averaged.",
         "This uses all the data for both training and validation and gives a more reliable estimate than a single split.",
         "Five and ten folds are common choices.",
-    ], {"t052": 3, "q26": 1}),
+    ], {"t052": 3, "q26": 0}),
     ("ml20", "Data leakage", [
         "Data leakage happens when information from the test data sneaks into training.",
         "Scaling features using statistics of the whole data set before splitting, or having the same customer in both sets, are common mistakes.",
@@ -139,7 +139,7 @@ DOCS = [
         "It starts with k random centres, assigns each point to the nearest centre, moves each centre to the mean of its points, and repeats until nothing changes.",
         "The result depends on the starting centres, so the algorithm is usually run several times.",
         "The number of clusters must be chosen in advance.",
-    ], {"t054": 3}),
+    ], {"t054": 3, "q27": 0}),
     ("ml22", "Choosing the number of clusters", [
         "The elbow method plots the within-cluster sum of squares against the number of clusters and looks for a bend where adding clusters stops helping much.",
         "The silhouette score measures how much closer each point is to its own cluster than to the next one.",
@@ -161,7 +161,7 @@ DOCS = [
         "Methods such as word2vec learn these vectors by predicting words from their neighbours in large amounts of text.",
         "Words used in similar contexts end up close together, so the vectors for coffee and tea are near each other.",
         "Sentence encoders extend the idea to whole sentences and passages.",
-    ], {"t056": 3}),
+    ], {"t056": 3, "q27": 0}),
     ("ml26", "Neural search", [
         "Neural search engines encode queries and documents as vectors and retrieve the documents whose vectors are nearest to the query.",
         "Such dense retrieval can match synonyms and paraphrases that share no words with the query.",

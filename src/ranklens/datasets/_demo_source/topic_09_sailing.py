@@ -94,7 +94,7 @@ DOCS = [
         "Reefing means reducing the area of a sail so the boat is not overpowered.",
         "On most cruising yachts the mainsail is lowered part way and the lower section is secured along the boom with lines through reef points.",
         "A reefed boat heels less, steers more easily and is often faster in strong winds than one carrying full sail.",
-    ], {"q31": "3:0,1,2", "t063": 3}),
+    ], {"q31": "3:0,1,2", "t063": 3, "q30": 0}),
     ("sai14", "When to reef", [
         "The old saying is that the time to reef is when you first think about it.",
         "Signs include the boat heeling so far that the rail dips, heavy weather helm that makes steering hard, and a forecast of rising wind.",
@@ -139,7 +139,7 @@ DOCS = [
         "Head slowly into the wind, lower the anchor to the bottom and let out chain as the boat drifts back.",
         "A scope of at least five times the depth of water is usual for chain.",
         "Reverse gently to dig the anchor in, and take bearings on landmarks to check that it is not dragging.",
-    ], {"t062": 3}),
+    ], {"t062": 3, "q30": 0}),
     ("sai22", "A night at anchor", [
         "Before settling for the night, check how the wind and tide are forecast to change, since the boat will swing around its anchor.",
         "Show an anchor light so other boats can see you.",
