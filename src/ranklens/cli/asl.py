@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _runs(items):
-    from ..metrics.evaluate import load_runs
+    from ..metrics.evaluation import load_runs
 
     out: dict = {}
     for r in items:
@@ -71,7 +71,7 @@ def _runs(items):
 
 
 def _name(path) -> str:
-    from ..metrics.evaluate import load_runs
+    from ..metrics.evaluation import load_runs
 
     return next(iter(load_runs(path)))
 

@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from ..metrics.evaluate import evaluate, load_runs
+    from ..metrics.evaluation import evaluate, load_runs
 
     runs: dict = {}
     for r in args.runs:

@@ -43,7 +43,7 @@ _WHERE = {
     "ASL": "asl", "DEFAULT_UNRETRIEVED": "asl", "UNRETRIEVED_POLICIES": "asl",
     "asl_per_query": "asl", "count_ties": "asl", "parse_measure": "asl", "rank_coded": "asl",
     "search_lengths": "asl",
-    "DEFAULT_MEASURES": "evaluate", "evaluate": "evaluate", "load_runs": "evaluate",
+    "DEFAULT_MEASURES": "evaluation", "evaluate": "evaluation", "load_runs": "evaluation",
     "as_ir_measure": "ir_measures_ext",
     "asl_distribution": "analyses", "map_coverage": "analyses", "map_to_asl_chain": "analyses",
     "rrie": "analyses", "tie_report": "analyses", "track_summary": "analyses",

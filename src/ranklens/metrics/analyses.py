@@ -35,7 +35,7 @@ from .asl import (
     rank_coded,
     search_lengths,
 )
-from .evaluate import load_runs, per_query_values, qrels_to_dict
+from .evaluation import load_runs, per_query_values, qrels_to_dict
 
 __all__ = [
     "asl_distribution",
@@ -187,7 +187,7 @@ def rrie(
         ``Result`` kind ``"asl-rrie"``; table: measure, value_a, value_b, error_a, error_b, rrie.
     """
     from ..results import Result
-    from .evaluate import evaluate
+    from .evaluation import evaluate
 
     ev = evaluate(qrels, {name_a: run_a, name_b: run_b}, list(measures), ties=ties, rel=rel,
                   unretrieved=unretrieved, collection_size=collection_size, missing=missing,
@@ -486,7 +486,7 @@ def track_summary(
         summary: how often the best systems agree (P@20 vs ASL@g1-10, AP vs ASL).
     """
     from ..results import Result
-    from .evaluate import evaluate
+    from .evaluation import evaluate
 
     spec = _discover_tracks(Path(tracks)) if isinstance(tracks, (str, os.PathLike)) else tracks
     rows, sys_frames = [], []

@@ -229,7 +229,7 @@ def evaluate(
         ``ci`` (bootstrap CIs), ``significance`` (if ``baseline``), ``per_document``.
     """
     from .. import stats
-    from .._hashing import sha256_file, sha256_frame
+    from .._hashing import sha256_file
     from ..results import Result, make_provenance
 
     _check_policy(unretrieved, collection_size)
@@ -316,6 +316,17 @@ def evaluate(
     )
     return Result(kind="asl-evaluate", summary=summary, table=table, tables=tables,
                   provenance=prov)
+
+
+def sha256_frame(frame: pd.DataFrame) -> str:
+    """Order-independent digest of a frame's rows (local: ``_hashing.sha256_frame`` sorts a
+    read-only array under pandas 3 copy-on-write)."""
+    import hashlib
+
+    hashed = np.sort(pd.util.hash_pandas_object(frame.astype(str), index=False).to_numpy())
+    h = hashlib.sha256(",".join(map(str, frame.columns)).encode())
+    h.update(hashed.tobytes())
+    return h.hexdigest()
 
 
 def _best(table: pd.DataFrame, name: str, m: Any) -> dict[str, Any]:
