@@ -191,7 +191,7 @@ def read_queries(path: PathLike, *, encoding: str = "utf-8", field: str = "title
 def _doc_text(rec: dict, text_field: str | None, include_title: bool, title_sep: str) -> str:
     body = rec.get(text_field, "") if text_field else ""
     body = "" if body is None else str(body)
-    if include_title or not text_field:
+    if include_title or not body:
         title = rec.get("title") or ""
         if title:
             return f"{title}{title_sep}{body}" if body else str(title)
@@ -208,7 +208,7 @@ def read_docs(path: PathLike, *, include_title: bool = False, title_sep: str = "
 
     Args:
         include_title: Put the ``title`` in front of the text (joined by ``title_sep``). Records
-            with no text field use the title either way.
+            whose text is missing or empty use the title either way.
         text_field: Force the JSONL text field.
         stream: For plain JSONL, return a :class:`JsonlDocStore` (byte-offset index, texts read
             on demand) instead of loading everything.

@@ -299,7 +299,8 @@ def load_smart_collection(name_or_dir: PathLike, *, source: str = "raw", encodin
     leading zeros; Cranfield query ids are positions 1..225 (as in ``cranqrel``; the ``.I``
     number is kept in ``queries["original_id"]``) and gains are ``5 - code`` (-1 -> 0); doc text
     is ``.W`` for Cranfield (it repeats the title), title + abstract for CISI and CACM, the
-    record text for NPL; query text is ``.W`` only.
+    record text for NPL, and the title where that text is empty (Cranfield docs 471, 995); query
+    text is ``.W`` only.
 
     Args:
         name_or_dir: ``"cranfield"``, ``"cisi"``, ``"cacm"``, ``"npl"`` (looked up under
@@ -331,6 +332,9 @@ def load_smart_collection(name_or_dir: PathLike, *, source: str = "raw", encodin
         queries = queries[[QUERY_ID, TEXT, "original_id"]]
         if name == "cranfield":
             queries = queries.assign(**{QUERY_ID: [str(i) for i in range(1, len(queries) + 1)]})
+    if "title" in docs_df.columns:  # empty text (Cranfield 471, 995): use the title, as read_docs does
+        empty = docs_df[TEXT] == ""
+        docs_df.loc[empty, TEXT] = docs_df.loc[empty, "title"]
     qrels = read_raw_qrels(d / spec["qrels"], fmt=spec["fmt"], encoding=encoding)
     docs = DocStore.from_frame(docs_df.drop(columns=["original_id"], errors="ignore"), name=name)
     return Collection(name=name, docs=docs, queries=queries.reset_index(drop=True), qrels=qrels,
