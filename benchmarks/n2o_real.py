@@ -1,0 +1,220 @@
+"""N2O on real data: NPL + CISI + CACM sentences + STS-B sentences, six embedders.
+
+Run once, in the background (encoding is the slow part; embeddings are cached in a
+memory-mapped store, so a re-run resumes and then takes about a minute):
+
+    nohup python benchmarks/n2o_real.py > benchmarks/out/n2o_real.log 2>&1 &
+
+MiniLM runs with ``precision="bf16"`` (CPU autocast, ~2.8x faster; cosine to fp32 >= 0.9999).
+Outputs under ``benchmarks/out/n2o_real/``: one result directory per analysis, PNG plots and
+``figures.json``. Also measures HNSW (FAISS) build/query time and recall@50 vs exact search on
+the MiniLM embeddings, the all-pairs matrix time from cached embeddings, and engine encode
+throughput vs. calling sentence-transformers directly (ratio printed).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("RANKLENS_CACHE_DIR", "/tmp/ranklens_n2o_real_cache")
+
+import numpy as np
+import pandas as pd
+
+from ranklens.embedders import HFPoolingEmbedder, TfidfEmbedder
+from ranklens.embedders.wordvectors import TrainedWordVectorEmbedder
+from ranklens.engine import ScoringEngine
+from ranklens.neighbors import (
+    EmbeddingStore,
+    build_corpus,
+    build_hnsw,
+    exact_knn,
+    hnsw_knn,
+    n2o_matrix,
+    n2o_robustness,
+    needle_in_haystack,
+    plot_n2o_distribution,
+    plot_n2o_matrix,
+    plot_needle,
+    plot_robustness,
+    plot_token_overlap,
+    popular_outliers,
+    recall_at_k,
+    token_overlap,
+)
+
+DATA = Path(os.environ.get("RANKLENS_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+OUT = Path(__file__).resolve().parent / "out" / "n2o_real"
+PRECISION = os.environ.get("N2O_PRECISION", "bf16")
+
+
+def log(*a):
+    print(time.strftime("%H:%M:%S"), *a, flush=True)
+
+
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def join(*parts):
+    parts = [p.strip() for p in parts if p and p.strip()]
+    return " ".join(p if p[-1] in ".!?" else p + "." for p in parts)
+
+
+def read_stsb(split):
+    rows = []
+    with open(DATA / "stsb" / f"sts-{split}.csv", encoding="utf-8") as f:
+        for line in f:
+            c = line.rstrip("\n").split("\t")
+            if len(c) >= 7:
+                rows.append({"pair_id": f"{split}:{c[3]}:{c[2]}:{c[1]}", "score": float(c[4]),
+                             "text_a": c[5], "text_b": c[6]})
+    return pd.DataFrame(rows)
+
+
+def load_docs():
+    docs = []
+    for r in read_jsonl(DATA / "npl" / "derived" / "docs.jsonl"):
+        docs.append((f"npl:{r['doc_id']}", r["text"]))
+    for r in read_jsonl(DATA / "cisi" / "derived" / "docs.jsonl"):
+        docs.append((f"cisi:{r['doc_id']}", join(r.get("title", ""), r.get("text", ""))))
+    for r in read_jsonl(DATA / "cacm" / "derived" / "docs.jsonl"):
+        docs.append((f"cacm:{r['doc_id']}", join(r.get("title", ""), r.get("abstract", ""))))
+    stsb = {s: read_stsb(s) for s in ("train", "dev", "test")}
+    for s, df in stsb.items():
+        for r in df.itertuples():
+            docs.append((f"stsb:{r.pair_id}:a", r.text_a))
+            docs.append((f"stsb:{r.pair_id}:b", r.text_b))
+    return docs, stsb
+
+
+def main() -> int:
+    OUT.mkdir(parents=True, exist_ok=True)
+    figures: dict = {}
+    docs, stsb = load_docs()
+    corpus = build_corpus(docs)
+    log(f"corpus: {len(docs)} docs -> {corpus.n_input} sentences, {corpus.n_duplicates} exact duplicates "
+        f"removed, {len(corpus)} kept")
+    figures["corpus"] = {"docs": len(docs), "sentences": corpus.n_input, "duplicates_removed": corpus.n_duplicates,
+                         "kept": len(corpus)}
+    # the memory-mapped store is the persistent cache (resumable per chunk); no second copy in SQLite
+    engine = ScoringEngine(cache=False, show_progress=False)
+    store = EmbeddingStore(chunk_size=4096)
+    texts = list(corpus.texts)
+    t = time.perf_counter()
+    tfidf = TfidfEmbedder().fit(texts)
+    log(f"tfidf fitted in {time.perf_counter() - t:.1f}s")
+    embedders = {
+        "tfidf": tfidf,
+        "word2vec": TrainedWordVectorEmbedder(corpus=tuple(texts), method="word2vec"),
+        "fasttext": TrainedWordVectorEmbedder(corpus=tuple(texts), method="fasttext", subwords=True),
+        "fasttext-nosub": TrainedWordVectorEmbedder(corpus=tuple(texts), method="fasttext", subwords=False),
+        "minilm-mean": HFPoolingEmbedder(pooling="mean", precision=PRECISION),
+        "minilm-cls": HFPoolingEmbedder(pooling="cls", precision=PRECISION),
+    }
+    # the needle pairs must be in the corpus that gets encoded: STS-B sentences already are
+    timings = {}
+    for name, e in embedders.items():
+        t = time.perf_counter()
+        v = store.get(e, corpus.texts, engine=engine, corpus_hash=corpus.hash, desc=name)
+        timings[name] = time.perf_counter() - t
+        log(f"embedded {name}: {v.shape} in {timings[name]:.1f}s")
+    figures["embed_seconds"] = timings
+
+    t = time.perf_counter()
+    mat = n2o_matrix(embedders, corpus, k=50, n_queries=100, n_samples=5, seed=0, engine=engine, store=store)
+    figures["matrix_seconds_from_cache"] = time.perf_counter() - t
+    log(f"matrix (6 embedders, {len(corpus)} sentences, cached embeddings): "
+        f"{figures['matrix_seconds_from_cache']:.1f}s")
+    mat.save(OUT / "n2o-matrix")
+    plot_n2o_matrix(mat).savefig(OUT / "n2o_matrix.png", dpi=120)
+    plot_n2o_distribution(mat).savefig(OUT / "n2o_distribution.png", dpi=120)
+    log("matrix mean ± std:\n" + mat.table.to_string(index=False, float_format="%.3f"))
+    figures["matrix"] = mat.table.round(4).to_dict(orient="records")
+
+    rob = n2o_robustness(embedders, corpus, ks=range(5, 51, 5), n_queries=100, n_samples=5, seed=0,
+                         engine=engine, store=store)
+    rob.save(OUT / "n2o-robustness")
+    plot_robustness(rob).savefig(OUT / "n2o_robustness.png", dpi=120)
+    log(f"robustness: {json.dumps(rob.summary)}")
+    figures["robustness"] = dict(rob.summary)
+
+    tok = token_overlap(embedders, corpus, k=50, n_queries=100, seed=0, engine=engine, store=store)
+    tok.save(OUT / "n2o-token-overlap")
+    plot_token_overlap(tok).savefig(OUT / "n2o_token_overlap.png", dpi=120)
+    log("token overlap:\n" + tok.table.to_string(index=False, float_format="%.4f"))
+    figures["token_overlap"] = tok.table.round(4).to_dict(orient="records")
+
+    pairs = pd.concat([stsb["dev"], stsb["test"]], ignore_index=True)
+    nd = needle_in_haystack(embedders, corpus, pairs, min_score=4.0, max_overlap=0.6, engine=engine, store=store)
+    nd.save(OUT / "n2o-needle")
+    plot_needle(nd).savefig(OUT / "n2o_needle.png", dpi=120)
+    log(f"needle ({nd.summary['n_pairs']} pairs):\n" + nd.table.to_string(index=False, float_format="%.4f"))
+    figures["needle"] = nd.table.round(4).to_dict(orient="records")
+
+    q = corpus.index_of_text(stsb["dev"]["text_a"].iloc[0].strip())
+    po = popular_outliers(embedders, corpus, int(q), m=10, k=50, engine=engine, store=store)
+    po.save(OUT / "n2o-popular-outliers")
+    log(f"popular/outliers for {po.summary['query']!r}: {po.summary['n_popular']} popular, "
+        f"outliers {po.summary['n_outliers']}")
+    figures["popular_outliers"] = dict(po.summary)
+
+    # HNSW vs exact on real MiniLM embeddings
+    vecs = np.asarray(store.get(embedders["minilm-mean"], corpus.texts, engine=engine, corpus_hash=corpus.hash))
+    rng = np.random.default_rng(1)
+    hq = rng.choice(len(corpus), size=100, replace=False)
+    excl = [[int(i)] for i in hq]
+    t = time.perf_counter()
+    ex = exact_knn(vecs, vecs[hq], 50, exclude=excl)
+    t_exact = time.perf_counter() - t
+    t = time.perf_counter()
+    index = build_hnsw(vecs, M=16, ef_construction=40)
+    t_build = time.perf_counter() - t
+    hn = {}
+    for ef in (64, 128, 256, 512):
+        t = time.perf_counter()
+        ap = hnsw_knn(index, vecs[hq], 50, ef_search=ef, exclude=excl)
+        hn[ef] = {"query_seconds": time.perf_counter() - t, "recall_at_50": recall_at_k(ap.indices, ex.indices)}
+    figures["hnsw_minilm_mean"] = {"n": len(corpus), "build_seconds": t_build, "exact_seconds_100q": t_exact,
+                                   "by_ef": hn}
+    log(f"HNSW on MiniLM-mean ({len(corpus)}x384): build {t_build:.1f}s; exact 100q {t_exact * 1000:.0f} ms; "
+        + "; ".join(f"ef={ef}: {v['query_seconds'] * 1000:.0f} ms, recall@50 {v['recall_at_50']:.3f}"
+                    for ef, v in hn.items()))
+
+    # engine encode throughput vs sentence-transformers directly (fp32, batch 32, same texts)
+    from sentence_transformers import SentenceTransformer
+
+    from ranklens._models import default_model_path
+    from ranklens.embedders import SentenceTransformerEmbedder
+
+    sample = [texts[i] for i in rng.choice(len(texts), size=1500, replace=False)]
+    st = SentenceTransformer(default_model_path(), device="cpu")
+    st.encode(sample[:64], batch_size=32)
+    emb = SentenceTransformerEmbedder(model=None)
+    rates = {"direct": [], "engine": []}
+    for rep in range(2):
+        t = time.perf_counter()
+        st.encode(sample, batch_size=32)
+        rates["direct"].append(len(sample) / (time.perf_counter() - t))
+        eng = ScoringEngine(cache=False, show_progress=False)
+        t = time.perf_counter()
+        eng.encode(emb, sample)
+        rates["engine"].append(len(sample) / (time.perf_counter() - t))
+    d, e = max(rates["direct"]), max(rates["engine"])
+    figures["encode_throughput"] = {"direct_per_s": d, "engine_per_s": e, "ratio_engine_vs_direct": e / d}
+    log(f"encode throughput (fp32, 1500 corpus sentences, best of 2): direct ST {d:.0f}/s, engine {e:.0f}/s, "
+        f"ratio engine/direct = {e / d:.2f}x")
+    (OUT / "figures.json").write_text(json.dumps(figures, indent=2, default=float))
+    log("done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ranklens.errors import ValidationError
+from ranklens.neighbors.knn import (
+    build_hnsw,
+    exact_knn,
+    faiss_knn,
+    hnsw_knn,
+    l2_normalize,
+    recall_at_k,
+)
+
+
+def brute_force(corpus, queries, k, exclude=None, metric="cosine"):
+    """Slow reference: full similarity matrix, full sort by (score desc, index asc)."""
+    c = l2_normalize(corpus) if metric == "cosine" else np.asarray(corpus, np.float32)
+    q = l2_normalize(queries) if metric == "cosine" else np.asarray(queries, np.float32)
+    s = q.astype(np.float64) @ c.T.astype(np.float64)
+    out = []
+    for r in range(len(q)):
+        cand = [j for j in range(len(c)) if not exclude or j not in exclude[r]]
+        cand.sort(key=lambda j: (-s[r, j], j))
+        out.append(cand[:k])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("block_size", [1, 7, 50, 10_000])
+def test_exact_matches_brute_force(block_size):
+    rng = np.random.default_rng(0)
+    c = rng.normal(size=(123, 8)).astype(np.float32)
+    q = rng.normal(size=(9, 8)).astype(np.float32)
+    excl = [[i, i + 1] for i in range(9)]
+    res = exact_knn(c, q, 10, block_size=block_size, exclude=excl)
+    np.testing.assert_array_equal(res.indices, brute_force(c, q, 10, excl))
+    assert np.all(np.diff(res.scores, axis=1) <= 0)
+    assert not np.isin(res.indices[0], [0, 1]).any()
+
+
+def test_ties_broken_by_lower_index_across_blocks():
+    # many identical vectors: every similarity ties; the lowest indices must win
+    c = np.ones((40, 4), np.float32)
+    c[5] = [-1, -1, -1, -1]
+    q = np.ones((2, 4), np.float32)
+    res = exact_knn(c, q, 6, block_size=7, exclude=[[0], []])
+    assert res.indices[0].tolist() == [1, 2, 3, 4, 6, 7]
+    assert res.indices[1].tolist() == [0, 1, 2, 3, 4, 6]
+
+
+def test_zero_vectors_have_similarity_zero():
+    c = np.array([[0, 0], [1, 0], [-1, 0]], np.float32)
+    res = exact_knn(c, np.array([[1, 0]], np.float32), 3)
+    assert res.indices[0].tolist() == [1, 0, 2]
+    np.testing.assert_allclose(res.scores[0], [1, 0, -1])
+
+
+def test_k_larger_than_eligible_pads_with_minus_one():
+    c = np.eye(3, dtype=np.float32)
+    res = exact_knn(c, c[:1], 3, exclude=[[0]])
+    assert res.indices[0].tolist()[:2] == [1, 2]
+    assert res.indices[0, 2] == -1
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 60), k=st.integers(1, 12), bs=st.integers(1, 70), seed=st.integers(0, 10_000),
+       discrete=st.booleans())
+def test_exact_property(n, k, bs, seed, discrete):
+    rng = np.random.default_rng(seed)
+    c = rng.integers(-2, 3, size=(n, 3)).astype(np.float32) if discrete else rng.normal(size=(n, 3)).astype(np.float32)
+    q = c[:2]
+    excl = [[0], [1]]
+    res = exact_knn(c, q, k, block_size=bs, exclude=excl, metric="ip")
+    ref = brute_force(c, q, min(k, n), excl, metric="ip")
+    kk = min(k, n - 1)
+    # discrete vectors create many exact ties: the order must still match (score desc, index asc)
+    np.testing.assert_array_equal(res.indices[:, :kk], ref[:, :kk])
+
+
+def test_torch_backend_equals_numpy():
+    pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    c = rng.normal(size=(200, 16)).astype(np.float32)
+    q = rng.normal(size=(5, 16)).astype(np.float32)
+    a = exact_knn(c, q, 7, block_size=33)
+    b = exact_knn(c, q, 7, block_size=33, backend="torch")
+    np.testing.assert_array_equal(a.indices, b.indices)
+
+
+def test_memmap_corpus(tmp_path):
+    rng = np.random.default_rng(2)
+    c = rng.normal(size=(300, 8)).astype(np.float32)
+    path = tmp_path / "c.npy"
+    np.save(path, c)
+    mm = np.load(path, mmap_mode="r")
+    q = c[:4]
+    np.testing.assert_array_equal(exact_knn(mm, q, 5, block_size=64).indices, exact_knn(c, q, 5).indices)
+
+
+def test_faiss_flat_equals_exact():
+    pytest.importorskip("faiss")
+    rng = np.random.default_rng(3)
+    c = rng.normal(size=(500, 32)).astype(np.float32)
+    q = c[:20]
+    excl = [[i] for i in range(20)]
+    np.testing.assert_array_equal(faiss_knn(c, q, 10, exclude=excl).indices,
+                                  exact_knn(c, q, 10, exclude=excl).indices)
+    import faiss
+
+    assert faiss.cvar.distance_compute_blas_threshold == 1
+
+
+def test_hnsw_recall_on_clustered_data():
+    pytest.importorskip("faiss")
+    rng = np.random.default_rng(4)
+    centers = rng.normal(size=(20, 16))
+    c = (centers[rng.integers(0, 20, 2000)] + 0.3 * rng.normal(size=(2000, 16))).astype(np.float32)
+    q = c[:50]
+    excl = [[i] for i in range(50)]
+    exact = exact_knn(c, q, 10, exclude=excl)
+    approx = hnsw_knn(build_hnsw(c, M=16, ef_construction=80), q, 10, ef_search=200, exclude=excl)
+    assert recall_at_k(approx.indices, exact.indices) > 0.9
+    assert not np.any(approx.indices == np.arange(50)[:, None])
+
+
+def test_recall_at_k_hand_values():
+    assert recall_at_k([[1, 2], [3, 4]], [[2, 1], [3, 5]]) == pytest.approx(0.75)
+    assert recall_at_k([[1, -1]], [[1, 2]]) == pytest.approx(0.5)
+
+
+def test_errors():
+    with pytest.raises(ValidationError):
+        exact_knn(np.zeros((3, 2)), np.zeros((1, 3)), 1)
+    with pytest.raises(ValidationError):
+        exact_knn(np.zeros((3, 2)), np.zeros((1, 2)), 0)
+    with pytest.raises(ValidationError):
+        exact_knn(np.zeros((3, 2)), np.zeros((1, 2)), 1, exclude=[[0], [1]])
