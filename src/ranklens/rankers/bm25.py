@@ -35,6 +35,7 @@ from .base import BaseRanker, component_fingerprint
 __all__ = ["BM25Ranker", "BM25_METHODS"]
 
 BM25_METHODS = ("robertson", "lucene", "atire", "bm25l", "bm25+")
+_TOKEN_CACHE_SIZE = 200_000  # analysed texts kept per fitted ranker
 
 
 def _idf(method: str, df: npt.NDArray[np.float64], n: int) -> npt.NDArray[np.float64]:
@@ -115,6 +116,8 @@ class BM25Ranker(BaseRanker):
     batch_size: int = 4096
     _stats: BM25Stats | None = field(default=None, init=False, repr=False, compare=False)
     _bm25s: Any = field(default=None, init=False, repr=False, compare=False)
+    _tok_cache: dict[str, tuple[list[int], int]] = field(default_factory=dict, init=False, repr=False,
+                                                          compare=False)
 
     def __post_init__(self) -> None:
         if self.method not in BM25_METHODS:
@@ -199,15 +202,28 @@ class BM25Ranker(BaseRanker):
         return new
 
     # ------------------------------------------------------------------ pairwise scoring
+    def _ids(self, text: str, vocab: dict[str, int]) -> tuple[list[int], int]:
+        """Known-term ids and token count of ``text``, memoised per fitted ranker (bounded):
+        tokenising dominates pairwise scoring and the same texts recur across queries."""
+        cache = self._tok_cache
+        hit = cache.get(text)
+        if hit is None:
+            toks = self.analyze(text)
+            hit = ([vocab[w] for w in toks if w in vocab], len(toks))
+            if len(cache) >= _TOKEN_CACHE_SIZE:
+                cache.clear()
+            cache[text] = hit
+        return hit
+
     def _counts(self, texts: Sequence[str], vocab: dict[str, int]) -> tuple[sp.csr_matrix, npt.NDArray[np.float64]]:
         """Term counts (n x |V|, known terms only) and token lengths (all tokens) of ``texts``."""
         indptr = [0]
         indices: list[int] = []
         lengths = np.empty(len(texts), dtype=np.float64)
         for i, t in enumerate(texts):
-            toks = self.analyze(t)
-            lengths[i] = len(toks)
-            indices.extend(vocab[w] for w in toks if w in vocab)
+            ids, length = self._ids(t, vocab)
+            lengths[i] = length
+            indices.extend(ids)
             indptr.append(len(indices))
         data = np.ones(len(indices), dtype=np.float64)
         m = sp.csr_matrix((data, np.asarray(indices, dtype=np.int64), np.asarray(indptr)),
