@@ -136,13 +136,15 @@ def _build_pairs(out: Path, docs: dict[str, dict]) -> int:
     for kind, rows in pairs.PAIRS.items():
         lines = ["pair_id\ttext_a\ttext_b\tquery\n"]
         for i, row in enumerate(rows, 1):
-            a, b, q = row
             if kind == "succinctness":  # (summary, doc_id): b = full passage, query = its title
-                doc = docs[b]
-                b, q = doc["text"], doc["title"]
+                a, doc_id = row
+                b, q = docs[doc_id]["text"], docs[doc_id]["title"]
+            else:
+                a, b, q = row
             pid = f"{kind[:4]}{i:02d}"
             for t in (a, b, q):
-                _clean(t, pid) if t else None
+                if t:
+                    _clean(t, pid)
             if a == b:
                 raise SystemExit(f"{pid}: identical texts")
             lines.append(f"{pid}\t{a}\t{b}\t{q}\n")
