@@ -1,0 +1,96 @@
+"""``ranklens evaluate`` and ``ranklens asl`` end to end (in-process ``main``)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from ranklens.cli import main
+
+RUN_A = """1 Q0 a 1 5 A
+1 Q0 b 2 4 A
+1 Q0 c 3 3 A
+1 Q0 d 4 2 A
+2 Q0 x 1 3 A
+2 Q0 y 2 3 A
+"""
+RUN_B = """1\tQ0\td\t1\t9\tB
+1\tQ0\tb\t2\t8\tB
+1\tQ0\ta\t3\t1\tB
+2\tQ0\tx\t1\t3\tB
+2\tQ0\ty\t2\t1\tB
+"""
+QRELS = """1 0 b 1
+1 0 d 2
+1 0 f 1
+2 0 x 1
+2 0 y 0
+"""
+
+
+@pytest.fixture
+def files(tmp_path):
+    import gzip
+
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "A.run").write_text(RUN_A)
+    with gzip.open(tmp_path / "B.run.gz", "wt") as f:
+        f.write(RUN_B)
+    return tmp_path
+
+
+def test_evaluate_tsv_rows(files, capsys):
+    rc = main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"),
+               str(files / "B.run.gz"), "-m", "ASL", "-m", "ASL@g1-1", "-m", "AP"])
+    assert rc == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.strip().splitlines()]
+    got = {(r[0], r[1]): float(r[2]) for r in rows}
+    assert len(rows) == 6
+    # A: q1 a b c d -> SL(b)=2, SL(d)=3, f: 2 non-rel + 1 = 3 -> 8/3; q2: y first -> SL(x)=2
+    assert got[("A", "ASL")] == pytest.approx((8 / 3 + 2) / 2, abs=1e-4)
+    # B: q1 d b a -> SL 1, 1, f: 1 + 1 = 2 -> 4/3 ; q2: x first -> 1
+    assert got[("B", "ASL")] == pytest.approx((4 / 3 + 1) / 2, abs=1e-4)
+    assert got[("B", "ASL@g1-1")] == pytest.approx(1.0)
+    assert [r[0] for r in rows[:3]] == ["B", "B", "B"]  # best (lowest ASL) first
+
+
+def test_evaluate_by_query_jsonl_and_per_document(files, capsys, tmp_path):
+    out = tmp_path / "pd.tsv"
+    rc = main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"), "-m",
+               "ASL(rel=2)", "--by-query", "--format", "jsonl", "--per-document", str(out)])
+    assert rc == 0
+    recs = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert recs == [{"run": "A", "query_id": "1", "measure": "ASL(rel=2)", "value": 4.0}]  # a b c above d
+    pdoc = pd.read_csv(out, sep="\t", dtype={"query_id": str})
+    assert list(pdoc.columns) == ["run", "query_id", "doc_id", "relevance", "rank", "asl",
+                                  "retrieved"]
+    f = pdoc.set_index("doc_id")
+    assert f.loc["f", "asl"] == 3 and pd.isna(f.loc["f", "rank"])
+
+
+def test_evaluate_baseline_and_errors(files, capsys):
+    rc = main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"),
+               str(files / "B.run.gz"), "-m", "AP", "--baseline", "A", "--format", "table"])
+    assert rc == 0
+    assert "ttest_p_adj" in capsys.readouterr().out
+    rc = main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"), "-m", "ASL(x=1)"])
+    assert rc == 1
+    assert "ASL" in capsys.readouterr().err
+    rc = main(["evaluate", str(files / "qrels.txt"), str(files / "nope.run")])
+    assert rc == 1
+
+
+def test_asl_subcommands_write_results(files, capsys, tmp_path):
+    q, a, b = str(files / "qrels.txt"), str(files / "A.run"), str(files / "B.run.gz")
+    assert main(["asl", "distribution", q, a, b, "--out", str(tmp_path / "d")]) == 0
+    assert (tmp_path / "d" / "distribution.png").is_file()
+    assert (tmp_path / "d" / "deltas.png").is_file()
+    assert main(["asl", "rrie", q, a, b, "--format", "tsv"]) == 0
+    assert main(["asl", "chain", q, a, b, "--out", str(tmp_path / "c")]) == 0
+    assert (tmp_path / "c" / "result.json").is_file()
+    assert main(["asl", "coverage", q, a, b]) == 0
+    assert main(["asl", "ties", q, a, b]) == 0
+    out = capsys.readouterr().out
+    assert "tied_rows_float32" in out
