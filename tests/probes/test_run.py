@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ranklens.engine import ScoringEngine
+from ranklens.probes import (
+    delta_sweep,
+    format_table,
+    generate_samples,
+    get_probe,
+    plot_delta_sweep,
+    plot_diff_distributions,
+    run_probes,
+    seed_variance,
+)
+from ranklens.probes.delta import DeltaSpec, calibrate_delta, parse_delta
+from ranklens.rankers.base import FunctionRanker
+from ranklens.results import Result
+from ranklens.testing import OverlapRanker
+
+
+def _len_ranker(qs, ts):
+    return np.array([len(t.split()) for t in ts], dtype=np.float64)
+
+
+def _rev_ranker(qs, ts):
+    return -np.array([len(t.split()) for t in ts], dtype=np.float64)
+
+
+PROBES = ["mm-rel-ctrl-len", "tr-shuffle-words", "tr-del-stops-punct", "tr-add-nonrel-sent"]
+
+
+def test_engine_scores_each_distinct_pair_once(tiny):
+    e = ScoringEngine(cache=False)
+    r = OverlapRanker()
+    res = run_probes(PROBES, [r], tiny, delta=0.0, engine=e)
+    samples = generate_samples([get_probe(n) for n in PROBES], tiny, seed=0)
+    distinct = {(s.query, t) for ps in samples.values() for s in ps.samples for t in (s.text_1, s.text_2)}
+    assert e.stats.by_fingerprint[r.fingerprint] == len(distinct)
+    assert set(res.table.probe) == set(PROBES)
+
+
+def test_delta_applied_and_stored(tiny, tmp_path):
+    lr = FunctionRanker(fn=_len_ranker, name_="len")
+    res = run_probes(["tr-del-stops-punct"], {"len": lr}, tiny, delta=0.0, engine=ScoringEngine(cache=False))
+    row = res.table.iloc[0]
+    # removing stopwords always shortens these docs: every diff < 0 -> score -1
+    assert row["score"] == -1.0 and row["neg"] == row["n"] > 0
+    big = run_probes(["tr-del-stops-punct"], {"len": lr}, tiny, delta=100.0, engine=ScoringEngine(cache=False))
+    assert big.table.iloc[0]["score"] == 0 and big.table.iloc[0]["delta"] == 100.0
+    assert big.summary["deltas"] == {"len": 100.0}
+    # per-sample table is consistent with the row
+    s = res.tables["samples"]
+    assert np.allclose(s["diff"], s["score_1"] - s["score_2"])
+    assert s["effect"].mean() == row["score"]
+
+
+def test_directional_swap_negates_score(tiny):
+    lr = FunctionRanker(fn=_len_ranker, name_="len")
+    rv = FunctionRanker(fn=_rev_ranker, name_="rev")
+    res = run_probes(["tr-add-nonrel-sent"], {"len": lr, "rev": rv}, tiny, delta=0.0,
+                     engine=ScoringEngine(cache=False))
+    sc = dict(zip(res.table.model, res.table.score))
+    assert sc["len"] == 1.0 and sc["rev"] == -1.0
+    assert res.table.samples_hash.nunique() == 1  # identical inputs for both models
+
+
+def test_store_accumulates_and_only_scores_new_model(tiny, tmp_path):
+    e = ScoringEngine(cache=False)
+    a, b = OverlapRanker(), FunctionRanker(fn=_len_ranker, name_="len")
+    run_probes(PROBES, {"overlap": a}, tiny, delta=0.0, engine=e, out_dir=tmp_path)
+    e2 = ScoringEngine(cache=False)
+    res = run_probes(PROBES, {"len": b}, tiny, delta=0.0, engine=e2, out_dir=tmp_path)
+    assert set(res.table.model) == {"overlap", "len"}
+    assert a.fingerprint not in e2.stats.by_fingerprint  # stored model not re-scored
+    e3 = ScoringEngine(cache=False)
+    again = run_probes(PROBES, {"len": b}, tiny, delta=0.0, engine=e3, out_dir=tmp_path)
+    assert e3.stats.pairs_scored == 0
+    loaded = Result.load(tmp_path / "probe-table")
+    pd.testing.assert_series_equal(loaded.table["score"], again.table["score"], check_names=False)
+
+
+def test_calibration_median_of_adjacent_diffs(tiny):
+    lr = FunctionRanker(fn=_len_ranker, name_="len")
+    spec = DeltaSpec(k=10, depth=20, max_queries=None)
+    info = calibrate_delta(lr, tiny, spec=spec, engine=ScoringEngine(cache=False))
+    # slow reference: BM25 candidates (score > 0) per query, sorted len scores, adjacent diffs
+    from ranklens.probes.delta import _bm25_topk
+
+    top = _bm25_topk(tiny, sorted(tiny.queries_dict()), 20)
+    ref = []
+    for q, docs in top.items():
+        s = sorted((len(tiny.docs[d].split()) for d in docs), reverse=True)[:10]
+        ref += [s[i] - s[i + 1] for i in range(len(s) - 1)]
+    assert sorted(info.diffs.tolist()) == sorted(ref)
+    assert info.delta == pytest.approx(np.median(ref))
+    p = calibrate_delta(lr, tiny, spec=parse_delta("p100"), engine=ScoringEngine(cache=False))
+    assert p.delta == max(ref)
+
+
+def test_parse_delta():
+    assert parse_delta("calibrate").mode == "calibrate"
+    assert parse_delta("p25").percentile == 25
+    assert parse_delta("0.5").value == 0.5
+    with pytest.raises(Exception, match="cannot read delta"):
+        parse_delta("often")
+
+
+def test_table_sweep_seed_variance_plots(tiny):
+    rankers = {"s1": OverlapRanker(length_weight=1e-3), "s2": OverlapRanker(length_weight=2e-2)}
+    res = run_probes(PROBES, rankers, tiny, delta="calibrate", engine=ScoringEngine(cache=False))
+    txt = format_table(res)
+    assert "tr-shuffle-words (tiny)" in txt and "s1" in txt.splitlines()[0]
+    md = format_table(res, fmt="markdown")
+    assert md.startswith("| probe (dataset) | s1 | s2 | n |")
+    # non-significant cells are parenthesised
+    ns = res.table[(~res.table.significant) & (res.table.n > 0)]
+    if len(ns):
+        assert "(" in txt
+    sw = delta_sweep(res, percentiles=[0, 50, 100])
+    assert sw.kind == "probe-delta-sweep" and set(sw.table.percentile) == {0, 50, 100}
+    # δ at percentile 100 = largest calibration diff -> |score| can only shrink as δ grows
+    for _, g in sw.table.groupby(["probe", "model"]):
+        assert abs(g.score.iloc[-1]) <= abs(g.score.iloc[0]) + 1e-12
+    per_probe, per_family = seed_variance(res, ["s1", "s2"])
+    sc = res.table.pivot_table(index="probe", columns="model", values="score")
+    exp = sc.std(axis=1, ddof=1)
+    got = per_probe.set_index("probe")["std"]
+    assert np.allclose(got.loc[exp.index].to_numpy(), exp.to_numpy(), equal_nan=True)
+    assert set(per_family.family) <= {"measure-match", "manipulation"}
+    import matplotlib.figure
+
+    assert isinstance(plot_delta_sweep(sw), matplotlib.figure.Figure)
+    assert isinstance(plot_diff_distributions(res, probes=["tr-shuffle-words"]), matplotlib.figure.Figure)
