@@ -1,0 +1,68 @@
+"""Standard measures reported through ranklens (ir_measures/pytrec_eval after ranklens's own
+trec_eval-rule ranking) reproduce trec_eval 9.0.8's expected outputs, per query and ``all``.
+
+Expected files and commands: ``trec_eval_tests/SOURCE.md``. Only measures both sides support are
+compared (listed in ``COMPARED``); trec_eval prints 4 decimals, so values must agree to 5e-5.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.realdata
+
+COMPARED = re.compile(
+    r"^(map|map_cut_\d+|P_\d+|recip_rank|ndcg|ndcg_cut_\d+|Rprec|recall_\d+|bpref|"
+    r"success_\d+|iprec_at_recall_[\d.]+|infAP)$"
+)
+
+CASES = [
+    # expected file, qrels, run, rel, missing (-c -> zero)
+    ("out.test", "qrels.test", "results.test", 1, "skip"),
+    ("out.test.aq", "qrels.test", "results.test", 1, "skip"),
+    ("out.test.aqc", "qrels.test", "results.trunc", 1, "zero"),
+    ("out.test.aql", "qrels.rel_level", "results.test", 2, "skip"),
+]
+
+
+def read_expected(path: Path) -> dict[tuple[str, str], float]:
+    out = {}
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if len(parts) != 3 or not COMPARED.match(parts[0]):
+            continue
+        out[(parts[0], parts[1])] = float(parts[2])
+    return out
+
+
+@pytest.mark.parametrize("expected,qrels,run,rel,missing", CASES)
+def test_reproduces_trec_eval_908(shared_data, expected, qrels, run, rel, missing):
+    import ir_measures
+
+    from ranklens.metrics.asl import rank_coded
+    from ranklens.metrics.evaluation import per_query_values, qrels_to_dict
+
+    base = shared_data / "trec_eval_tests"
+    exp = read_expected(base / "v9.0.8_expected" / expected)
+    names = sorted({m for m, _ in exp})
+    measures = {n: ir_measures.parse_trec_measure(n)[0] for n in names}
+    rr = rank_coded(base / "test" / run, base / "test" / qrels)
+    qd = qrels_to_dict(base / "test" / qrels)
+    pq = per_query_values(rr, qd, list(measures.values()), rel=rel, missing=missing)
+    by = {(m, q): v for q, m, v in pq[["query_id", "measure", "value"]].itertuples(index=False)}
+    compared = 0
+    for (name, q), value in exp.items():
+        mname = str(measures[name] if rel == 1 or "rel" not in measures[name].SUPPORTED_PARAMS
+                    or "rel" in measures[name].params else measures[name](rel=rel))
+        if q == "all":
+            vals = [v for (m, _q), v in by.items() if m == mname]
+            ours = sum(vals) / len(vals)
+        else:
+            ours = by[(mname, q)]
+        assert abs(ours - value) <= 5e-5 + 1e-12, (expected, name, q, ours, value)
+        compared += 1
+    assert compared >= len(names)
+    assert {"map", "P_10", "recip_rank", "Rprec", "bpref"} <= set(names)
