@@ -135,6 +135,12 @@ def topk_dense(
         return np.zeros((n, 0), dtype=np.int64), np.zeros((n, 0), dtype=np.float64)
     if k < m:
         part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        # argpartition picks arbitrary members of a tie at the k-th value; redo those rows with a
+        # stable full sort so that ties always go to the lower column index
+        kth = np.take_along_axis(scores, part, axis=1).min(axis=1)
+        tied = np.flatnonzero((scores >= kth[:, None]).sum(axis=1) > k)
+        for r in tied:
+            part[r] = np.argsort(-scores[r], kind="stable")[:k]
     else:
         part = np.tile(np.arange(m), (n, 1))
     vals = np.take_along_axis(scores, part, axis=1)

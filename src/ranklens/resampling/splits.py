@@ -230,8 +230,9 @@ class _SplitterMixin:
             X: the pooled queries (``query_id`` column or a sequence of ids); ``None`` uses
                 ``self.pool_`` (training queries, then test queries, as given to :meth:`fit`).
         """
+        splits = self._fitted()
         ids = _ids_of(X) if X is not None else self.pool_["query_id"].tolist()  # type: ignore[attr-defined]
-        for s in self._fitted():
+        for s in splits:
             yield from s.split(ids)
 
 
