@@ -23,7 +23,9 @@ class BiEncoderRanker(BaseRanker):
         similarity: ``"cosine"`` (embeddings L2-normalised) or ``"dot"`` (raw embeddings).
         device, precision, max_seq_length: as :class:`~ranklens.embedders.SentenceTransformerEmbedder`.
 
-    Within a batch every distinct query and text is encoded once.
+    Embeddings are computed through :func:`ranklens.engine.encode_texts` (the process-wide
+    engine), so every distinct query and text is encoded once across all calls and its vector is
+    cached on disk, shared with every analysis that encodes the same text with the same embedder.
     """
 
     model: str | None = None
@@ -59,7 +61,9 @@ class BiEncoderRanker(BaseRanker):
         uniq: dict[str, int] = {}
         for s in (*queries, *texts):
             uniq.setdefault(s, len(uniq))
-        vecs = self.embedder.encode(list(uniq)).astype(np.float64)
+        from ..engine import encode_texts
+
+        vecs = encode_texts(self.embedder, list(uniq)).astype(np.float64)
         qi = np.fromiter((uniq[q] for q in queries), dtype=np.int64, count=len(queries))
         ti = np.fromiter((uniq[t] for t in texts), dtype=np.int64, count=len(texts))
         return np.einsum("ij,ij->i", vecs[qi], vecs[ti])
