@@ -62,6 +62,8 @@ DOCS = [
         "The boundary of this region is called the event horizon.",
         "Anything that crosses the event horizon is cut off from the rest of the universe for good.",
         "The horizon is not a solid surface; a falling astronaut would notice nothing special at the moment of crossing if the black hole were large enough.",
+        "The idea goes back to 1783, when the English clergyman John Michell imagined stars so massive that light could not leave them.",
+        "Modern black holes are described by Einstein's general theory of relativity, which predicts their properties with remarkable precision.",
     ], {"q02": "3:0,1,2,3", "q01": 0}),
     ("ast08", "The Schwarzschild radius", [
         "For a black hole that does not rotate, the size of the event horizon is given by the Schwarzschild radius.",
@@ -137,7 +139,8 @@ DOCS = [
         "It discovered thousands of planets and showed that small rocky planets are common.",
         "Its successor, TESS, scans nearly the whole sky and looks for transits around bright nearby stars.",
         "Planets found by TESS are easier to follow up with other instruments.",
-    ], {"q04": "3:0,1,2", "t002": 3, "t006": 0}),
+        "Because a transit is only seen when the orbit is lined up almost edge-on, most planets around these stars were never detectable this way, and the true number of planets is far larger than the catalogue suggests.",
+    ], {"q04": "3:0,1,2,4", "t002": 3, "t006": 0}),
     ("ast21", "The wobble method", [
         "A planet and its star both orbit their common centre of mass, so the star moves in a small circle.",
         "This motion shifts the lines in the spectrum of the star back and forth through the Doppler effect.",
@@ -201,6 +204,8 @@ DOCS = [
         "The magnetic field of the Earth guides these particles toward the polar regions, where they collide with oxygen and nitrogen high in the atmosphere.",
         "Oxygen gives off green and red light, and nitrogen adds blue and purple.",
         "Displays are strongest a day or two after large eruptions on the Sun.",
+        "Photographers in Norway, Finland and Canada often wait through long, cold nights for a good display.",
+        "Modern phone cameras can reveal faint aurorae that look grey to the naked eye.",
     ], {"t007": 3, "q30": 0}),
     ("ast32", "Navigating by the stars", [
         "Before satellite positioning, sailors found their latitude by measuring how high the Pole Star or the noon Sun stood above the horizon.",

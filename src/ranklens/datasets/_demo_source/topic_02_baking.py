@@ -69,7 +69,9 @@ DOCS = [
         "At each feeding, discard most of it and mix the remainder with fresh flour and water, often in equal weights.",
         "Feeding every twelve hours keeps the culture active and prevents it from becoming too acidic.",
         "If a layer of grey liquid appears on top, the starter is hungry and should be fed sooner.",
-    ], {"q06": "3:0,1,2,3", "t009": 3}),
+        "Many bakers also mark the level of the jar with a rubber band after feeding, which makes it easy to see how much it has risen.",
+        "A starter that reliably doubles within four to eight hours is ready to raise bread.",
+    ], {"q06": "3:0,1,2,3,5", "t009": 3}),
     ("bak10", "Keeping a starter in the fridge", [
         "Bakers who make bread only on weekends can keep their starter in the refrigerator.",
         "The cold slows the microbes so much that a weekly feeding is enough.",
@@ -127,6 +129,7 @@ DOCS = [
         "Opening the oven door too early, using too much leavening, or baking at too low a temperature are the usual causes.",
         "Underbaking also makes a cake collapse as it cools, since the centre is still wet.",
         "A skewer inserted in the middle should come out clean before the cake is taken out.",
+        "Cakes made with too much sugar or fat can also fail to set properly, since both weaken the structure formed by flour and eggs.",
     ], {"t010": 3, "q07": 1}),
     ("bak20", "Creaming butter and sugar", [
         "Many cake recipes begin by beating soft butter with sugar for several minutes.",
@@ -167,6 +170,7 @@ DOCS = [
         "A block of cold butter is sealed in dough, which is rolled out and folded many times to build hundreds of thin layers.",
         "In the hot oven, water in the butter turns to steam and pushes the layers apart.",
         "The dough must be chilled between folds so that the butter never melts into the flour.",
+        "The whole process usually takes two or three days for croissants, including long rests in the refrigerator.",
     ], {"t013": 3, "q05": 0}),
     ("bak27", "Rough puff", [
         "Rough puff pastry is a quicker cousin of classic puff pastry.",

@@ -25,7 +25,9 @@ DOCS = [
         "Use two plastic tyre levers to lift one side of the tyre off the rim, then pull out the inner tube.",
         "Pump a little air into the tube to find the hole, roughen the area with sandpaper and apply a patch with vulcanising glue.",
         "Before refitting, run your fingers around the inside of the tyre to find and remove whatever caused the puncture.",
-    ], {"q08": "3:0,1,2,3", "t015": 3}),
+        "Inflate the tube slightly, tuck it back inside the tyre, and seat the bead carefully before pumping to full pressure.",
+        "Spin the wheel to check that the tyre sits evenly all the way round.",
+    ], {"q08": "3:0,1,2,3,4,5", "t015": 3}),
     ("cyc02", "Finding a slow leak", [
         "Some holes are too small to hear or feel.",
         "Inflate the tube and pass it slowly through a bowl of water; a thin stream of bubbles marks the leak.",
@@ -159,6 +161,7 @@ DOCS = [
         "Zone two, a comfortable pace at which you can still talk, builds aerobic endurance and makes up most of the training of professionals.",
         "Short efforts in higher zones improve the ability to ride hard for a few minutes.",
         "Power meters measure output directly and do not lag behind efforts like heart rate does.",
+        "Most amateur riders spend too much time at a moderately hard pace, which tires them without bringing the benefits of either easy or very hard training.",
     ], {"t021": 3}),
     ("cyc25", "Cleaning and lubing a chain", [
         "A clean chain shifts better and lasts longer.",

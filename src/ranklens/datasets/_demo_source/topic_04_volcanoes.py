@@ -59,7 +59,9 @@ DOCS = [
         "It can travel at more than one hundred kilometres per hour and reach temperatures of several hundred degrees Celsius.",
         "Nothing in its path survives; people caught in one are killed almost instantly by heat and suffocation.",
         "Because flows move faster than anyone can run or drive, evacuation before the eruption is the only protection.",
-    ], {"q13": "3:0,1,2,3"}),
+        "The hot gas acts as a cushion, so flows can cross valleys and even water.",
+        "Survivors have usually been people who sheltered in strong buildings at the very edge of a flow.",
+    ], {"q13": "3:0,1,2,3,4,5"}),
     ("vol08", "Pompeii and Herculaneum", [
         "In the year 79 Vesuvius buried the Roman towns of Pompeii and Herculaneum.",
         "Many residents of Pompeii died not from the falling pumice but from pyroclastic surges that swept through the town on the second day.",
@@ -139,6 +141,7 @@ DOCS = [
         "The plates of the Earth's crust move steadily, but friction locks the fault until enough stress builds up to overcome it.",
         "The stored energy is released as seismic waves that shake the ground.",
         "The San Andreas fault in California is a famous example where two plates slide sideways.",
+        "Most earthquakes are too small to feel, but a few each year cause serious damage, especially where buildings are not designed to withstand shaking.",
     ], {"t027": 3, "q12": 0}),
     ("vol22", "Measuring earthquakes", [
         "The size of an earthquake is given by its moment magnitude, which is based on the area of the fault that slipped and how far it moved.",

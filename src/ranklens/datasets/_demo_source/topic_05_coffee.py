@@ -119,7 +119,9 @@ DOCS = [
         "Its half-life in adults is around five hours, so half of an afternoon coffee is still active at bedtime.",
         "Studies show that caffeine taken six hours before bed can cut total sleep time by about an hour and reduce deep sleep.",
         "Many people do not notice this effect, even though their sleep is lighter.",
-    ], {"q18": "3:0,1,2,3"}),
+        "Caffeine can also increase the number of times a person wakes during the night, especially in older adults.",
+        "Because tiredness the next day tempts people to drink even more coffee, a cycle of poor sleep and high caffeine intake can develop.",
+    ], {"q18": "3:0,1,2,3,4,5"}),
     ("cof18", "Caffeine sensitivity", [
         "People differ widely in how fast they clear caffeine.",
         "Variants of the CYP1A2 liver enzyme make some people fast metabolisers, while slow metabolisers feel a single cup for many hours.",
@@ -170,6 +172,7 @@ DOCS = [
         "Coffee plants grow wild in the forests of southwestern Ethiopia, where arabica is thought to have originated.",
         "A popular legend tells of a goatherd named Kaldi who noticed his goats dancing after eating the red cherries.",
         "By the fifteenth century coffee was being cultivated in Yemen and drunk in Sufi monasteries to stay awake during night prayers.",
+        "From Yemen the drink spread to Mecca, Cairo and Istanbul, and the port of Mocha gave its name to a style of coffee.",
     ], {"t033": 3, "q16": 1}),
     ("cof27", "Coffee houses", [
         "Coffee houses spread from Istanbul to Europe in the seventeenth century.",

@@ -71,6 +71,8 @@ DOCS = [
         "Within a year it had spread along trade routes to Italy, France, Spain and England.",
         "By 1351 it had killed somewhere between a third and a half of the population of Europe.",
         "The disease was plague, caused by the bacterium Yersinia pestis.",
+        "Contemporary writers described the speed of death with horror, and in some towns there were too few living to bury the dead.",
+        "The plague returned in waves for centuries, though never again with quite the same force.",
     ], {"q20": "3:0,1,2,3", "t037": 3}),
     ("med10", "Fleas, rats and people", [
         "Plague is carried by fleas that live on rats and other rodents.",
@@ -145,6 +147,7 @@ DOCS = [
         "The finest manuscripts were decorated with painted initials, borders and miniature pictures, often with gold leaf.",
         "Pigments came from minerals, plants and insects; ultramarine blue from ground lapis lazuli was more precious than gold.",
         "The Book of Kells, made around the year 800, is one of the most celebrated examples.",
+        "Monks prepared the parchment with great care, scraping and smoothing it before ruling lines for the text.",
     ], {"t040": 2}),
     ("med23", "Monastic beekeeping", [
         "Medieval monasteries often kept bees.",

@@ -84,7 +84,9 @@ DOCS = [
         "Beekeepers clear bees from the honey boxes with a one-way escape board or a gentle blower, then remove the frames.",
         "The wax cappings are sliced off with a hot knife or scratched open with a fork.",
         "The frames are spun in an extractor, which flings honey out by centrifugal force while leaving the comb intact for reuse.",
-    ], {"q24": "3:0,1,2,3"}),
+        "Wet frames can be returned to the hive for the bees to clean before they are stored for winter.",
+        "A clean, warm room and a tidy workflow keep the harvest from turning into a sticky mess.",
+    ], {"q24": "3:0,1,2,3,4"}),
     ("bee12", "Straining and bottling", [
         "Honey from the extractor still contains bits of wax and the odd bee leg.",
         "It is poured through a double sieve or cloth strainer and left to settle for a day or two so air bubbles rise to the top.",
@@ -163,6 +165,7 @@ DOCS = [
         "On the vertical comb, the angle of the waggling run relative to straight up shows the direction of the food relative to the Sun.",
         "The length of the waggle run indicates the distance.",
         "Karl von Frisch won a Nobel Prize for decoding this language.",
+        "A round dance without a waggling run tells other bees that food is close to the hive, without giving a direction.",
     ], {"t047": 3}),
     ("bee26", "Pheromones", [
         "Much of the communication inside a hive happens through smell.",

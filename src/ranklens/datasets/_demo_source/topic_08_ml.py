@@ -65,7 +65,9 @@ DOCS = [
         "If it is too small, gradient descent crawls and may need a huge number of steps.",
         "If it is too large, the updates overshoot the minimum, the loss bounces around, and training can diverge completely.",
         "A common practice is to try values spaced by factors of ten, such as 0.1, 0.01 and 0.001, and pick the one that lowers the loss fastest without instability.",
-    ], {"q27": "3:0,1,2,3", "t051": 3}),
+        "Learning rate finders train briefly while raising the rate step by step and plot the loss, so the largest stable value can be read from the curve.",
+        "The best learning rate often depends on the batch size and on the optimiser used.",
+    ], {"q27": "3:0,1,2,3,4,5", "t051": 3}),
     ("ml09", "Learning rate schedules", [
         "Many training runs change the learning rate over time.",
         "A short warm-up starts with a tiny rate and increases it, which stabilises the first steps of large networks.",
@@ -139,6 +141,7 @@ DOCS = [
         "It starts with k random centres, assigns each point to the nearest centre, moves each centre to the mean of its points, and repeats until nothing changes.",
         "The result depends on the starting centres, so the algorithm is usually run several times.",
         "The number of clusters must be chosen in advance.",
+        "It works well for compact, roughly round clusters of similar size but struggles with elongated or nested shapes.",
     ], {"t054": 3, "q27": 0}),
     ("ml22", "Choosing the number of clusters", [
         "The elbow method plots the within-cluster sum of squares against the number of clusters and looks for a bend where adding clusters stops helping much.",

@@ -65,7 +65,9 @@ DOCS = [
         "The navigator looks at the horizon through a small telescope and adjusts an arm with a mirror until the reflected image of the Sun or a star just touches it.",
         "The angle is read from a scale on the arc, often to a fraction of a minute of arc.",
         "The instrument gets its name from its arc, which is one sixth of a circle.",
-    ], {"q30": "3:0,1,2", "t058": 3}),
+        "Corrections are then applied for the height of eye and the bending of light in the atmosphere.",
+        "A well made sextant can last a lifetime if it is kept dry and handled gently.",
+    ], {"q30": "3:0,1,2,4", "t058": 3}),
     ("sai09", "A noon sight", [
         "The simplest celestial fix is the noon sight for latitude.",
         "At local noon the Sun reaches its highest point, and the navigator measures its altitude with a sextant.",
@@ -139,6 +141,7 @@ DOCS = [
         "Head slowly into the wind, lower the anchor to the bottom and let out chain as the boat drifts back.",
         "A scope of at least five times the depth of water is usual for chain.",
         "Reverse gently to dig the anchor in, and take bearings on landmarks to check that it is not dragging.",
+        "When leaving, motor slowly toward the anchor while taking in chain so that the anchor breaks out cleanly.",
     ], {"t062": 3, "q30": 0}),
     ("sai22", "A night at anchor", [
         "Before settling for the night, check how the wind and tide are forecast to change, since the boat will swing around its anchor.",

@@ -53,7 +53,9 @@ DOCS = [
         "It forms brown spots with dark concentric rings like a target, surrounded by a yellow halo, and the leaves soon turn yellow and fall.",
         "The fungus survives in soil and plant debris and splashes up with rain or watering.",
         "Removing affected leaves, mulching and watering at the base slow its spread.",
-    ], {"q33": "3:0,1,2,3"}),
+        "Fungicides based on copper can slow the disease in wet summers, but they work only as a protective layer and must be reapplied after rain.",
+        "Burning or binning infected leaves, rather than composting them, keeps the spores out of next year's beds.",
+    ], {"q33": "3:0,1,2,3,4,5"}),
     ("tom07", "Septoria leaf spot", [
         "Septoria leaf spot produces many small round spots with grey centres and dark brown edges on tomato leaves.",
         "Tiny black dots, the fruiting bodies of the fungus, can often be seen in the middle of each spot.",
@@ -149,6 +151,7 @@ DOCS = [
         "A good heap mixes green materials rich in nitrogen, such as vegetable scraps and grass clippings, with brown materials rich in carbon, such as dry leaves, straw and cardboard.",
         "Turning the heap adds air and speeds up decomposition.",
         "Meat, dairy and cooked food attract rats and are best left out.",
+        "Finished compost is dark and smells of earth, and it can be spread on beds or mixed into potting soil.",
     ], {"t068": 3}),
     ("tom23", "Hot and cold composting", [
         "A large, well mixed heap can heat up to over sixty degrees Celsius in its centre, which kills many weed seeds and diseases.",

@@ -77,6 +77,8 @@ DOCS = [
         "The sextet included John Coltrane, Cannonball Adderley and pianist Bill Evans.",
         "Davis gave the musicians only sketches of scales and melodies, and most tunes were recorded in a single take.",
         "Its calm, spacious sound introduced many listeners to modal jazz.",
+        "The album was recorded in two sessions at Columbia's studio in New York, in March and April of that year.",
+        "Decades later it still appears at the top of lists of the greatest jazz records and sells steadily every year.",
     ], {"q37": "3:0,2,3", "t072": 3}),
     ("jaz11", "What modal jazz is", [
         "In modal jazz, improvisation is based on scales, or modes, rather than on a fast sequence of chord changes.",
@@ -126,6 +128,7 @@ DOCS = [
         "The saxophone was invented by the Belgian instrument maker Adolphe Sax in the early 1840s and patented in 1846.",
         "He wanted an instrument that combined the power of brass with the agility of woodwinds, and although it is made of brass it uses a single reed like a clarinet.",
         "It was first used in military bands and only later became the voice of jazz.",
+        "Sax also designed a family of brass instruments called saxhorns and spent much of his life in legal battles over his patents.",
     ], {"t075": 3}),
     ("jaz20", "Saxophones in jazz", [
         "Coleman Hawkins established the tenor saxophone as a solo instrument with Body and Soul in 1939.",

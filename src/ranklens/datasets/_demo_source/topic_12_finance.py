@@ -59,7 +59,9 @@ DOCS = [
         "Research, trading and marketing raise their annual fees, commonly to between half a percent and one and a half percent.",
         "Over long periods, most active funds fail to beat a comparable index fund after fees, and few of those that do keep it up.",
         "Picking the future winners in advance is very hard.",
-    ], {"q39": "3:0,1,2,3", "t079": 3}),
+        "Studies that follow funds over fifteen or twenty years find that only a small minority outperform, and it is hard to tell skill from luck.",
+        "Funds that close after poor results disappear from the records, which makes the survivors look better than the average fund really was.",
+    ], {"q39": "3:0,1,2,3,4,5", "t079": 3}),
     ("fin08", "Why fees matter", [
         "A difference in fees of one percent a year sounds small but compounds into a large sum.",
         "On a portfolio growing at seven percent for thirty years, paying one percent in fees leaves roughly a quarter less money at the end than paying almost nothing.",
@@ -161,6 +163,7 @@ DOCS = [
         "Renting costs less to start and makes moving easy, and the money not spent on a deposit can be invested.",
         "A common comparison divides the price of a home by a year of rent; when this ratio is high, renting tends to be the better deal.",
         "Buying usually pays off only if you stay for at least five years.",
+        "Local property taxes, insurance and expected price growth all change the answer, so online calculators that include them are useful.",
     ], {"t084": 3}),
     ("fin26", "Mortgages", [
         "A mortgage is a loan secured on a property, usually repaid over fifteen to thirty years.",
