@@ -111,6 +111,11 @@ def test_bad_encoding_names_line_and_byte(tmp_path):
     assert df["doc_id"].iloc[1] == "caf\u00e9"
 
 
+def test_utf8_bom_is_not_part_of_the_first_id(tmp_path):
+    df = read_run(_write(tmp_path / "bom.run", b"\xef\xbb\xbf" + RUN.encode()))
+    assert df["query_id"].iloc[0] == "q1"
+
+
 def test_unknown_encoding(tmp_path):
     with pytest.raises(DataFormatError, match="unknown encoding"):
         read_run(_write(tmp_path / "r.run", RUN), encoding="no-such-codec")

@@ -8,6 +8,7 @@ from pathlib import Path
 from ..errors import DataFormatError
 from .collection import Collection, DocStore
 from .frames import COLUMN_ALIASES, count_ties, rank_run, validate_qrels, validate_run
+from .irds import IrdsDocStore, irds_qrels, irds_queries, irds_run, load_irds
 from .readers import JsonlDocStore, read_docs, read_queries, read_topics
 from .smart import (
     SMART_COLLECTIONS,
@@ -22,12 +23,17 @@ from .trec import read_qrels, read_run, read_runs, run_name, write_qrels, write_
 
 __all__ = [
     "COLUMN_ALIASES",
-    "SMART_COLLECTIONS",
     "Collection",
     "DocStore",
+    "IrdsDocStore",
     "JsonlDocStore",
+    "SMART_COLLECTIONS",
     "count_ties",
+    "irds_qrels",
+    "irds_queries",
+    "irds_run",
     "load_collection",
+    "load_irds",
     "load_smart_collection",
     "parse_npl",
     "parse_smart",

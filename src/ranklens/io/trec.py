@@ -152,6 +152,8 @@ def _validate_lines(text: str, path: object, kind: str) -> None:
 def _read_table(path: PathLike, kind: str, encoding: str) -> pd.DataFrame:
     p = Path(path)
     data = _read_bytes(p)
+    if data.startswith(b"\xef\xbb\xbf") and codecs.lookup(encoding).name == "utf-8":
+        data = data[3:]  # UTF-8 byte-order mark (Windows editors) is not part of the first id
     text = _decode(data, p, encoding)
     if not text.strip():
         raise DataFormatError(f"empty file: no {kind} lines found", path=p)
