@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import json
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -104,7 +103,6 @@ def _check_ids(frame: pd.DataFrame, name: str, query_ids: set[str], doc_ids: set
         raise DataFormatError("duplicate (query_id, doc_id) judgements", path=demo_path() / name)
 
 
-@lru_cache(maxsize=1)
 def _docs() -> tuple[pd.DataFrame, DocStore]:
     path = demo_path() / "docs.jsonl"
     records = []
@@ -127,7 +125,7 @@ def load_demo() -> Collection:
     """The demo test collection: 384 passages, 40 test queries, graded qrels (0-3).
 
     ``docs.metadata`` holds ``doc_id``, ``title`` and ``topic``; ``meta`` records the source.
-    Returns a fresh :class:`~ranklens.io.collection.Collection` (frames are copies, safe to modify).
+    Each call parses the files again and returns a fresh :class:`~ranklens.io.collection.Collection`.
     """
     frame, store = _docs()
     queries = _read_tsv("queries.tsv", [QUERY_ID, TEXT])[[QUERY_ID, TEXT]]
