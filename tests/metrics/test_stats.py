@@ -72,3 +72,32 @@ def test_bootstrap_ci_contains_mean_and_shrinks():
     assert (big.high - big.low) < (small.high - small.low)
     one = bootstrap_ci([2.0, 2.0, np.nan])
     assert one.low == one.high == 2.0 and one.n == 2
+
+
+def test_randomization_matches_scipy_permutation_test():
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=40), rng.normal(size=40) - 0.3
+    ours = randomization_test(a, b, n_resamples=20_000, seed=1).pvalue
+    ref = sst.permutation_test((a, b), lambda x, y, axis=-1: np.mean(x - y, axis=axis),
+                               permutation_type="samples", n_resamples=20_000, vectorized=True,
+                               rng=np.random.default_rng(1)).pvalue
+    assert abs(ours - ref) < 0.01
+    # exact enumeration for few pairs equals scipy's exact null distribution
+    a, b = rng.normal(size=8), rng.normal(size=8)
+    ours = randomization_test(a, b, n_resamples=10_000).pvalue
+    ref = sst.permutation_test((a, b), lambda x, y, axis=-1: np.mean(x - y, axis=axis),
+                               permutation_type="samples", n_resamples=10_000,
+                               vectorized=True).pvalue
+    assert ours == pytest.approx(ref)
+
+
+def test_percentile_bootstrap_matches_scipy():
+    rng = np.random.default_rng(5)
+    x = rng.exponential(size=60)
+    ours = bootstrap_ci(x, n_resamples=20_000, seed=0)
+    ref = sst.bootstrap((x,), np.mean, method="percentile", n_resamples=20_000,
+                        rng=np.random.default_rng(0)).confidence_interval
+    assert ours.low == pytest.approx(ref.low, abs=0.02)
+    assert ours.high == pytest.approx(ref.high, abs=0.02)
+    bca = bootstrap_ci(x, method="BCa", n_resamples=2000)
+    assert bca.low < ours.mean < bca.high

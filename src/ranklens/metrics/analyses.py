@@ -419,21 +419,29 @@ def map_coverage(
         pq = per_query_values(rr, qdict, ["AP"], rel=rel, missing=missing)
         ap = dict(zip(pq[QUERY_ID], pq["value"]))
         sl = search_lengths(rr, rel=rel, unretrieved=unretrieved, collection_size=collection_size)
-        ks, rs = 0, 0
-        fr = []
-        for q, f in sl.groupby(QUERY_ID, sort=True):
-            if q not in ap:
-                continue
-            s = np.sort(f["sl"].to_numpy())
-            k = coverage_kernel(s, ap[q])
-            ks += k
-            rs += s.size
-            fr.append(k / s.size)
-            pq_rows.append({"system": name, QUERY_ID: q, "ap": ap[q], "relevant": int(s.size),
-                            "k": k, "coverage": k / s.size})
-        rows.append({"system": name, "coverage": ks / rs if rs else np.nan,
-                     "coverage_query_mean": float(np.mean(fr)) if fr else np.nan,
-                     "queries": len(fr)})
+        sl = sl[sl[QUERY_ID].isin(ap)]
+        # vectorised coverage_kernel over all queries: running mean of the sorted SLs per query,
+        # distance to 1/AP, first argmin per query (AP = 0 -> all relevant documents)
+        sl = sl.sort_values([QUERY_ID, "sl"], kind="stable")
+        g = sl.groupby(QUERY_ID, sort=False)["sl"]
+        k_pos = g.cumcount().to_numpy() + 1
+        running = g.cumsum().to_numpy() / k_pos
+        apv = sl[QUERY_ID].map(ap).to_numpy(np.float64)
+        target = np.where(apv > 0, 1.0 / np.where(apv > 0, apv, 1.0), np.inf)
+        dist = np.where(np.isfinite(target), np.abs(running - target), -k_pos.astype(float))
+        sl = sl.assign(_d=dist, _k=k_pos)
+        best = sl.loc[sl.groupby(QUERY_ID, sort=True)["_d"].idxmin()]
+        nrel = g.size()
+        per = pd.DataFrame({"system": name, QUERY_ID: best[QUERY_ID].to_numpy(),
+                            "ap": best[QUERY_ID].map(ap).to_numpy(np.float64),
+                            "relevant": nrel.reindex(best[QUERY_ID]).to_numpy(),
+                            "k": best["_k"].to_numpy()})
+        per["coverage"] = per["k"] / per["relevant"]
+        pq_rows.extend(per.to_dict(orient="records"))
+        rows.append({"system": name,
+                     "coverage": per["k"].sum() / per["relevant"].sum() if len(per) else np.nan,
+                     "coverage_query_mean": float(per["coverage"].mean()) if len(per) else np.nan,
+                     "queries": len(per)})
     table = pd.DataFrame(rows)
     table["system"] = table["system"].astype("str")
     per_q = pd.DataFrame(pq_rows)

@@ -33,7 +33,9 @@ that actually contain ties, relevance comes from a hashed join of the judged doc
 
 from __future__ import annotations
 
+import os
 import re
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
@@ -196,8 +198,27 @@ def _doc_desc_keys(docs) -> np.ndarray:
     return pc.rank(docs, sort_keys="descending", tiebreaker="dense").to_numpy().astype(np.int64)
 
 
+_CACHE: OrderedDict[tuple, RankedRun] = OrderedDict()
+_CACHE_MAX_ENTRIES = 512
+_CACHE_MAX_ROWS = 1_000_000
+
+
+def _file_key(x: Any) -> tuple | None:
+    if isinstance(x, (str, os.PathLike)) and not str(x).startswith("irds:"):
+        try:
+            st = os.stat(x)
+        except OSError:
+            return None
+        return (os.path.realpath(x), st.st_size, st.st_mtime_ns)
+    return None
+
+
 def rank_coded(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES) -> RankedRun:
-    """Order a run under ``ties`` and join it with ``qrels``.
+    """Order a run under ``ties`` and join it with ``qrels`` (memoised for small files).
+
+    When both ``run`` and ``qrels`` are file paths and the run has fewer than a million rows,
+    the result is kept in a small in-process LRU keyed by (path, size, mtime, tie rule), so the
+    analyses of one track (evaluate, chain, coverage, ...) read and rank each file once.
 
     Args:
         run: path to a TREC run (``.gz`` ok), a run DataFrame, or an Arrow table.
@@ -208,11 +229,25 @@ def rank_coded(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES) -> RankedRun:
     Returns:
         The :class:`RankedRun`.
     """
+    if ties not in TIE_RULES:
+        raise ValidationError(f"unknown tie rule {ties!r}; choose one of {', '.join(TIE_RULES)}")
+    rk, qk = _file_key(run), _file_key(qrels)
+    key = (rk, qk, ties) if rk is not None and qk is not None else None
+    if key is not None and key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    out = _rank_coded(run, qrels, ties)
+    if key is not None and out.scores.size < _CACHE_MAX_ROWS:
+        _CACHE[key] = out
+        while len(_CACHE) > _CACHE_MAX_ENTRIES:
+            _CACHE.popitem(last=False)
+    return out
+
+
+def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if ties not in TIE_RULES:
-        raise ValidationError(f"unknown tie rule {ties!r}; choose one of {', '.join(TIE_RULES)}")
     rt = _as_run_table(run)
     qt = _as_qrels_table(qrels)
     rq, rd = _col(rt, QUERY_ID), _col(rt, DOC_ID)
