@@ -40,8 +40,10 @@ def test_raw_and_derived_agree(shared_data, name):
     assert list(raw.docs) == list(der.docs)
     diffs = [k for k, t in raw.docs.iter_docs() if _norm(t) != _norm(der.docs[k])]
     assert diffs == []
-    # a named collection dir loads from raw
+    # a named collection dir loads from raw; its derived/ folder with the same conventions
     assert load_collection(shared_data / name).qrels.equals(raw.qrels)
+    via_dir = load_collection(shared_data / name / "derived")
+    assert via_dir.docs.get_many(list(der.docs)[:50]) == der.docs.get_many(list(der.docs)[:50])
 
 
 @pytest.mark.realdata

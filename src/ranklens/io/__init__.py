@@ -12,6 +12,7 @@ from .irds import IrdsDocStore, irds_qrels, irds_queries, irds_run, load_irds
 from .readers import JsonlDocStore, read_docs, read_queries, read_topics
 from .smart import (
     SMART_COLLECTIONS,
+    detect_smart_collection,
     load_smart_collection,
     parse_npl,
     parse_smart,
@@ -29,6 +30,7 @@ __all__ = [
     "JsonlDocStore",
     "SMART_COLLECTIONS",
     "count_ties",
+    "detect_smart_collection",
     "irds_qrels",
     "irds_queries",
     "irds_run",
@@ -69,7 +71,9 @@ def load_collection(spec: str | os.PathLike, *, include_title: bool = False, str
     Args:
         spec: ``"demo"`` (the shipped demo collection), ``"irds:<dataset-id>"``, a directory with
             ``docs.jsonl``, ``queries.tsv`` and optional ``qrels.trec``/``qrels.txt`` (the derived
-            layout), a raw Cranfield/CISI/CACM/NPL directory, or one of the names
+            layout; a Cranfield/CISI/CACM/NPL ``derived/`` folder is loaded with the same
+            conventions as its raw files, see :func:`load_smart_collection`), a raw
+            Cranfield/CISI/CACM/NPL directory, or one of the names
             ``cranfield``, ``cisi``, ``cacm``, ``npl`` (looked up under ``$RANKLENS_SHARED_DATA``;
             collections with both ``raw/`` and ``derived/`` load from raw).
         include_title: For the derived layout, put each doc's ``title`` in front of its text.
@@ -89,6 +93,9 @@ def load_collection(spec: str | os.PathLike, *, include_title: bool = False, str
         return load_irds(s)
     d = Path(spec)
     if d.is_dir():
+        if d.name == "derived" and detect_smart_collection(d.parent / "raw") is not None:
+            # the derived files of Cranfield/CISI/CACM/NPL: same conventions as their raw files
+            return load_smart_collection(d.parent, source="derived")
         docs = _first(d, _DOCS_NAMES)
         queries = _first(d, _QUERY_NAMES)
         if docs is not None and queries is not None:
