@@ -146,3 +146,12 @@ def test_doc2query_tiny_random_t5(tiny, tmp_path):
     for s in a.samples:
         assert s.text_1.startswith(s.text_2) and len(s.text_1) > len(s.text_2)
     assert a.info["expander"].startswith("Seq2SeqExpander@")
+
+
+def test_lowercase_corpus_sentences_are_split():
+    from ranklens.probes.nlp import split_sentences as probe_split
+
+    text = "flow over a wing . the results agree with theory . a 1.5 ratio was found ."
+    assert probe_split(text) == ["flow over a wing .", "the results agree with theory .", "a 1.5 ratio was found ."]
+    out = shuffle_sentences(text, np.random.default_rng(0))
+    assert sorted(probe_split(out)) == sorted(probe_split(text))

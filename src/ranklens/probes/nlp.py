@@ -28,6 +28,7 @@ from ..text import STOPWORDS, stem, tokenize
 
 __all__ = [
     "PREPOSITIONS",
+    "split_sentences",
     "entity_type",
     "entity_typer_name",
     "has_spacy_pipeline",
@@ -47,6 +48,25 @@ PREPOSITIONS = frozenset(
     "towards under underneath unlike until up upon via with within without".split()
 )
 """English prepositions (closed class) used by the shuffle-prepositions probe."""
+
+
+_LOWER_BOUNDARY = re.compile(r"(?<=[.!?])\s+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences for the manipulation probes.
+
+    :func:`ranklens.text.split_sentences` relies on capitalisation (a period followed by a
+    lower-case word is not a boundary), which finds a single sentence in lower-cased corpora
+    such as Cranfield (``"... a slipstream . an experimental study ..."``). Text without any
+    upper-case letter is therefore split at every ``.``/``!``/``?`` followed by whitespace;
+    other text uses :func:`ranklens.text.split_sentences`.
+    """
+    from ..text import split_sentences as _split
+
+    if any(c.isupper() for c in text):
+        return _split(text)
+    return [s.strip() for s in _LOWER_BOUNDARY.split(text) if s.strip()]
 
 
 @lru_cache(maxsize=1)

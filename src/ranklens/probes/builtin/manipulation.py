@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import ValidationError
-from ...text import STOPWORDS, split_sentences, word_spans
+from ...text import STOPWORDS, word_spans
 from ..base import Probe, ProbeSample, ProbeSamples, cap_samples
-from ..nlp import PREPOSITIONS, lemmatize_text, lemmatizer_name
+from ..nlp import PREPOSITIONS, lemmatize_text, lemmatizer_name, split_sentences
 
 __all__ = [
     "Doc2QueryProbe",
@@ -129,7 +129,7 @@ class TransformProbe(Probe):
         if self.transform == "lemmatize":
             info["lemmatizer"] = lemmatizer_name()
         if self.transform in ("shuffle-words", "shuffle-sents"):
-            info["sentence_splitter"] = "ranklens.text.sentence_spans"
+            info["sentence_splitter"] = "ranklens.probes.nlp.split_sentences"
         return info
 
     def _rewrite(self, doc_id: str, text: str, rng: np.random.Generator) -> str | None:
@@ -292,7 +292,8 @@ class NonRelevantSentenceProbe(TransformProbe):
                 sample_id=f"{qid}|{did}", query_id=qid, query=qtext,
                 text_1=orig.rstrip() + " " + sent, text_2=orig,
                 doc_1_id=f"{did}~add-sent:{src}", doc_2_id=did, meta=(("sentence_from", src),)))
-        info = {**self._info(), "sentence_source": source, "position": "end"}
+        info = {**self._info(), "sentence_source": source, "position": "end",
+                "sentence_splitter": "ranklens.probes.nlp.split_sentences"}
         return ProbeSamples(tuple(samples), info=info, available=len(judged))
 
 
