@@ -50,7 +50,7 @@ DOCS = [
         "A pinch flat happens when the tyre hits a sharp edge such as a pothole and the tube is squeezed against the rim.",
         "It leaves two small parallel slits, which is why it is also called a snakebite.",
         "Riding with too little air is the main cause, so proper tyre pressure prevents most pinch flats.",
-    ], {"q08": 1, "q10": "2:2", "t016": 1}),
+    ], {"q08": 1, "q10": 1, "t016": 1}),
     ("cyc06", "Tubeless tyres", [
         "Tubeless tyres seal directly against the rim, without an inner tube.",
         "A liquid sealant inside the tyre flows into small holes and plugs them within seconds, often before the rider notices.",
@@ -118,7 +118,7 @@ DOCS = [
         "Check tyre pressure before each ride with a floor pump that has a gauge.",
         "Squeezing the tyre with your thumb is not a reliable way to judge pressure.",
         "Presta valves must have their small lock nut undone before pumping.",
-    ], {"q10": "2:1", "t016": 1, "q08": 0}),
+    ], {"q10": 1, "t016": 1, "q08": 0}),
     ("cyc18", "Wet weather pressure", [
         "On wet roads many riders let out five to ten psi.",
         "A slightly softer tyre has a larger contact patch and grips better on slippery surfaces and painted lines.",

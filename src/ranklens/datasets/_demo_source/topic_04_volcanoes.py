@@ -185,7 +185,7 @@ DOCS = [
         "Around eight hundred million people live within one hundred kilometres of an active volcano.",
         "Hazard maps show which areas are at risk from lava, pyroclastic flows, lahars and ash, and they guide where towns and roads are built.",
         "Regular evacuation drills in places such as Naples and Japan help people know where to go when alert levels rise.",
-    ], {"q13": "2:1", "q14": 1}),
+    ], {"q13": 1, "q14": 1}),
     ("vol30", "Volcanic lightning", [
         "Ash plumes often crackle with lightning.",
         "Particles of ash and ice collide inside the rising column and become electrically charged, much as in a thunderstorm.",

@@ -139,7 +139,7 @@ DOCS = [
         "Stopping suddenly then causes withdrawal headaches, tiredness and low mood for a few days.",
         "Cutting down gradually over a week or two avoids most of these symptoms.",
         "Tolerance also means that the morning cup mostly relieves withdrawal rather than adding alertness.",
-    ], {"q18": "2:0", "t034": 0}),
+    ], {"q18": 1, "t034": 0}),
     ("cof21", "Caffeine naps", [
         "A caffeine nap means drinking a coffee and immediately lying down for fifteen to twenty minutes.",
         "Caffeine takes about that long to reach the brain, so you wake up just as it starts working while the nap has cleared some adenosine.",

@@ -101,7 +101,7 @@ DOCS = [
         "Surviving peasants could demand higher wages and better terms, and many left their manors for new work.",
         "Lords tried to freeze wages by law, which fed anger that burst out in the English Peasants' Revolt of 1381.",
         "Historians see the plague as one reason serfdom declined in western Europe.",
-    ], {"q20": 1, "q21": "2:1", "t038": 1}),
+    ], {"q20": 1, "q21": 1, "t038": 1}),
     ("med15", "A peasant's day", [
         "Most medieval people were peasants who lived in small villages and worked the land from dawn to dusk.",
         "Men ploughed, sowed and harvested, while women also worked in the fields and kept the house, the garden, the poultry and the dairy.",

@@ -109,7 +109,7 @@ DOCS = [
         "Smoke masks the alarm pheromone that guard bees release and prompts many bees to fill up on honey, which makes them calmer.",
         "Too much smoke, however, drives bees out and disrupts the colony, so a few gentle puffs are enough.",
         "Fuel such as dry grass, pine needles or burlap works well.",
-    ], {"q24": "2:0", "q25": 0}),
+    ], {"q24": 1, "q25": 0}),
     ("bee16", "Why colonies swarm", [
         "Swarming is how honeybee colonies reproduce.",
         "When a colony becomes crowded in spring, the workers raise new queens, and the old queen leaves with about half of the workers to find a new home.",
@@ -143,7 +143,7 @@ DOCS = [
         "Queen larvae are fed royal jelly throughout their development in large peanut-shaped cells.",
         "Workers raise new queens when the old one dies, fails, or before the colony swarms.",
         "The first queen to emerge usually kills her rivals still in their cells.",
-    ], {"t045": 3, "q25": "2:2", "q22": 0}),
+    ], {"t045": 3, "q25": 1, "q22": 0}),
     ("bee22", "Workers and drones", [
         "Worker bees are sterile females whose jobs change with age, from cleaning cells and feeding larvae to building comb, guarding and finally foraging.",
         "Drones are males whose only role is to mate with queens from other colonies.",

@@ -107,7 +107,7 @@ DOCS = [
         "On modern yachts the headsail is usually on a roller furler, so it can be partly rolled up from the cockpit.",
         "A heavily rolled sail loses its shape, however, so in strong winds many sailors switch to a smaller storm jib.",
         "Keeping the sail plan balanced between the front and back of the boat makes steering easier.",
-    ], {"q31": "2:2", "t063": 2}),
+    ], {"q31": 1, "t063": 2}),
     ("sai16", "Heavy weather tactics", [
         "When the wind rises beyond what reefing can handle, sailors have a few options.",
         "Heaving to sets the sails and rudder against each other so the boat drifts slowly and rides the waves quietly.",

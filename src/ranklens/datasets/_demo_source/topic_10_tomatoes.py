@@ -196,7 +196,7 @@ DOCS = [
         "Tomatoes, potatoes, peppers and aubergines belong to the same family and share many diseases.",
         "Growing them in a different bed each year, and not returning to the same spot for three or four years, lets soil-borne diseases die out.",
         "In a small garden, growing in fresh compost in containers is an alternative.",
-    ], {"q33": "2:1", "t068": 0}),
+    ], {"q33": 1, "t068": 0}),
     ("tom31", "Tomato hornworms", [
         "Tomato hornworms are large green caterpillars with a horn at the rear that can strip a plant of leaves in days.",
         "Black droppings on the leaves below are the best clue, since the caterpillars are well camouflaged.",

@@ -65,7 +65,7 @@ DOCS = [
         "Big bands led by Benny Goodman, Count Basie and Duke Ellington played for dancers in huge ballrooms.",
         "Arrangements set sections of brass and saxophones against each other in call and response.",
         "The name of the era came from the rhythmic feel of its music.",
-    ], {"q36": "2:3", "q35": "2:0,1", "t071": 1}),
+    ], {"q36": 1, "q35": 1, "t071": 1}),
     ("jaz09", "Measuring swing", [
         "Researchers have measured swing by analysing recordings note by note.",
         "Soloists often play their eighth notes more evenly than the drummer plays the ride cymbal pattern and place them slightly behind the beat.",
@@ -183,7 +183,7 @@ DOCS = [
         "Latin jazz combines jazz harmony and improvisation with Afro-Cuban and Brazilian rhythms.",
         "Instead of the swung eighth notes of jazz, the music is built on even eighths and patterns such as the clave.",
         "In the 1960s bossa nova from Brazil, with its soft, syncopated guitar, became popular through albums such as Getz and Gilberto.",
-    ], {"q36": "2:1", "t073": 0}),
+    ], {"q36": 1, "t073": 0}),
     ("jaz30", "Duke Ellington", [
         "Duke Ellington led his orchestra for nearly fifty years and wrote well over a thousand compositions.",
         "He wrote parts for the particular sounds of his players, such as the growling trumpet of Bubber Miley.",

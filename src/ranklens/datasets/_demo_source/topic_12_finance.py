@@ -192,7 +192,7 @@ DOCS = [
         "Online banks often offer higher rates than high street banks because they have lower costs.",
         "Deposits are protected up to a limit by government insurance schemes in many countries.",
         "Rates change with the central bank's policy rate.",
-    ], {"q38": "2:0", "q40": 1}),
+    ], {"q38": 1, "q40": 1}),
     ("fin31", "Funding a hobby", [
         "Expensive hobbies, from road cycling to astronomy, are easier to afford with a dedicated savings pot.",
         "Setting aside a small amount each month for new equipment avoids putting big purchases on a credit card.",
