@@ -53,3 +53,11 @@ def test_explanation_top_prefix():
     assert [r.weight for r in e.top(5)] == [0.5, 0.3, 0.1]
     with pytest.raises(ValidationError):
         e.top(-1)
+
+
+def test_line_units_for_presegmented_documents():
+    text = "first sentence .\n  second one\n\nthird"
+    units = split_units(text, "line")
+    assert [u.text for u in units] == ["first sentence .", "second one", "third"]
+    assert all(text[u.start : u.end] == u.text for u in units)
+    assert str(parse_granularity("line")) == "line"

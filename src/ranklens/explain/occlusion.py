@@ -17,7 +17,7 @@ Passage mode (eq. 4)
     units sampled more often and gives the same order as ``"sum"`` under exhaustive enumeration.
 
 Document mode (eq. 5), for documents with more than ``long_document`` sentences
-    Units are sentences; the document is split into consecutive chunks of ``chunk_sentences``
+    Units are sentences (lines with ``granularity="line"``); the document is split into consecutive chunks of ``chunk_sentences``
     sentences (fixed on the original positions) and θ(Q, D) = max over chunk scores (MaxP).
     ``greedy_steps`` sentences are chosen greedily: at each step the remaining sentence whose
     removal gives the largest relative drop (θ(D_t) − θ(D_t − s)) / N(θ(D_t)) is chosen and
@@ -161,7 +161,9 @@ class OcclusionExplainer:
             )
         g = parse_granularity(self.granularity)
         doc_units = [split_units(d, g) for d in documents]
-        sent_units = [split_units(d, "sentence") if self.long_document is not None else () for d in documents]
+        # document mode cuts into sentences (or the given lines, for pre-segmented documents)
+        seg = g if g.kind in ("sentence", "line") else parse_granularity("sentence")
+        sent_units = [split_units(d, seg) if self.long_document is not None else () for d in documents]
         is_long = [
             self.long_document is not None and len(sent_units[i]) > self.long_document for i in range(len(documents))
         ]

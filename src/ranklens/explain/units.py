@@ -1,7 +1,8 @@
 """Explanation units (sentences, word windows), rationales and explanations as frozen records.
 
 A *unit* is a span of a document given by character offsets ``[start, end)``. Sentences come
-from :func:`ranklens.text.sentence_spans`; word windows of ``w`` words from consecutive,
+from :func:`ranklens.text.sentence_spans`; lines (for pre-segmented documents, e.g. WikiQA
+candidate sentences joined by newlines) are the non-empty lines; word windows of ``w`` words from consecutive,
 non-overlapping groups of :func:`ranklens.text.word_spans` (the last window may be shorter).
 A *rationale* is a unit chosen as part of an explanation, with a weight (its attribution).
 """
@@ -65,20 +66,21 @@ class Rationale:
 
 @dataclass(frozen=True, slots=True)
 class Granularity:
-    """How a document is cut into units: ``sentence`` or ``window`` of ``width`` words."""
+    """How a document is cut into units: ``sentence``, ``line`` (pre-segmented text, one unit per
+    non-empty line) or ``window`` of ``width`` words."""
 
     kind: str
     width: int = 0
 
     def __str__(self) -> str:
-        return "sentence" if self.kind == "sentence" else f"window:{self.width}"
+        return self.kind if self.kind != "window" else f"window:{self.width}"
 
 
 _WINDOW = re.compile(r"^window:(\d+)$")
 
 
 def parse_granularity(spec: str | Granularity) -> Granularity:
-    """Parse ``"sentence"`` or ``"window:W"`` (W >= 1 words).
+    """Parse ``"sentence"``, ``"line"`` or ``"window:W"`` (W >= 1 words).
 
     Raises:
         ValidationError: for any other spelling, naming the accepted forms.
@@ -88,11 +90,13 @@ def parse_granularity(spec: str | Granularity) -> Granularity:
     s = str(spec).strip().lower()
     if s in {"sentence", "sentences", "sent"}:
         return Granularity("sentence")
+    if s in {"line", "lines"}:
+        return Granularity("line")
     m = _WINDOW.match(s)
     if m and int(m.group(1)) >= 1:
         return Granularity("window", int(m.group(1)))
     raise ValidationError(
-        f"granularity must be 'sentence' or 'window:W' with W >= 1 words (e.g. 'window:5'), got {spec!r}"
+        f"granularity must be 'sentence', 'line' or 'window:W' with W >= 1 words (e.g. 'window:5'), got {spec!r}"
     )
 
 
@@ -108,6 +112,14 @@ def split_units(text: str, granularity: str | Granularity) -> tuple[Unit, ...]:
     g = parse_granularity(granularity)
     if g.kind == "sentence":
         spans = sentence_spans(text)
+    elif g.kind == "line":
+        spans = []
+        pos = 0
+        for line in text.split("\n"):
+            lead = len(line) - len(line.lstrip())
+            if line.strip():
+                spans.append((pos + lead, pos + len(line.rstrip())))
+            pos += len(line) + 1
     else:
         words = word_spans(text)
         spans = [

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ranklens.cli import main
+from ranklens.results import Result
+
+
+@pytest.fixture
+def coll_dir(tmp_path, tiny):
+    d = tmp_path / "coll"
+    d.mkdir()
+    with (d / "docs.jsonl").open("w") as fh:
+        for doc_id, text in tiny.docs.items():
+            fh.write(json.dumps({"doc_id": doc_id, "text": text}) + "\n")
+    (d / "queries.tsv").write_text(
+        "query_id\ttext\n" + "".join(f"{q}\t{t}\n" for q, t in zip(tiny.queries["query_id"], tiny.queries["text"]))
+    )
+    (d / "qrels.trec").write_text(
+        "".join(f"{q} 0 {doc} {r}\n" for q, doc, r in tiny.qrels[["query_id", "doc_id", "relevance"]].itertuples(index=False))
+    )
+    (d / "subdoc.tsv").write_text("query_id\tdoc_id\tunit\trelevant\nq1\td1\t0\t1\nq1\td3\t0\t1\nq2\td4\t0\t1\n")
+    return d
+
+
+def test_cli_explain_two_rankers(coll_dir, tmp_path, capsys):
+    out = tmp_path / "out"
+    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--ranker", "tfidf",
+               "--granularity", "sentence", "--granularity", "window:3", "-m", "1", "-k", "3", "-k", "5",
+               "--subdoc", str(coll_dir / "subdoc.tsv"), "--embedder", "tfidf", "--sweep-m", "1,2",
+               "--show", "1", "--no-color", "--out", str(out)])
+    assert rc == 0
+    captured = capsys.readouterr()
+    lines = captured.out.strip().splitlines()
+    header = lines[-5].split("\t")  # the consistency summary is the last table printed
+    assert header[:2] == ["ranker", "granularity"] and "mrc@3" in header and "mer@10" in header
+    assert {ln.split("\t")[0] for ln in lines[-4:]} == {"bm25", "tfidf"}
+    assert "[[" in captured.err and "\x1b[" not in captured.err
+    res = Result.load(out / "explain-consistency")
+    assert res.kind == "explain-consistency"
+    assert set(res.table["ranker"]) == {"bm25", "tfidf"}
+    mer = res.table["mer@10"].dropna()
+    assert len(mer) and ((mer >= -1) & (mer <= 1 + 1e-9)).all()
+    assert Result.load(out / "explain-sweep").kind == "explain-sweep"
+    html = (out / "rationales.html").read_text()
+    assert "<mark" in html
+
+
+def test_cli_user_rationales_need_one_ranker(coll_dir, tmp_path, capsys):
+    r = tmp_path / "r.jsonl"
+    r.write_text(json.dumps({"query_id": "q1", "doc_id": "d1", "start": 0, "end": 36, "weight": 1}) + "\n")
+    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--ranker", "tfidf",
+               "--rationales", str(r), "--out", str(tmp_path / "o")])
+    assert rc == 1
+    assert "exactly one --ranker" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"query_id": "q1", "doc_id": "d1", "start": 0, "end": 999}) + "\n")
+    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--rationales", str(bad),
+               "--out", str(tmp_path / "o")])
+    assert rc == 1
+    assert "bad.jsonl:1: end=999" in capsys.readouterr().err
+
+
+def test_cli_user_rationales(coll_dir, tmp_path):
+    r = tmp_path / "r.jsonl"
+    r.write_text(json.dumps({"query_id": "q1", "doc_id": "d1", "start": 0, "end": 36, "weight": 1}) + "\n")
+    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--rationales", str(r), "-k", "3",
+               "--out", str(tmp_path / "o")])
+    assert rc == 0
+    res = Result.load(tmp_path / "o" / "explain-consistency")
+    assert set(res.table["granularity"]) == {"user"}
