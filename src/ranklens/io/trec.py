@@ -63,9 +63,12 @@ def _decode(data: bytes, path: object, encoding: str) -> str:
         ) from None
 
 
-def _fast_table(utf8: bytes, ncols: int, float_col: int | None) -> pd.DataFrame | None:
-    """Parse whitespace-separated UTF-8 columns; ``None`` when the file needs the line validator."""
+def _fast_table(utf8: bytes, ncols: int, float_col: int | None,
+                keep: tuple[int, ...] = (0, 2)) -> pd.DataFrame | None:
+    """Parse whitespace-separated UTF-8 columns (returning only ``keep`` and ``float_col``);
+    ``None`` when the file needs the line validator."""
     names = [f"c{i}" for i in range(ncols)]
+    wanted = [names[i] for i in keep] + ([names[float_col]] if float_col is not None else [])
     if b"\t" in utf8:
         utf8 = utf8.replace(b"\t", b" ")
     regular = (b"  " not in utf8 and b"\r" not in utf8 and b"\n " not in utf8
@@ -83,7 +86,8 @@ def _fast_table(utf8: bytes, ncols: int, float_col: int | None) -> pd.DataFrame 
                 read_options=pacsv.ReadOptions(column_names=names, use_threads=True),
                 parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
                 convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False,
-                                                     quoted_strings_can_be_null=False),
+                                                     quoted_strings_can_be_null=False,
+                                                     include_columns=wanted),
             )
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             return None
@@ -174,8 +178,6 @@ def _read_table(path: PathLike, kind: str, encoding: str) -> pd.DataFrame:
         raise DataFormatError(f"cannot parse as a TREC {kind} file (no single bad line found)", path=p)
     cols = {"c0": QUERY_ID, "c2": DOC_ID, f"c{value_col}": SCORE if kind == "run" else RELEVANCE}
     out = df[list(cols)].rename(columns=cols)
-    for c in (QUERY_ID, DOC_ID):
-        out[c] = out[c].astype(str)
     try:
         return validate_run(out, source=str(p)) if kind == "run" else validate_qrels(out, source=str(p))
     except ValidationError as exc:
