@@ -1,0 +1,177 @@
+"""ASL speed and memory on a synthetic 10,000 queries x 1,000 documents run (10M rows, ~500 MB).
+
+Peer: pytrec_eval (trec_eval's C code), measured in the same process run. Prints ratios:
+
+- ASL kernel (all variants: ASL, ASL@g1-1, ASL@g1-10 under lower_bound / paper / expected)
+  vs pytrec_eval ``evaluate`` for MAP on the same run            (target <= 1)
+- ranklens TREC file -> ASL (read + rank + join + kernel) vs pytrec_eval ``parse_run`` + MAP
+  (target: pytrec_eval / ranklens >= 2)
+- peak memory of the ranklens path / in-memory size of the run   (target <= 3)
+- heavy ties (scores rounded to 0.5) vs the same run without ties, whole path (target <= 3)
+
+Data as in perf-baselines.md: every retrieved doc is relevant with p=0.05 (grade 1-3) and judged
+non-relevant with p=0.05; each query also has 5 unretrieved relevant docs; scores
+N(0,1) + 0.7 * grade. Files are generated once under --workdir (not in the repo).
+
+Usage: python benchmarks/bench_asl.py [--queries 10000] [--depth 1000] [--workdir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import resource
+import sys
+import time
+from pathlib import Path
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def generate(workdir: Path, nq: int, depth: int, seed: int = 0) -> tuple[Path, Path, Path]:
+    import numpy as np
+    import pyarrow as pa
+    from pyarrow import csv
+
+    run_p, ties_p, qrels_p = (workdir / f"run_{nq}x{depth}.trec", workdir / f"run_{nq}x{depth}_ties.trec",
+                              workdir / f"qrels_{nq}x{depth}.txt")
+    if run_p.exists() and ties_p.exists() and qrels_p.exists():
+        return run_p, ties_p, qrels_p
+    workdir.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    n = nq * depth
+    q = np.repeat(np.arange(nq), depth)
+    qid = np.char.add("q", np.char.zfill(q.astype(str), 5))
+    doc = np.char.add("D", np.char.zfill(rng.integers(0, 10**9, n).astype(str), 9))
+    u = rng.random(n)
+    grade = np.where(u < 0.05, rng.integers(1, 4, n), 0)
+    judged = u < 0.10
+    score = rng.normal(size=n) + 0.7 * grade
+    # sort by query, then score descending (as TREC files usually are)
+    order = np.lexsort((-score, q))
+    qid, doc, score, grade, judged = qid[order], doc[order], score[order], grade[order], judged[order]
+    rank = (np.arange(n) % depth) + 1
+    for path, sc in ((run_p, score), (ties_p, np.round(score * 2) / 2)):
+        t = pa.table({"q": qid, "q0": np.full(n, "Q0"), "d": doc, "r": rank,
+                      "s": np.round(sc, 6), "t": np.full(n, "bench")})
+        csv.write_csv(t, str(path), csv.WriteOptions(include_header=False, delimiter=" ",
+                                                     quoting_style="none"))
+    extra_q = np.repeat(np.arange(nq), 5)
+    extra = pa.table({
+        "q": np.char.add("q", np.char.zfill(extra_q.astype(str), 5)), "i": np.full(extra_q.size, "0"),
+        "d": np.char.add("U", np.char.zfill(rng.integers(0, 10**9, extra_q.size).astype(str), 9)),
+        "r": rng.integers(1, 4, extra_q.size)})
+    jq = pa.table({"q": qid[judged], "i": np.full(int(judged.sum()), "0"), "d": doc[judged],
+                   "r": grade[judged]})
+    csv.write_csv(pa.concat_tables([jq, extra]), str(qrels_p),
+                  csv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"))
+    return run_p, ties_p, qrels_p
+
+
+def ranklens_path(run_p: Path, qrels_p: Path, n_docs: int) -> dict:
+    from ranklens.metrics._trec import read_qrels_table, read_run_table
+    from ranklens.metrics.asl import asl_per_query, rank_coded
+
+    out = {}
+    gc.collect()
+    base = rss_mb()
+    t0 = time.perf_counter()
+    table = read_run_table(run_p)
+    qrels = read_qrels_table(qrels_p)
+    out["read"] = time.perf_counter() - t0
+    out["run_nbytes_mb"] = table.nbytes / 2**20
+    t = time.perf_counter()
+    rr = rank_coded(table, qrels)
+    out["rank+join"] = time.perf_counter() - t
+    t = time.perf_counter()
+    vals = {}
+    for policy in ("lower_bound", "paper", "expected"):
+        for first in (None, 1, 10):
+            v = asl_per_query(rr, first=first, unretrieved=policy,
+                              collection_size=n_docs if policy == "expected" else None)
+            vals[(policy, first)] = float(v[rr.in_run].mean())
+    out["kernel_all_variants"] = time.perf_counter() - t
+    t = time.perf_counter()
+    asl_per_query(rr)
+    out["kernel_ASL"] = time.perf_counter() - t
+    out["total"] = time.perf_counter() - t0
+    out["peak_over_base_mb"] = peak_mb() - base
+    out["values"] = vals
+    out["tied_rows"] = rr.tied_rows
+    del rr, table, qrels
+    gc.collect()
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--queries", type=int, default=10_000)
+    ap.add_argument("--depth", type=int, default=1_000)
+    ap.add_argument("--workdir", default="/tmp/ranklens_bench_asl")
+    args = ap.parse_args(argv)
+    t = time.perf_counter()
+    run_p, ties_p, qrels_p = generate(Path(args.workdir), args.queries, args.depth)
+    print(f"data: {run_p} ({run_p.stat().st_size / 2**20:.0f} MiB), generated/found in "
+          f"{time.perf_counter() - t:.1f} s")
+    n_docs = args.queries * args.depth + 5 * args.queries + 10**6
+
+    # ranklens first, so this process's peak RSS so far belongs to the ranklens path
+    rl = ranklens_path(run_p, qrels_p, n_docs)
+    rl_ties = ranklens_path(ties_p, qrels_p, n_docs)
+
+    import pytrec_eval
+
+    t = time.perf_counter()
+    with open(run_p) as f:
+        run = pytrec_eval.parse_run(f)
+    t_parse = time.perf_counter() - t
+    with open(qrels_p) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    t = time.perf_counter()
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"map"})
+    t_init = time.perf_counter() - t
+    t = time.perf_counter()
+    res = ev.evaluate(run)
+    mean_map = sum(v["map"] for v in res.values()) / len(res)
+    t_eval = time.perf_counter() - t
+
+    print(f"\nrun: {args.queries} queries x {args.depth} docs; run in memory "
+          f"{rl['run_nbytes_mb']:.0f} MiB (Arrow); pytrec_eval MAP {mean_map:.6f}")
+    print(f"ASL (lower_bound) {rl['values'][('lower_bound', None)]:.4f}, ASL@g1-10 "
+          f"{rl['values'][('lower_bound', 10)]:.4f}, ASL (paper) {rl['values'][('paper', None)]:.4f}")
+    print("\nstage timings (s)           ranklens   heavy ties")
+    for k in ("read", "rank+join", "kernel_all_variants", "kernel_ASL", "total"):
+        print(f"  {k:24s} {rl[k]:9.2f} {rl_ties[k]:11.2f}")
+    print(f"  pytrec_eval parse_run   {t_parse:9.2f}")
+    print(f"  pytrec_eval evaluator   {t_init:9.2f}")
+    print(f"  pytrec_eval evaluate MAP{t_eval:9.2f}")
+    print(f"  tied rows: {rl['tied_rows']} (no-ties run), {rl_ties['tied_rows']} (heavy ties)")
+    print("\nratios (peer = pytrec_eval, same process):")
+    r1 = rl["kernel_all_variants"] / t_eval
+    r1b = (rl["rank+join"] + rl["kernel_all_variants"]) / t_eval
+    r2 = (t_parse + t_init + t_eval) / rl["total"]
+    r3 = rl["peak_over_base_mb"] / rl["run_nbytes_mb"]
+    r4 = rl_ties["total"] / rl["total"]
+    print(f"  ASL kernel (9 variants) / pytrec_eval evaluate(MAP)      = {r1:6.3f}  (target <= 1)")
+    print(f"  rank+join+kernel / pytrec_eval evaluate(MAP)             = {r1b:6.3f}")
+    print(f"  pytrec_eval (parse+MAP) / ranklens (file->ASL)           = {r2:6.2f}  (target >= 2)")
+    print(f"  ranklens peak RSS increase / run in-memory size          = {r3:6.2f}  (target <= 3)"
+          f"  [{rl['peak_over_base_mb']:.0f} MiB / {rl['run_nbytes_mb']:.0f} MiB]")
+    print(f"  heavy ties / no ties, file->ASL                          = {r4:6.2f}  (target <= 3)")
+    print(f"  heavy ties / no ties, rank+join                          = "
+          f"{rl_ties['rank+join'] / rl['rank+join']:6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
