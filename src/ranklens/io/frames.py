@@ -92,23 +92,31 @@ def _numeric(out: pd.DataFrame, col: str, source: str) -> np.ndarray:
     return vals
 
 
+def _sorted_positions(uniq) -> np.ndarray:
+    """``pos[i]`` = place of ``uniq[i]`` in byte order (C ``strcmp``; equals code-point order)."""
+    if available("pyarrow"):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        order = pc.array_sort_indices(pa.array(np.asarray(uniq, dtype=object), type=pa.string())).to_numpy()
+    else:
+        order = np.argsort(np.asarray(uniq, dtype=object), kind="stable")
+    pos = np.empty(len(order), dtype=np.int64)
+    pos[order] = np.arange(len(order), dtype=np.int64)
+    return pos
+
+
+def _factorize(out: pd.DataFrame, col: str) -> tuple[np.ndarray, np.ndarray]:
+    codes, uniq = pd.factorize(out[col])
+    return codes.astype(np.int64, copy=False), np.asarray(uniq, dtype=object)
+
+
 def _codes(out: pd.DataFrame, col: str, *, sort: bool = False) -> np.ndarray:
     """Integer codes of a string column; with ``sort=True`` in byte order (C ``strcmp``)."""
-    codes, uniq = pd.factorize(out[col])
-    codes = codes.astype(np.int64, copy=False)
+    codes, uniq = _factorize(out, col)
     if sort and len(uniq) > 1:
         # Sort only the uniques (pandas' factorize(sort=True) is ~5x slower on arrow strings).
-        # Code-point order of Python str == UTF-8 byte order == strcmp order.
-        if available("pyarrow"):
-            import pyarrow as pa
-            import pyarrow.compute as pc
-
-            order = pc.array_sort_indices(pa.array(np.asarray(uniq, dtype=object), type=pa.string())).to_numpy()
-        else:
-            order = np.argsort(np.asarray(uniq, dtype=object), kind="stable")
-        remap = np.empty(len(order), dtype=np.int64)
-        remap[order] = np.arange(len(order), dtype=np.int64)
-        codes = remap[codes]
+        codes = _sorted_positions(uniq)[codes]
     return codes
 
 
@@ -128,14 +136,15 @@ def _check_duplicates(out: pd.DataFrame, source: str, qc: np.ndarray, dc: np.nda
         )
 
 
-def _coerce_run(df: pd.DataFrame, source: str) -> tuple[pd.DataFrame, np.ndarray]:
+def _coerce_run(df: pd.DataFrame, source: str) -> tuple[pd.DataFrame, np.ndarray, tuple[np.ndarray, np.ndarray]]:
     out = _rename(df, (QUERY_ID, DOC_ID, SCORE), source)
     _id_column(out, QUERY_ID, source)
     _id_column(out, DOC_ID, source)
     out[SCORE] = _numeric(out, SCORE, source)
     qc = _codes(out, QUERY_ID, sort=True)
-    _check_duplicates(out, source, qc, _codes(out, DOC_ID))
-    return out, qc
+    docs = _factorize(out, DOC_ID)
+    _check_duplicates(out, source, qc, docs[0])
+    return out, qc, docs
 
 
 def validate_run(df: pd.DataFrame, *, source: str = "run") -> pd.DataFrame:
@@ -187,7 +196,8 @@ def _score_key(run: pd.DataFrame, ties: str) -> np.ndarray:
     return -score
 
 
-def _rank_order(out: pd.DataFrame, qcode: np.ndarray, ties: str) -> np.ndarray:
+def _rank_order(out: pd.DataFrame, qcode: np.ndarray, ties: str,
+                docs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Row order: query ascending, score descending, then the tie rule."""
     skey = _score_key(out, ties)
     order = np.lexsort((skey, qcode))  # stable: equal keys keep input order
@@ -204,7 +214,10 @@ def _rank_order(out: pd.DataFrame, qcode: np.ndarray, ties: str) -> np.ndarray:
     group = np.r_[0, np.cumsum(~same)]
     pos = np.flatnonzero(in_tie)
     rows = order[pos]
-    dcode = _codes(out.iloc[rows], DOC_ID, sort=True)
+    # byte-order positions of just the doc ids involved in ties (reusing the validation codes)
+    dc, duniq = docs
+    involved, local = np.unique(dc[rows], return_inverse=True)
+    dcode = _sorted_positions(duniq[involved])[local]
     sub = np.lexsort((-dcode, group[pos]))
     order[pos] = rows[sub]
     return order
@@ -226,10 +239,10 @@ def rank_run(run: pd.DataFrame, *, ties: str = DEFAULT_TIES) -> pd.DataFrame:
     """
     if ties not in TIE_RULES:
         raise ValidationError(f"ties={ties!r} is not a tie rule; choose one of {list(TIE_RULES)}")
-    out, qcode = _coerce_run(run, "run")
+    out, qcode, docs = _coerce_run(run, "run")
     if RANK in out.columns:
         out = out.drop(columns=[RANK])
-    order = _rank_order(out, qcode, ties)
+    order = _rank_order(out, qcode, ties, docs)
     out = out.iloc[order].reset_index(drop=True)
     qs = qcode[order]
     n = len(qs)
@@ -255,7 +268,7 @@ def count_ties(run: pd.DataFrame, *, ties: str = DEFAULT_TIES) -> pd.DataFrame:
     """
     if ties not in TIE_RULES:
         raise ValidationError(f"ties={ties!r} is not a tie rule; choose one of {list(TIE_RULES)}")
-    out, qcode = _coerce_run(run, "run")
+    out, qcode, _ = _coerce_run(run, "run")
     quniq = np.asarray(pd.unique(out[QUERY_ID]).astype(str))
     quniq.sort()
     score = out[SCORE].to_numpy(dtype=np.float64)
