@@ -155,3 +155,14 @@ def test_lowercase_corpus_sentences_are_split():
     assert probe_split(text) == ["flow over a wing .", "the results agree with theory .", "a 1.5 ratio was found ."]
     out = shuffle_sentences(text, np.random.default_rng(0))
     assert sorted(probe_split(out)) == sorted(probe_split(text))
+
+
+def test_lemmatize_transform():
+    from ranklens.probes.builtin.manipulation import lemmatize
+    from ranklens.probes.nlp import lemmatizer_name
+
+    out = lemmatize("The striped bats were hanging on their feet, children ate.")
+    if lemmatizer_name() == "spacy-lookup":
+        assert out == "The stripe bat be hang on their foot, child eat."
+    else:
+        assert "foot" in out and "child" in out

@@ -1,7 +1,7 @@
 """Language processing for probes, with offline fallbacks.
 
-* Lemmas: spaCy ``blank("en")`` + lookup lemmatizer (``spacy-lookups-data``), else simplemma,
-  else Porter stems (:mod:`ranklens.text`). :func:`lemmatizer_name` says which one runs.
+* Lemmas: the English lookup table of ``spacy-lookups-data`` (what spaCy's ``lookup``
+  lemmatizer uses), else simplemma, else Porter stems (:mod:`ranklens.text`). :func:`lemmatizer_name` says which one runs.
 * Noun chunks and named entities need a spaCy pipeline with a parser/NER
   (``en_core_web_sm``). When none is installed, documented heuristics run instead:
 
@@ -89,13 +89,18 @@ def _spacy_full() -> Any:
 
 @lru_cache(maxsize=1)
 def _lemma_backend() -> tuple[str, Any]:
+    """The English lemma lookup table of spacy-lookups-data (the table spaCy's ``lookup``
+    lemmatizer uses; read directly, since ``nlp.initialize()`` takes tens of seconds), else
+    simplemma, else Porter stems."""
     try:
-        import spacy
+        import gzip
+        import json
+        from importlib import resources
 
-        nlp = spacy.blank("en")
-        nlp.add_pipe("lemmatizer", config={"mode": "lookup"})
-        nlp.initialize()
-        return "spacy-lookup", nlp
+        ref = resources.files("spacy_lookups_data") / "data" / "en_lemma_lookup.json.gz"
+        with ref.open("rb") as f:
+            table = json.loads(gzip.decompress(f.read()))
+        return "spacy-lookup", table
     except Exception:  # spacy-lookups-data missing
         pass
     try:
@@ -107,26 +112,28 @@ def _lemma_backend() -> tuple[str, Any]:
 
 
 def lemmatizer_name() -> str:
-    """``"spacy-lookup"``, ``"simplemma"`` or ``"porter-stem"``: the lemmatizer in use."""
+    """``"spacy-lookup"`` (spacy-lookups-data ``en_lemma_lookup``), ``"simplemma"`` or
+    ``"porter-stem"``: the lemmatizer in use."""
     return _lemma_backend()[0]
+
+
+def _lemma_of(word: str) -> str:
+    kind, backend = _lemma_backend()
+    if kind == "spacy-lookup":
+        return backend.get(word) or backend.get(word.lower()) or word
+    if kind == "simplemma":
+        return str(backend.lemmatize(word, lang="en"))
+    return stem(word.lower())
 
 
 def lemmatize_text(text: str) -> str:
     """``text`` with every word replaced by its lemma (punctuation and spacing kept)."""
-    kind, backend = _lemma_backend()
-    if kind == "spacy-lookup":
-        doc = backend(text)
-        return "".join(
-            (t.lemma_ or t.text) + t.whitespace_ if t.is_alpha else t.text_with_ws for t in doc
-        )
     from ..text import word_spans
 
     out, last = [], 0
     for s, e in word_spans(text):
-        w = text[s:e]
-        lem = backend.lemmatize(w, lang="en") if kind == "simplemma" else stem(w.lower())
         out.append(text[last:s])
-        out.append(lem)
+        out.append(_lemma_of(text[s:e]))
         last = e
     out.append(text[last:])
     return "".join(out)
@@ -134,13 +141,7 @@ def lemmatize_text(text: str) -> str:
 
 @lru_cache(maxsize=100_000)
 def _lemma(word: str) -> str:
-    kind, backend = _lemma_backend()
-    if kind == "spacy-lookup":
-        lookup = backend.get_pipe("lemmatizer").lookups.get_table("lemma_lookup")
-        return str(lookup.get(word, word)).lower()
-    if kind == "simplemma":
-        return str(backend.lemmatize(word, lang="en")).lower()
-    return stem(word)
+    return _lemma_of(word).lower()
 
 
 def lemmas(text: str) -> set[str]:
