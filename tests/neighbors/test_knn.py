@@ -138,3 +138,13 @@ def test_errors():
         exact_knn(np.zeros((3, 2)), np.zeros((1, 2)), 0)
     with pytest.raises(ValidationError):
         exact_knn(np.zeros((3, 2)), np.zeros((1, 2)), 1, exclude=[[0], [1]])
+
+
+def test_query_blocks_equal_single_block():
+    rng = np.random.default_rng(5)
+    c = rng.normal(size=(80, 6)).astype(np.float32)
+    excl = [[i] for i in range(30)]
+    a = exact_knn(c, c[:30], 4, exclude=excl, query_block_size=7, block_size=13)
+    b = exact_knn(c, c[:30], 4, exclude=excl)
+    np.testing.assert_array_equal(a.indices, b.indices)
+    np.testing.assert_allclose(a.scores, b.scores, rtol=1e-6)

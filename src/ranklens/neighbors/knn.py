@@ -120,6 +120,7 @@ def exact_knn(
     block_size: int = 65_536,
     exclude: Sequence[Sequence[int]] | None = None,
     backend: Literal["auto", "numpy", "torch"] = "numpy",
+    query_block_size: int = 1024,
 ) -> KnnResult:
     """Exact k-NN by blocked matrix products with a running top-k.
 
@@ -130,8 +131,10 @@ def exact_knn(
         metric: ``"cosine"`` or ``"ip"`` (inner product; use for pre-normalised vectors).
         block_size: corpus rows per block; peak extra memory is about ``m × block_size`` floats.
         exclude: per query, corpus indices that may not be returned (e.g. the query itself).
-        backend: ``"numpy"``, ``"torch"`` (``torch.topk`` per block), or ``"auto"`` (torch when
+        backend: ``"numpy"``, ``"torch"`` (torch matmul per block), or ``"auto"`` (torch when
             it is already imported, else numpy).
+        query_block_size: queries handled together; peak extra memory is about
+            ``query_block_size × block_size`` float32 values.
 
     Returns:
         :class:`KnnResult` with rows ordered by similarity descending, ties by lower index.
@@ -146,6 +149,18 @@ def exact_knn(
     elif metric != "ip":
         raise ValidationError(f"metric must be 'cosine' or 'ip', got {metric!r}")
     n, m = corpus_arr.shape[0], q.shape[0]
+    if m > query_block_size:
+        if exclude is not None and len(exclude) != m:
+            raise ValidationError(f"exclude must have one entry per query ({m}), got {len(exclude)}")
+        # (re-normalising the already unit-length queries in the recursive call is harmless)
+        parts = [
+            exact_knn(corpus_arr, q[s : s + query_block_size], k, metric=metric, block_size=block_size,
+                      exclude=None if exclude is None else exclude[s : s + query_block_size],
+                      backend=backend, query_block_size=query_block_size)
+            for s in range(0, m, query_block_size)
+        ]
+        return KnnResult(indices=np.concatenate([p.indices for p in parts]),
+                         scores=np.concatenate([p.scores for p in parts]))
     kk = min(k, n)
     if backend == "auto":
         import sys
