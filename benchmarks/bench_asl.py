@@ -52,7 +52,10 @@ def generate(workdir: Path, nq: int, depth: int, seed: int = 0) -> tuple[Path, P
     n = nq * depth
     q = np.repeat(np.arange(nq), depth)
     qid = np.char.add("q", np.char.zfill(q.astype(str), 5))
-    doc = np.char.add("D", np.char.zfill(rng.integers(0, 10**9, n).astype(str), 9))
+    # distinct, random-looking doc ids: i -> i * 2654435761 mod 1e9 is a bijection (odd, not a
+    # multiple of 5), so no query lists a document twice (pytrec_eval rejects duplicates)
+    doc_num = (np.arange(n, dtype=np.int64) * 2654435761) % 10**9
+    doc = np.char.add("D", np.char.zfill(doc_num.astype(str), 9))
     u = rng.random(n)
     grade = np.where(u < 0.05, rng.integers(1, 4, n), 0)
     judged = u < 0.10

@@ -167,6 +167,7 @@ class RankedRun:
     ties: str
     tied_rows: int
     scores: np.ndarray = field(repr=False)
+    _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def depth(self) -> int:
@@ -474,6 +475,13 @@ def search_lengths(
         ``retrieved`` (bool), sorted by query then rank (unretrieved last, by doc_id).
     """
     _check_policy(unretrieved, collection_size)
+    key = ("search_lengths", rel, cutoff, unretrieved, collection_size)
+    if key not in rr._memo:
+        rr._memo[key] = _search_lengths(rr, rel, cutoff, unretrieved, collection_size)
+    return rr._memo[key].copy()
+
+
+def _search_lengths(rr, rel, cutoff, unretrieved, collection_size) -> pd.DataFrame:
     g, lengths, relm = _base(rr, rel, cutoff)
     cum = np.cumsum(relm, axis=1)
     qi, pos = np.nonzero(relm)

@@ -106,13 +106,17 @@ def qrels_to_dict(qrels_table) -> dict[str, dict[str, int]]:
 
 
 def _run_dict(rr: RankedRun) -> dict[str, dict[str, float]]:
-    """The ranked order as strictly decreasing integer scores (exact in float32)."""
+    """The ranked order as strictly decreasing integer scores (exact in float32); memoised on
+    the (immutable) ranked run, pytrec_eval does not modify it."""
+    if "run_dict" in rr._memo:
+        return rr._memo["run_dict"]
     docs = np.asarray(rr.doc_ids.to_pylist(), dtype=object)
     out: dict[str, dict[str, float]] = {}
     for i in np.flatnonzero(rr.in_run):
         n = int(rr.lengths[i])
         ids = docs[rr.rows[i, :n]]
         out[str(rr.query_ids[i])] = dict(zip(ids.tolist(), np.arange(n, 0, -1, dtype=float).tolist()))
+    rr._memo["run_dict"] = out
     return out
 
 
