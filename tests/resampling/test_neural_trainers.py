@@ -1,0 +1,86 @@
+"""Bi-encoder and cross-encoder fine-tuning on tiny random BERTs saved to tmp_path (no downloads)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ranklens.engine import ScoringEngine, score_pairs
+from ranklens.resampling import BiEncoderTrainer, CrossEncoderTrainer, ReSTTest, train_variants
+
+from ._synth import synthetic
+
+pytestmark = pytest.mark.slow
+
+
+def _tiny_bert(d, words, *, head=False):
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertModel, BertTokenizer
+
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *sorted(words)]) + "\n")
+    tok = BertTokenizer(str(d / "vocab.txt"), do_lower_case=True)
+    cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=37, max_position_embeddings=64, num_labels=1)
+    torch.manual_seed(0)
+    (BertForSequenceClassification(cfg) if head else BertModel(cfg)).save_pretrained(d)
+    tok.save_pretrained(d)
+    return d
+
+
+@pytest.fixture(scope="module")
+def data():
+    tq, eq, qrels, corpus = synthetic(n_topics=3, docs_per_topic=3, per_doc=2)
+    words = {w for t in [*tq["text"], *eq["text"], *corpus.values()] for w in t.lower().split()}
+    return tq, eq, qrels, corpus, words
+
+
+def test_bi_encoder_trainer_trains_saves_and_resumes(tmp_path, data):
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+
+    tq, eq, qrels, corpus, words = data
+    bert = _tiny_bert(tmp_path / "bert", words)
+    st_dir = tmp_path / "st"
+    SentenceTransformer(modules=[Transformer(str(bert)), Pooling(32, "mean")], device="cpu").save(str(st_dir))
+    splits = ReSTTest(n_buckets=2).fit(tq, eq).splits_[:1]
+    allq = pd.concat([tq, eq], ignore_index=True)
+    trainer = BiEncoderTrainer(model=str(st_dir), epochs=2, batch_size=4, lr=1e-3, seed=0, device="cpu")
+    v1 = train_variants([trainer], splits, allq, qrels, corpus, tmp_path / "out")[0]
+    info = json.loads((v1.output_dir and open(f"{v1.output_dir}/done.json").read()))
+    assert info["steps"] >= 2 and info["pairs"] == len(splits[0].train_ids("interpolation"))
+    eng = ScoringEngine(cache=False)
+    qs, ds = list(eq["text"][:3]), [corpus["D0_0"]] * 3
+    s1 = score_pairs(v1.ranker, qs, ds, engine=eng)
+    v2 = train_variants([trainer], splits, allq, qrels, corpus, tmp_path / "out")[0]
+    assert v2.resumed and v2.ranker.fingerprint == v1.ranker.fingerprint
+    np.testing.assert_allclose(score_pairs(v2.ranker, qs, ds, engine=ScoringEngine(cache=False)), s1, atol=1e-5)
+    # the fine-tuned model differs from the starting point and has its own fingerprint
+    base = trainer.load(tmp_path, "base")
+    base.path = str(st_dir)
+    assert base.fingerprint != v1.ranker.fingerprint
+    assert not np.allclose(score_pairs(base, qs, ds, engine=eng), s1, atol=1e-4)
+
+
+def test_cross_encoder_trainer_learns_on_tiny_model(tmp_path, data):
+    tq, eq, qrels, corpus, words = data
+    ce_dir = _tiny_bert(tmp_path / "ce", words, head=True)
+    trainer = CrossEncoderTrainer(model=str(ce_dir), epochs=8, batch_size=8, lr=5e-3, judged_negatives=1,
+                                  random_negatives=1, seed=0, device="cpu", max_length=32)
+    ranker = trainer.train(tq, qrels, corpus, output_dir=tmp_path / "out")
+    info = json.loads((tmp_path / "out" / "done.json").read_text())
+    assert info["loss_last"] < info["loss_first"]
+    ex = trainer.examples(tq, qrels, corpus)
+    assert trainer.examples(tq, qrels, corpus) == ex  # seeded
+    pos = [(q, d) for q, d, y in ex if y == 1.0]
+    neg = [(q, d) for q, d, y in ex if y == 0.0]
+    eng = ScoringEngine(cache=False)
+    sp = score_pairs(ranker, [q for q, _ in pos], [d for _, d in pos], engine=eng)
+    sn = score_pairs(ranker, [q for q, _ in neg], [d for _, d in neg], engine=eng)
+    assert sp.mean() > sn.mean()
+    reloaded = trainer.load(tmp_path / "out", ranker.training_id)
+    np.testing.assert_allclose(score_pairs(reloaded, [q for q, _ in pos[:4]], [d for _, d in pos[:4]],
+                                           engine=ScoringEngine(cache=False)), sp[:4], atol=1e-4)
