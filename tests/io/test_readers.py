@@ -134,3 +134,21 @@ def test_load_collection_directory(tmp_path):
     assert c.qrels.values.tolist() == [["q1", "d1", 2]]
     s = load_collection(tmp_path, stream_docs=True, include_title=True)
     assert isinstance(s.docs, JsonlDocStore) and s.docs["d1"] == "Cats Cats purr."
+
+
+def test_load_collection_demo():
+    demo = pytest.importorskip("ranklens.datasets.demo")
+    if not hasattr(demo, "load_demo"):
+        pytest.skip("demo collection not available yet")
+    c = load_collection("demo")
+    assert len(c.docs) > 0 and len(c.queries) > 0
+    assert set(c.qrels["doc_id"]) <= set(c.docs)
+
+
+def test_io_import_is_light():
+    import subprocess
+    import sys
+
+    code = "import sys, ranklens.io; print(sorted({'ir_datasets', 'torch', 'duckdb'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
