@@ -186,3 +186,21 @@ def test_read_runs_dir_and_paths(tmp_path):
     assert all(len(r) == 3 for r in runs.values())
     runs2 = read_runs([tmp_path / "a" / "sys1.run.gz"])
     assert list(runs2) == ["sys1"]
+
+
+@pytest.mark.parametrize("text", [RUN, RUN.replace(" ", "\t"), "q1 Q0 d1 1 1 s\nq1 Q0 d2 2 x s\n",
+                                  "q1 Q0 d1 1 1 s\nq1 Q0 d1 2 0.5 s\n", "q1 Q0 d1 1 1 s\nq1 Q0 d2 2\n"])
+def test_pandas_path_agrees_with_pyarrow_path(tmp_path, monkeypatch, text):
+    import ranklens.io.trec as trec
+
+    path = _write(tmp_path / "r.run", text)
+
+    def outcome():
+        try:
+            return read_run(path).values.tolist()
+        except DataFormatError as exc:
+            return str(exc)
+
+    fast = outcome()
+    monkeypatch.setattr(trec, "available", lambda name: False)
+    assert outcome() == fast
