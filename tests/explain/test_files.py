@@ -84,3 +84,10 @@ def test_subdoc_errors(tmp_path):
         read_subdoc_qrels(badrel)
     with pytest.raises(DataFormatError, match="not found"):
         read_subdoc_qrels(tmp_path / "missing.tsv")
+
+
+def test_subdoc_frame_with_non_default_index_stays_aligned():
+    frame = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["d1", "d2"], "unit": ["u1", "u2"], "relevant": [1, 0]},
+                         index=[7, 3])
+    out = read_subdoc_qrels(frame)
+    assert out.values.tolist() == [["q1", "d1", "u1", 1], ["q2", "d2", "u2", 0]]

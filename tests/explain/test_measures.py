@@ -20,9 +20,13 @@ def test_spearman_hand_computed():
     assert rank_correlation([9, 8, 7], [1, 3, 2], method="spearman") == pytest.approx(-0.5)
 
 
-def test_only_order_of_original_matters():
-    # original scores tied or not, position defines rank
-    assert rank_correlation([5, 5, 5], [3, 2, 1]) == pytest.approx(1.0)
+def test_original_ties_are_ties():
+    # a, b tied originally (e.g. duplicate passages); pseudo scores keep the tie -> perfect tau-b
+    assert rank_correlation([5, 5, 3], [2, 2, 1]) == pytest.approx(1.0)
+    # tau-b by hand for orig (5, 5, 3) vs pseudo (3, 2, 1): pairs ab tie in x; ac, bc concordant
+    # -> (2 - 0) / sqrt((3 - 1) * 3) = 2 / sqrt(6)
+    assert rank_correlation([5, 5, 3], [3, 2, 1]) == pytest.approx(2 / np.sqrt(6))
+    assert np.isnan(rank_correlation([5, 5, 5], [3, 2, 1]))
     assert rank_correlation([5, 4, 3], [1, 2, 3]) == pytest.approx(-1.0)
 
 

@@ -149,7 +149,9 @@ def write_rationales(rationales: Mapping[tuple[str, str], tuple[Rationale, ...]]
 
 
 def _normalise_subdoc(frame: pd.DataFrame, source: object, first_line: int = 2) -> pd.DataFrame:
-    frame = frame.rename(columns={"sentence_index": "unit", "sentence": "unit", "label": "relevant"})
+    frame = frame.reset_index(drop=True).rename(
+        columns={"sentence_index": "unit", "sentence": "unit", "label": "relevant"}
+    )
     missing = [c for c in ("doc_id", "unit", "relevant") if c not in frame.columns]
     if missing:
         raise DataFormatError(

@@ -63,14 +63,16 @@ def rank_correlation(
 
     Args:
         original_scores: the ranker's scores of the full documents, in rank order (rank 1
-            first). Only the order is used: position ``i`` has rank ``i + 1``.
+            first). Kendall/Spearman compare scores, so documents tied in the original ranking
+            count as ties (τ-b, average ranks); RBO uses the given order.
         rationale_scores: the ranker's scores of the rationale-only pseudo-documents, aligned.
         method: ``"kendall"`` (τ-b, ties in the pseudo scores counted as in scipy),
             ``"spearman"`` or ``"rbo"`` (pseudo ties broken by original rank).
         p: RBO persistence.
 
     Returns:
-        The correlation; ``nan`` with fewer than two documents. When every pseudo-document gets
+        The correlation; ``nan`` with fewer than two documents or when all original scores tie
+        (no order to reproduce; Kendall/Spearman). When every pseudo-document gets
         the same score τ and ρ are undefined (no order is reproduced) and 0.0 is returned.
     """
     orig = np.asarray(original_scores, dtype=np.float64)
@@ -82,17 +84,20 @@ def rank_correlation(
         return float("nan")
     if method not in CORRELATIONS:
         raise ValidationError(f"correlation method must be one of {CORRELATIONS}, got {method!r}")
-    position = -np.arange(k, dtype=np.float64)  # higher = better, like scores
     if method == "rbo":
         induced = sorted(range(k), key=lambda i: (-rat[i], i))
         return rbo([str(i) for i in range(k)], [str(i) for i in induced], p=p)
+    if np.all(orig == orig[0]):
+        return float("nan")
     if np.all(rat == rat[0]):
         return 0.0
     from scipy import stats
 
+    # Scores, not positions: documents tied in the original ranking (e.g. duplicate passages)
+    # are ties for tau-b / average ranks for rho, not an arbitrary tie-break order.
     if method == "kendall":
-        return float(stats.kendalltau(position, rat).statistic)
-    return float(stats.spearmanr(position, rat).statistic)
+        return float(stats.kendalltau(orig, rat).statistic)
+    return float(stats.spearmanr(orig, rat).statistic)
 
 
 def max_similarity(rationales: npt.ArrayLike, relevant: npt.ArrayLike) -> npt.NDArray[np.float64]:
