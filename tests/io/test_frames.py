@@ -162,3 +162,10 @@ def test_validate_qrels():
 def test_empty_run_ranks():
     out = rank_run(_run([]).astype({"query_id": str, "doc_id": str, "score": float}))
     assert len(out) == 0 and "rank" in out.columns
+
+
+def test_pyterrier_frame_with_query_text_column():
+    # PyTerrier results carry the query TEXT in "query"; it must not be taken for an id
+    df = pd.DataFrame({"query": ["cats?"], "qid": ["7"], "docno": ["d"], "score": [1.0]})
+    out = validate_run(df)
+    assert out["query_id"].tolist() == ["7"] and out["query"].tolist() == ["cats?"]

@@ -24,7 +24,6 @@ COLUMN_ALIASES: Mapping[str, str] = {
     "qid": QUERY_ID,
     "q_id": QUERY_ID,
     "topic": QUERY_ID,
-    "query": QUERY_ID,
     "docno": DOC_ID,
     "docid": DOC_ID,
     "did": DOC_ID,
@@ -39,13 +38,10 @@ def _rename(df: pd.DataFrame, required: tuple[str, ...], source: str) -> pd.Data
     if not isinstance(df, pd.DataFrame):
         raise ValidationError(f"{source}: expected a pandas DataFrame, got {type(df).__name__}")
     mapping = {}
-    for col in df.columns:
-        target = COLUMN_ALIASES.get(str(col))
-        # "query" is an alias of query_id only when there is no query_id column (PyTerrier uses
-        # "query" for the query text, so it must never shadow a real id column).
-        if target is not None and target in required and target not in df.columns:
-            if target not in mapping.values():
-                mapping[col] = target
+    present = {str(c): c for c in df.columns}
+    for alias, target in COLUMN_ALIASES.items():  # dict order = priority (qid before topic, ...)
+        if alias in present and target in required and target not in df.columns and target not in mapping.values():
+            mapping[present[alias]] = target
     out = df.rename(columns=mapping) if mapping else df.copy()
     missing = [c for c in required if c not in out.columns]
     if missing:
