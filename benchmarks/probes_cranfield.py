@@ -3,8 +3,8 @@
 Run once (minutes on 2 CPU cores):  python benchmarks/probes_cranfield.py [--out DIR]
 
 * all measure-and-match and textual-manipulation probes on Cranfield judged documents, δ
-  calibrated on Cranfield per model (median adjacent top-10 difference of a BM25 top-20 re-rank,
-  50 queries);
+  calibrated on Cranfield per model (median adjacent top-10 difference of a BM25 top-20 re-rank of
+  30 sampled queries);
 * dataset-transfer probes from ../shared/data (MRPC, JFLEG (+spell-checked), TurkCorpus, WNC
   sample, XSum sample, NQ sample per entity type);
 * checks that MiniLM model calls == distinct (query, text) pairs, times the first run, a re-run
@@ -27,7 +27,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("RANKLENS_SHARED_DATA", REPO.parent / "shared" / "data"))
-CAP_MM, CAP_TR, CAP_DS, CAP_NQ_TYPE = 200, 200, 150, 100
+CAP_MM, CAP_TR, CAP_DS, CAP_NQ_TYPE = 100, 100, 100, 50
 
 
 def main() -> None:
@@ -70,7 +70,7 @@ def main() -> None:
 
     rankers = {"BM25": make_ranker("bm25", corpus=coll.docs), "TF-IDF": make_ranker("tfidf", corpus=coll.docs),
                "MiniLM": make_ranker("minilm")}
-    spec = DeltaSpec(mode="calibrate", k=10, depth=20, max_queries=50, seed=0)
+    spec = DeltaSpec(mode="calibrate", k=10, depth=20, max_queries=30, seed=0)
     cache_dir = out / "cache"
     store = out / "store1"
     times = {}
