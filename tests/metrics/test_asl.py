@@ -303,3 +303,22 @@ def test_row_order_does_not_matter_under_fixed_tie_rule(data, seed):
         a = asl_per_query(rank_coded(run, qrels, ties=rule))
         b = asl_per_query(rank_coded(shuffled, qrels, ties=rule))
         np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=run_and_qrels())
+def test_tied_rows_agree_with_count_ties(data):
+    run, qrels = data
+    t = count_ties(run) if len(run) else {"tied_rows_float32": 0, "tied_rows_float64": 0}
+    assert rank_coded(run, qrels, ties="trec_eval").tied_rows == t["tied_rows_float32"]
+    assert rank_coded(run, qrels, ties="float64").tied_rows == t["tied_rows_float64"]
+
+
+def test_rows_not_grouped_by_query_and_ragged_lists():
+    # interleaved queries, different lengths: same result as the grouped frame
+    run = frame_run([("2", "x", 1), ("1", "a", 3), ("2", "y", 2), ("1", "b", 1), ("1", "c", 2)])
+    qrels = frame_qrels([("1", "b", 1), ("2", "x", 1)])
+    rr = rank_coded(run, qrels)
+    assert by_query(rr, asl_per_query(rr)) == {"1": 3.0, "2": 2.0}
+    grouped = rank_coded(run.sort_values("query_id", kind="stable"), qrels)
+    np.testing.assert_array_equal(asl_per_query(grouped), asl_per_query(rr))

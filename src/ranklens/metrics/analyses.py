@@ -30,7 +30,6 @@ from ..types import DEFAULT_TIES, QUERY_ID, TIE_RULES
 from .asl import (
     DEFAULT_UNRETRIEVED,
     _as_qrels_table,
-    asl_per_query,
     count_ties,
     rank_coded,
     search_lengths,

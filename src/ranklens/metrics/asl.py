@@ -36,7 +36,6 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -255,6 +254,7 @@ def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
     score = _col(rt, SCORE).to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
     qq, qd = _col(qt, QUERY_ID), _col(qt, DOC_ID)
     qrel = _col(qt, RELEVANCE).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    n = score.size
 
     # --- query codes over the union of run and qrels queries (sorted ids) -------------------
     renc = pc.dictionary_encode(rq)
@@ -264,13 +264,15 @@ def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
     all_q = sorted(set(run_dict) | set(qrels_dict))
     index = {q: i for i, q in enumerate(all_q)}
     nq = len(all_q)
-    qcode = np.asarray([index[q] for q in run_dict], np.int64)[renc.indices.to_numpy()]
+    qcode = np.asarray([index[q] for q in run_dict], np.int32)[renc.indices.to_numpy()]
+    del renc
     if qenc is not None:
         qr_code = np.asarray([index[q] for q in qrels_dict], np.int64)[qenc.indices.to_numpy()]
     else:
         qr_code = np.zeros(0, np.int64)
 
     # --- relevance of each run row: hash-join on (query code, judged-doc code) -------------
+    # only rows whose doc is judged somewhere (pc.index_in, a hash lookup) are joined
     judged = pc.unique(qd)
     nj = max(len(judged), 1)
     qr_dcode = pc.index_in(qd, value_set=judged).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -280,67 +282,79 @@ def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
     last = np.ones(ks.size, bool)
     last[:-1] = ks[1:] != ks[:-1]  # duplicate judgments: the last one wins (like a dict)
     ku, rel_u, src_u = ks[last], qrel[o][last], o[last]
-    run_dcode = pc.index_in(rd, value_set=judged).fill_null(-1).to_numpy().astype(np.int64)
-    rkey = np.where(run_dcode >= 0, qcode * nj + run_dcode, -1)
-    if ku.size:
-        pos = np.searchsorted(ku, rkey)
-        pos[pos >= ku.size] = 0
-        found = (rkey >= 0) & (ku[pos] == rkey)
-        grade_row = np.where(found, rel_u[pos], _UNJUDGED).astype(np.int32)
-    else:
-        pos = np.zeros(rkey.size, np.int64)
-        found = np.zeros(rkey.size, bool)
-        grade_row = np.full(rkey.size, _UNJUDGED, np.int32)
+    del qkey, o, ks, last
+    run_dcode = pc.index_in(rd, value_set=judged).fill_null(-1).to_numpy()
+    jrows = np.flatnonzero(run_dcode >= 0)
+    grade_row = np.full(n, _UNJUDGED, np.int32)
+    hit_rows = np.zeros(0, np.int64)
+    hit_pos = np.zeros(0, np.int64)
+    if ku.size and jrows.size:
+        rkey = qcode[jrows].astype(np.int64) * nj + run_dcode[jrows]
+        pos = np.minimum(np.searchsorted(ku, rkey), ku.size - 1)
+        found = ku[pos] == rkey
+        hit_rows, hit_pos = jrows[found], pos[found]
+        grade_row[hit_rows] = rel_u[hit_pos]
+        del rkey, pos, found
+    del run_dcode, jrows
 
-    # --- padded matrix, rows grouped by query (stable, keeps input order) ------------------
-    n = score.size
-    if n and np.all(qcode[1:] >= qcode[:-1]):
-        perm = np.arange(n)
-    else:
-        perm = np.argsort(qcode, kind="stable")
+    # --- padded queries x depth matrix of score keys (rows grouped by query, stable) --------
     counts = np.bincount(qcode, minlength=nq).astype(np.int64)
-    depth = int(counts.max()) if nq else 0
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    qs = qcode[perm]
-    col = np.arange(n) - starts[qs]
-    key = -(score.astype(np.float32) if ties == "trec_eval" else score)
+    depth = int(counts.max()) if nq and n else 0
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    grouped = n == 0 or bool(np.all(qcode[1:] >= qcode[:-1]))
+    perm = None if grouped else np.argsort(qcode, kind="stable")
+    key = score.astype(np.float32) if ties == "trec_eval" else score.copy()
+    np.negative(key, out=key)
+    if perm is not None:
+        key = key[perm]
     mat = np.full((nq, depth), np.inf, dtype=key.dtype)
-    mat[qs, col] = key[perm]
+    if grouped and np.all((counts == 0) | (counts == depth)):
+        mat[counts > 0] = key.reshape(-1, depth) if depth else mat[counts > 0]
+    else:
+        qs = qcode if perm is None else qcode[perm]
+        flat = np.arange(n, dtype=np.int64)
+        flat -= starts[qs]
+        flat += qs.astype(np.int64) * depth
+        mat.ravel()[flat] = key
+        del flat, qs
+    del key
     order = np.argsort(mat, axis=1, kind="stable")
-    rows = np.full((nq, depth), -1, np.int64)
-    rows[qs, col] = perm
-    rows = np.take_along_axis(rows, order, axis=1)
     smat = np.take_along_axis(mat, order, axis=1)
-    valid = rows >= 0
+    del mat
+    # pads (+inf, placed after each list) stay last under the stable sort
+    valid = np.arange(depth) < counts[:, None]
     eq = (smat[:, 1:] == smat[:, :-1]) & valid[:, 1:]
-    tied = np.zeros_like(valid)
-    tied[:, 1:] |= eq
-    tied[:, :-1] |= eq
-    tied_rows = int(tied.sum())
-    if tied_rows and ties != "input_order":
-        # doc_id descending inside tie groups, only in rows (queries) that contain ties:
-        # stable-sort by doc key, then stable-sort by score key.
-        sub = np.flatnonzero(eq.any(axis=1))
-        rsub = rows[sub]
-        vsub = rsub >= 0
-        dk = np.full(rsub.shape, np.iinfo(np.int64).max, np.int64)
-        dk[vsub] = _doc_desc_keys(rd.take(pa.array(rsub[vsub])))
-        o1 = np.argsort(dk, axis=1, kind="stable")
-        s1 = np.take_along_axis(smat[sub], o1, axis=1)
-        o2 = np.argsort(s1, axis=1, kind="stable")
-        rows[sub] = np.take_along_axis(np.take_along_axis(rsub, o1, axis=1), o2, axis=1)
-    del mat, smat, order, eq, tied
-    valid = rows >= 0
-    grades = np.full((nq, depth), _PAD, np.int32)
-    grades[valid] = grade_row[rows[valid]]
+    tied_rows = int(np.count_nonzero(eq)) + int(np.count_nonzero(eq[:, 1:] & ~eq[:, :-1])) \
+        + int(np.count_nonzero(eq[:, :1]))
+    tie_sub = np.flatnonzero(eq.any(axis=1)) if tied_rows and ties != "input_order" else None
+    del eq
+    rows = order
+    rows += starts[:, None]
+    if perm is not None:
+        rows[valid] = perm[rows[valid]]
+    rows[~valid] = -1
+    if tie_sub is not None:
+        # doc_id descending inside tie groups, only in rows (queries) that contain ties, in
+        # chunks to bound memory: stable-sort by doc key, then stable-sort by score key
+        for sub in np.array_split(tie_sub, max(1, tie_sub.size // 512)):
+            rsub = rows[sub]
+            vsub = rsub >= 0
+            dk = np.full(rsub.shape, np.iinfo(np.int64).max, np.int64)
+            dk[vsub] = _doc_desc_keys(rd.take(pa.array(rsub[vsub])))
+            o1 = np.argsort(dk, axis=1, kind="stable")
+            s1 = np.take_along_axis(smat[sub], o1, axis=1)
+            o2 = np.argsort(s1, axis=1, kind="stable")
+            rows[sub] = np.take_along_axis(np.take_along_axis(rsub, o1, axis=1), o2, axis=1)
+    del smat
+    grades = np.take(grade_row, rows, mode="clip")
+    np.putmask(grades, ~valid, _PAD)
+    del grade_row, valid
 
     qrels_row = np.full(ku.size, -1, np.int64)
-    hit = np.flatnonzero(found)
-    qrels_row[pos[hit]] = hit
-    in_run = counts > 0
+    qrels_row[hit_pos] = hit_rows
     return RankedRun(
-        query_ids=np.asarray(all_q, dtype=object), in_run=in_run, lengths=counts, grades=grades,
-        rows=rows, doc_ids=rd, qrels_q=ku // nj, qrels_rel=rel_u,
+        query_ids=np.asarray(all_q, dtype=object), in_run=counts > 0, lengths=counts,
+        grades=grades, rows=rows, doc_ids=rd, qrels_q=ku // nj, qrels_rel=rel_u,
         qrels_doc=qd.take(pa.array(src_u)), qrels_row=qrels_row, ties=ties,
         tied_rows=tied_rows, scores=score,
     )
@@ -652,7 +666,3 @@ def with_default_rel(m: Any, rel: int) -> Any:
     if "rel" in params and "rel" not in getattr(m, "params", {}):
         return m(rel=rel)
     return m
-
-
-def _mapping_items(x: Mapping) -> list:
-    return list(x.items())
