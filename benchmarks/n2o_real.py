@@ -17,7 +17,6 @@ throughput vs. calling sentence-transformers directly (ratio printed).
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import sys

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from ranklens._hashing import sha256_texts
 from ranklens.embedders.base import FunctionEmbedder
 from ranklens.engine import ScoringEngine
 from ranklens.errors import ValidationError
@@ -66,7 +67,7 @@ def test_store_resumes_after_interruption(tmp_path):
     store = EmbeddingStore(tmp_path, chunk_size=4)
     with pytest.raises(RuntimeError):
         store.get(emb, texts, engine=ScoringEngine(cache=False))
-    npy, meta = store.paths(emb.fingerprint, __import__("ranklens._hashing", fromlist=["x"]).sha256_texts(texts))
+    npy, meta = store.paths(emb.fingerprint, sha256_texts(texts))
     assert json.loads(meta.read_text())["done"] == 8
     calls["fail"] = False
     eng = ScoringEngine(cache=False)
