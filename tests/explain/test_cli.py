@@ -44,6 +44,7 @@ def test_cli_explain_two_rankers(coll_dir, tmp_path, capsys):
     mer = res.table["mer@10"].dropna()
     assert len(mer) and ((mer >= -1) & (mer <= 1 + 1e-9)).all()
     assert Result.load(out / "explain-sweep").kind == "explain-sweep"
+    assert {"consistency.png", "scatter-mrc@3.png", "scatter-mer@10.png", "sweep.png"} <= {f.name for f in out.iterdir()}
     html = (out / "rationales.html").read_text()
     assert "<mark" in html
 

@@ -43,7 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sweep-m", help="comma-separated m values: also write an explain-sweep result")
     p.add_argument("--show", type=int, default=0, metavar="N", help="print N highlighted top documents to stderr")
     p.add_argument("--no-color", action="store_true", help="--show without ANSI colours")
-    p.add_argument("--out", required=True, help="output directory for the result(s)")
+    p.add_argument("--out", required=True,
+                   help="output directory: explain-consistency/ (and explain-sweep/) results, rationales.html, PNG plots")
     p.set_defaults(func=run)
 
 
@@ -128,6 +129,15 @@ def run(args: argparse.Namespace) -> int:
                                explainer=explainer, subdoc=subdoc, embedder=embedder)
         sw.save(out / "explain-sweep")
         sys.stdout.write(sw.table.to_csv(sep="\t", index=False, float_format="%.4f"))
+    from ..explain import plot_consistency, plot_relevance_scatter, plot_sweep
+
+    plot_consistency(res).savefig(out / "consistency.png", dpi=120)
+    if res.table["ndcg@10"].notna().any():
+        plot_relevance_scatter(res, f"mrc@{ks[0]}").savefig(out / f"scatter-mrc@{ks[0]}.png", dpi=120)
+        if subdoc is not None:
+            plot_relevance_scatter(res, f"mer@{args.mer_k}").savefig(out / f"scatter-mer@{args.mer_k}.png", dpi=120)
+    if args.sweep_m:
+        plot_sweep(sw, f"mrc@{ks[0]}").savefig(out / "sweep.png", dpi=120)
     summ = res.tables["summary"].drop(columns=["m"])
     sys.stdout.write(summ.to_csv(sep="\t", index=False, float_format="%.4f"))
     for label, q, d, rs, rank in items[: args.show]:
