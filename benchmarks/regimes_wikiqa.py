@@ -126,6 +126,68 @@ def diagnostics_dl(embedder, engine, out):
     return res
 
 
+def run_phase(trainers, splits, allq, w, engine, out, args, tag):
+    """Train (resumable), evaluate both regimes, OOD zero-shot, correlations; log the tables."""
+    from ranklens.io import load_collection
+    from ranklens.resampling import (
+        bm25_first_stage,
+        evaluate_collection,
+        evaluate_regimes,
+        ood_correlation,
+        plot_ood,
+        queries_with_positives,
+        train_variants,
+        variant_scores,
+    )
+
+    summary = {}
+    t0 = time.time()
+    variants = train_variants(trainers, splits, allq, w.qrels, w.corpus, out / "models", engine=engine,
+                              on_variant=lambda v: log(f"trained {v.trainer} on {v.split} {v.regimes} "
+                                                       f"({'resumed' if v.resumed else f'{v.seconds:.0f}s'})"))
+    log(f"training done in {time.time() - t0:.0f}s ({len(variants)} variants)")
+    t0 = time.time()
+    reg = evaluate_regimes(variants, splits, allq, w.qrels, w.corpus, measures=("nDCG@10", "RR@10", "R@3"),
+                           engine=engine)
+    reg.save(out / f"regime-table-wikiqa-{tag}")
+    log(f"evaluation done in {time.time() - t0:.0f}s")
+    paper = reg.tables["paper"]
+    with pd.option_context("display.width", 250, "display.max_columns", 20, "display.float_format", "{:.4f}".format):
+        log("REGIME TABLE (WikiQA, judged candidate pools, test queries with >= 1 positive):\n"
+            + paper.to_string(index=False))
+        log("paired tests:\n" + reg.tables["regime_table"][
+            ["model", "setting", "measure", "n_paired", "t_pvalue", "randomization_pvalue", "wilcoxon_pvalue"]
+        ].to_string(index=False))
+    summary["regime_table"] = paper.to_dict(orient="records")
+
+    t0 = time.time()
+    rt_variants = [v for v in variants if v.split.startswith("resttest")]
+    ood_rows = []
+    os.environ.setdefault("RANKLENS_SHARED_DATA", str(DATA))
+    for name in ("cranfield", "cisi", "cacm", "npl"):
+        c = load_collection(name)
+        judged = queries_with_positives(c.queries[["query_id", "text"]], c.qrels)
+        rng = np.random.default_rng(0)
+        pick = judged.iloc[np.sort(rng.choice(len(judged), size=min(args.ood_queries, len(judged)), replace=False))]
+        corpus = dict(c.docs.iter_docs())
+        cand = bm25_first_stage(pick, corpus, depth=args.ood_depth)
+        ood_rows.append(evaluate_collection(rt_variants, name, pick, c.qrels, corpus, cand, measure="nDCG@10",
+                                            engine=engine))
+        log(f"OOD {name}: {len(pick)} queries x {args.ood_depth} BM25 candidates evaluated")
+    ood = pd.concat(ood_rows, ignore_index=True)
+    ood.to_csv(out / f"ood_scores-{tag}.tsv", sep="\t", index=False)
+    corr = ood_correlation(variant_scores(reg, measure="nDCG@10"), ood)
+    corr.save(out / f"ood-correlation-{tag}")
+    plot_ood(corr).savefig(out / f"ood-correlation-{tag}.png", dpi=110)
+    with pd.option_context("display.width", 250, "display.float_format", "{:.4f}".format):
+        log("OOD scores (nDCG@10) per variant:\n"
+            + ood.pivot_table(index="variant", columns="collection", values="value").to_string())
+        log("OOD CORRELATION (across ReSTTest variants, nDCG@10):\n" + corr.table.to_string(index=False))
+    log(f"OOD done in {time.time() - t0:.0f}s")
+    summary["ood_correlation"] = corr.table.to_dict(orient="records")
+    return summary
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "out" / "regimes_wikiqa"))
@@ -136,6 +198,7 @@ def main(argv=None) -> int:
     ap.add_argument("--ood-queries", type=int, default=25, help="judged queries per OOD collection")
     ap.add_argument("--ood-depth", type=int, default=10, help="BM25 candidates re-ranked per OOD query")
     ap.add_argument("--skip-bi-encoder", action="store_true")
+    ap.add_argument("--skip-diagnostics", action="store_true", help="re-runs: diagnostics already logged")
     args = ap.parse_args(argv)
 
     from ranklens.embedders import SentenceTransformerEmbedder
@@ -173,10 +236,12 @@ def main(argv=None) -> int:
     w = load_wikiqa(DATA / "wikiqa")
     log(f"wikiqa: {len(w.train_queries)} train / {len(w.dev_queries)} dev / {len(w.test_queries)} test queries, "
         f"{len(w.corpus)} sentences")
-    summary["speed"] = speed_section(w.train_queries["text"].tolist(), w.test_queries["text"].tolist(), embedder, engine)
-    summary["wikiqa_diagnostics"] = diagnostics_wikiqa(w, embedder, engine, out)
-    summary["dl_diagnostics"] = diagnostics_dl(embedder, engine, out)
-    log(f"diagnostics done in {time.time() - t_all:.0f}s")
+    if not args.skip_diagnostics:
+        summary["speed"] = speed_section(w.train_queries["text"].tolist(), w.test_queries["text"].tolist(), embedder,
+                                         engine)
+        summary["wikiqa_diagnostics"] = diagnostics_wikiqa(w, embedder, engine, out)
+        summary["dl_diagnostics"] = diagnostics_dl(embedder, engine, out)
+        log(f"diagnostics done in {time.time() - t_all:.0f}s")
 
     # ---------------------------------------------------------------- splits
     train_pool = queries_with_positives(w.train_queries, w.qrels)
@@ -205,56 +270,16 @@ def main(argv=None) -> int:
         """Un-tuned MiniLM: the same model whatever the training set (a control)."""
         return FineTunedBiEncoderRanker(path=base_path, training_id="zero-shot")
 
-    trainers = [MemorizingTrainer(), BM25Trainer(k1_grid=(0.6, 1.2, 2.0), b_grid=(0.3, 0.6, 0.9)),
-                CallableTrainer(fn=zero_shot, name="minilm-zero-shot")]
+    cheap = [MemorizingTrainer(), BM25Trainer(k1_grid=(0.6, 1.2, 2.0), b_grid=(0.3, 0.6, 0.9)),
+             CallableTrainer(fn=zero_shot, name="minilm-zero-shot")]
+    phases = [("A", cheap)]
     if not args.skip_bi_encoder:
-        trainers.append(BiEncoderTrainer(max_steps=args.max_steps, batch_size=args.batch_size, max_seq_length=128,
-                                         seed=0, name="minilm-ft"))
-    t0 = time.time()
-    variants = train_variants(trainers, splits, allq, w.qrels, w.corpus, out / "models", engine=engine,
-                              on_variant=lambda v: log(f"trained {v.trainer} on {v.split} {v.regimes} "
-                                                       f"({'resumed' if v.resumed else f'{v.seconds:.0f}s'})"))
-    log(f"training done in {time.time() - t0:.0f}s ({len(variants)} variants)")
-
-    # ---------------------------------------------------------------- regimes
-    t0 = time.time()
-    reg = evaluate_regimes(variants, splits, allq, w.qrels, w.corpus, measures=("nDCG@10", "RR@10", "R@3"),
-                           engine=engine)
-    reg.save(out / "regime-table-wikiqa")
-    log(f"evaluation done in {time.time() - t0:.0f}s")
-    paper = reg.tables["paper"]
-    with pd.option_context("display.width", 250, "display.max_columns", 20, "display.float_format", "{:.4f}".format):
-        log("REGIME TABLE (WikiQA, judged candidate pools, test queries with >= 1 positive):\n" + paper.to_string(index=False))
-        log("paired tests:\n" + reg.tables["regime_table"][["model", "setting", "measure", "n_paired", "t_pvalue",
-                                                            "wilcoxon_pvalue"]].to_string(index=False))
-    summary["regime_table"] = paper.to_dict(orient="records")
-
-    # ---------------------------------------------------------------- OOD
-    t0 = time.time()
-    rt_variants = [v for v in variants if v.split.startswith("resttest")]
-    ood_rows = []
-    for name in ("cranfield", "cisi", "cacm", "npl"):
-        os.environ.setdefault("RANKLENS_SHARED_DATA", str(DATA))
-        c = load_collection(name)
-        qrels = c.qrels
-        judged = queries_with_positives(c.queries[["query_id", "text"]], qrels)
-        rng = np.random.default_rng(0)
-        pick = judged.iloc[np.sort(rng.choice(len(judged), size=min(args.ood_queries, len(judged)), replace=False))]
-        corpus = {d: t for d, t in c.docs.iter_docs()}
-        cand = bm25_first_stage(pick, corpus, depth=args.ood_depth)
-        ood_rows.append(evaluate_collection(rt_variants, name, pick, qrels, corpus, cand, measure="nDCG@10", engine=engine))
-        log(f"OOD {name}: {len(pick)} queries x {args.ood_depth} BM25 candidates evaluated")
-    ood = pd.concat(ood_rows, ignore_index=True)
-    ood.to_csv(out / "ood_scores.tsv", sep="\t", index=False)
-    vs = variant_scores(reg, measure="nDCG@10")
-    corr = ood_correlation(vs, ood)
-    corr.save(out / "ood-correlation")
-    plot_ood(corr).savefig(out / "ood-correlation.png", dpi=110)
-    with pd.option_context("display.width", 250, "display.float_format", "{:.4f}".format):
-        log("OOD scores (nDCG@10) per variant:\n" + ood.pivot_table(index="variant", columns="collection", values="value").to_string())
-        log("OOD CORRELATION (across ReSTTest variants, nDCG@10):\n" + corr.table.to_string(index=False))
-    log(f"OOD done in {time.time() - t0:.0f}s")
-    summary["ood_correlation"] = corr.table.to_dict(orient="records")
+        phases.append(("B", cheap + [BiEncoderTrainer(
+            max_steps=args.max_steps, batch_size=args.batch_size, max_seq_length=128, seed=0, name="minilm-ft")]))
+    for phase, trainers in phases:
+        log(f"=== phase {phase}")
+        summary[f"phase {phase}"] = run_phase(trainers, splits, allq, w, engine, out, args, phase)
+        (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     summary["seconds_total"] = time.time() - t_all
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     log(f"total {time.time() - t_all:.0f}s; results under {out}")

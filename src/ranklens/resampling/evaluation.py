@@ -10,7 +10,7 @@
 
   ``gap = (extrapolation - interpolation) / interpolation``
 
-  and paired tests per query (``scipy.stats.ttest_rel`` and ``wilcoxon``). For ReSTrain the pairs
+  and paired tests per query (:mod:`ranklens.stats` t-test and randomization test, scipy Wilcoxon). For ReSTrain the pairs
   are the same test queries under the two training sets; for ReSTTest each test query's
   extrapolation score comes from the fold whose bucket holds it and its interpolation score is
   the mean over the other folds (the paper's averaging).
@@ -170,17 +170,22 @@ def per_query_scores(
     return out
 
 
-def _paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+def _paired(a: np.ndarray, b: np.ndarray, *, seed: int = 0) -> tuple[float, float, float]:
+    """p-values of the paired t-test and sign-flip randomization test (:mod:`ranklens.stats`)
+    and of the Wilcoxon signed-rank test (scipy); NaN when undefined."""
     from scipy import stats
 
+    from ..stats import paired_ttest, randomization_test
+
+    t = paired_ttest(a, b).pvalue
+    r = randomization_test(a, b, seed=seed).pvalue
     if len(a) < 2 or np.allclose(a, b):
-        return float("nan"), float("nan")
-    t = float(stats.ttest_rel(a, b).pvalue)
+        return t, r, float("nan")
     try:
         w = float(stats.wilcoxon(a, b, zero_method="wilcox").pvalue)
     except ValueError:
         w = float("nan")
-    return t, w
+    return t, r, w
 
 
 def evaluate_regimes(
@@ -254,7 +259,8 @@ def evaluate_regimes(
                 "random_negatives": random_negatives, "seed": seed,
                 "gap": "(extrapolation - interpolation) / interpolation",
                 "resttest_interpolation": "per query mean over the folds where it is an interpolation query",
-                "paired_tests": "scipy.stats.ttest_rel and wilcoxon over per-query (interpolation, extrapolation)",
+                "paired_tests": "ranklens.stats paired_ttest (scipy ttest_rel) and randomization_test (10,000 sign "
+                                "flips, seed 0); scipy.stats.wilcoxon; over per-query (interpolation, extrapolation)",
                 "ties": "trec_eval (ir_measures/pytrec_eval)",
                 "splits": {s.name: s.fingerprint for s in splits}},
         components=components,
@@ -276,7 +282,8 @@ def regime_table(per_query: pd.DataFrame) -> pd.DataFrame:
     rows = []
     if per_query.empty:
         return pd.DataFrame(columns=["model", "setting", "measure", "interpolation", "extrapolation", "gap",
-                                     "n_interpolation", "n_extrapolation", "n_paired", "t_pvalue", "wilcoxon_pvalue"])
+                                     "n_interpolation", "n_extrapolation", "n_paired", "t_pvalue",
+                                     "randomization_pvalue", "wilcoxon_pvalue"])
     for (model, setting, measure), g in per_query.groupby(["model", "setting", "measure"], sort=False):
         per = g.groupby(["regime", "query_id"])["value"].mean()
         ip = per.get(INTERPOLATION, pd.Series(dtype=float)) if INTERPOLATION in per.index.get_level_values(0) else pd.Series(dtype=float)
@@ -285,10 +292,12 @@ def regime_table(per_query: pd.DataFrame) -> pd.DataFrame:
         e_mean = float(ex.mean()) if len(ex) else float("nan")
         gap = (e_mean - i_mean) / i_mean if i_mean and not np.isnan(i_mean) else float("nan")
         common = sorted(set(ip.index) & set(ex.index))
-        t, w = _paired(ip.loc[common].to_numpy(), ex.loc[common].to_numpy()) if common else (float("nan"), float("nan"))
+        nan = float("nan")
+        t, rnd, w = _paired(ip.loc[common].to_numpy(), ex.loc[common].to_numpy()) if common else (nan, nan, nan)
         rows.append({"model": model, "setting": setting, "measure": measure, "interpolation": i_mean,
                      "extrapolation": e_mean, "gap": gap, "n_interpolation": len(ip), "n_extrapolation": len(ex),
-                     "n_paired": len(common), "t_pvalue": t, "wilcoxon_pvalue": w})
+                     "n_paired": len(common), "t_pvalue": t, "randomization_pvalue": rnd,
+                     "wilcoxon_pvalue": w})
     return pd.DataFrame(rows)
 
 
