@@ -322,3 +322,21 @@ def test_rows_not_grouped_by_query_and_ragged_lists():
     assert by_query(rr, asl_per_query(rr)) == {"1": 3.0, "2": 2.0}
     grouped = rank_coded(run.sort_values("query_id", kind="stable"), qrels)
     np.testing.assert_array_equal(asl_per_query(grouped), asl_per_query(rr))
+
+
+def test_chunked_arrow_run_equals_frame():
+    import pyarrow as pa
+
+    rng = np.random.default_rng(11)
+    rows = [(f"q{rng.integers(0, 6)}", f"d{i:03d}", float(np.round(rng.normal(), 1)))
+            for i in range(300)]
+    run = frame_run(rows)
+    qrels = frame_qrels([(f"q{q}", f"d{d:03d}", int(rng.integers(0, 3)))
+                         for q in range(6) for d in rng.choice(300, 40, replace=False)])
+    tab = pa.Table.from_pandas(run, preserve_index=False)
+    chunked = pa.concat_tables([tab.slice(0, 100), tab.slice(100, 120), tab.slice(220)])
+    assert chunked.column("query_id").num_chunks == 3
+    a, b = rank_coded(run, qrels), rank_coded(chunked, qrels)
+    for first in (None, 5):
+        np.testing.assert_array_equal(asl_per_query(a, first=first), asl_per_query(b, first=first))
+    pd.testing.assert_frame_equal(search_lengths(a), search_lengths(b))

@@ -250,22 +250,30 @@ def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
 
     rt = _as_run_table(run)
     qt = _as_qrels_table(qrels)
-    rq, rd = _col(rt, QUERY_ID), _col(rt, DOC_ID)
-    score = _col(rt, SCORE).to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    # run columns stay chunked (no 10M-string copy); Arrow kernels take chunked arrays
+    rq, rd = rt.column(QUERY_ID), rt.column(DOC_ID)
+    score = rt.column(SCORE).to_numpy().astype(np.float64, copy=False)
     qq, qd = _col(qt, QUERY_ID), _col(qt, DOC_ID)
     qrel = _col(qt, RELEVANCE).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     n = score.size
 
     # --- query codes over the union of run and qrels queries (sorted ids) -------------------
     renc = pc.dictionary_encode(rq)
+    if isinstance(renc, pa.ChunkedArray):
+        renc = renc.unify_dictionaries()
+        r_dictionary = renc.chunks[0].dictionary if renc.num_chunks else pa.array([], pa.string())
+        r_indices = (np.concatenate([c.indices.to_numpy() for c in renc.chunks])
+                     if renc.num_chunks else np.zeros(0, np.int32))
+    else:
+        r_dictionary, r_indices = renc.dictionary, renc.indices.to_numpy()
     qenc = pc.dictionary_encode(qq) if len(qq) else None
-    run_dict = renc.dictionary.to_pylist()
+    run_dict = r_dictionary.to_pylist()
     qrels_dict = qenc.dictionary.to_pylist() if qenc is not None else []
     all_q = sorted(set(run_dict) | set(qrels_dict))
     index = {q: i for i, q in enumerate(all_q)}
     nq = len(all_q)
-    qcode = np.asarray([index[q] for q in run_dict], np.int32)[renc.indices.to_numpy()]
-    del renc
+    qcode = np.asarray([index[q] for q in run_dict], np.int32)[r_indices]
+    del renc, r_indices
     if qenc is not None:
         qr_code = np.asarray([index[q] for q in qrels_dict], np.int64)[qenc.indices.to_numpy()]
     else:
@@ -340,7 +348,10 @@ def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
             rsub = rows[sub]
             vsub = rsub >= 0
             dk = np.full(rsub.shape, np.iinfo(np.int64).max, np.int64)
-            dk[vsub] = _doc_desc_keys(rd.take(pa.array(rsub[vsub])))
+            taken = rd.take(pa.array(rsub[vsub]))
+            if isinstance(taken, pa.ChunkedArray):
+                taken = taken.combine_chunks()
+            dk[vsub] = _doc_desc_keys(taken)
             o1 = np.argsort(dk, axis=1, kind="stable")
             s1 = np.take_along_axis(smat[sub], o1, axis=1)
             o2 = np.argsort(s1, axis=1, kind="stable")
