@@ -33,10 +33,15 @@ CAP_MM, CAP_TR, CAP_DS, CAP_NQ_TYPE = 100, 100, 100, 50
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "ranklens_probes_cranfield"))
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the result store and engine cache of a previous run (timings then "
+                         "cover only what is missing)")
     args = ap.parse_args()
     out = Path(args.out)
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
+    if not args.resume:
+        shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(out / "store2", ignore_errors=True)
 
     from ranklens.engine import ScoringEngine
     from ranklens.probes import delta_sweep, format_table, generate_samples, get_probe, plot_delta_sweep
@@ -49,7 +54,8 @@ def main() -> None:
     print(f"collection: {coll}")
     misspell = DATA / "misspellings" / "aspell_bench" / "common-all.batch0.tab"
     names_c = select_probes(["mm-*", "tr-*"])
-    names_c = [n for n in names_c if not (n.endswith("-rel") or n.endswith("-nonrel"))]
+    # manipulation probes over all judged docs only (the -rel/-nonrel variants are left out)
+    names_c = [n for n in names_c if not (n.startswith("tr-") and (n.endswith("-rel") or n.endswith("-nonrel")))]
     names_ds = ["ds-paraphrase-mrpc", "ds-fluency-jfleg", "ds-fluency-jfleg-spell", "ds-simplicity-turk",
                 "ds-neutrality-wnc", "ds-succinct-xsum", "ds-factuality-nq",
                 *[f"ds-factuality-nq-{t}" for t in ("year", "date", "number", "name", "other")]]
