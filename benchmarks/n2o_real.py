@@ -57,7 +57,7 @@ from ranklens.neighbors import (
 )
 
 DATA = Path(os.environ.get("RANKLENS_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
-OUT = Path(__file__).resolve().parent / "out" / "n2o_real"
+OUT = Path(os.environ.get("N2O_OUT", Path(__file__).resolve().parent / "out" / "n2o_real"))
 # bf16 autocast measured slower than fp32 here under heavy CPU sharing (6.6 vs 8.8 sentences/s)
 PRECISION = os.environ.get("N2O_PRECISION", "fp32")
 MAX_SENTENCES = int(os.environ.get("N2O_MAX_SENTENCES", "4000"))  # 0 = the full corpus
