@@ -281,9 +281,11 @@ def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
 
     # --- relevance of each run row: hash-join on (query code, judged-doc code) -------------
     # only rows whose doc is judged somewhere (pc.index_in, a hash lookup) are joined
-    judged = pc.unique(qd)
+    denc = pc.dictionary_encode(qd)  # one hash pass: unique judged docs + their codes
+    judged = denc.dictionary
     nj = max(len(judged), 1)
-    qr_dcode = pc.index_in(qd, value_set=judged).to_numpy(zero_copy_only=False).astype(np.int64)
+    qr_dcode = denc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    del denc
     qkey = qr_code * nj + qr_dcode
     o = np.argsort(qkey, kind="stable")
     ks = qkey[o]
