@@ -225,3 +225,20 @@ def test_ranker_overlap_hand_values(tiny):
     run = run_from_ranker(OverlapRanker(), tiny.queries, tiny.docs)
     assert len(run) == len(tiny.queries) * len(tiny.docs)
     assert plot_ranker_overlap(res).axes
+
+
+def test_token_overlap_content_terms():
+    # "the"/"a" are stopwords: with content terms only the stems count
+    texts = ["the cats run.", "a cat running.", "the the the dog.", "birds fly high."]
+    vec = {t: v for t, v in zip(texts, [[1, 0], [1, 0.1], [1, 0.2], [-1, 0]])}
+    e = FunctionEmbedder(fn=lambda ts: np.array([vec[t] for t in ts], np.float32), name_="v")
+    corpus = build_corpus([(str(i), t) for i, t in enumerate(texts)], split=False)
+    kw = dict(k=1, n_queries=4, engine=ScoringEngine(cache=False))
+    tok = token_overlap({"v": e}, corpus, **kw).tables["per_query"]
+    tok = tok[tok.embedder == "v"].set_index("query_id")["overlap"]
+    con = token_overlap({"v": e}, corpus, terms="content", **kw).tables["per_query"]
+    con = con[con.embedder == "v"].set_index("query_id")["overlap"]
+    # query 0 ("the cats run.") -> neighbour 1 ("a cat running."): tokens share nothing, stems {cat, run} all
+    assert tok["0"] == 0.0 and con["0"] == 1.0
+    # query 2 -> neighbour 1: no shared token; content {dog} vs {cat, run}: 0
+    assert con["2"] == 0.0

@@ -28,7 +28,7 @@ import pandas as pd
 from ..engine import ScoringEngine, encode_texts
 from ..errors import ValidationError
 from ..results import Result, make_provenance
-from ..text import tokenize
+from ..text import content_terms, tokenize
 from .corpus import SentenceCorpus
 from .knn import KnnResult, build_hnsw, exact_knn, faiss_knn, hnsw_knn, l2_normalize, recall_at_k
 from .overlap import knn_overlap, rbo
@@ -337,13 +337,16 @@ def token_overlap(
     n_queries: int = 100,
     seed: int = 0,
     confidence: float = 0.95,
+    terms: Literal["tokens", "content"] = "tokens",
     engine: ScoringEngine | None = None,
     store: EmbeddingStore | None = None,
     search: NeighborSearch | None = None,
 ) -> Result:
     """Token overlap between each query and its k neighbours, per embedder, with a t-based CI.
 
-    Overlap of a query and a neighbour = Jaccard of their lower-cased word-token sets; a query's
+    Overlap of a query and a neighbour = Jaccard of their lower-cased word-token sets
+    (``terms="tokens"``) or of their Porter-stemmed non-stopword terms (``terms="content"``,
+    :func:`ranklens.text.content_terms`); a query's
     value is the mean over its k neighbours; the CI is over queries (Student t, ``confidence``).
     A ``random`` row gives the same figure for k random corpus sentences (chance level).
 
@@ -352,6 +355,9 @@ def token_overlap(
         table ``per_query``: ``embedder, query_id, overlap``.
     """
     emb = _named(embedders)
+    if terms not in ("tokens", "content"):
+        raise ValidationError(f"terms must be 'tokens' or 'content', got {terms!r}")
+    split = tokenize if terms == "tokens" else content_terms
     search = search or NeighborSearch()
     qidx = sample_queries(len(corpus), n_queries, 1, seed)[0]
     nn, _ = _all_neighbors(emb, corpus, qidx, k, engine, store, search, seed)
@@ -360,7 +366,7 @@ def token_overlap(
     def tset(i: int) -> frozenset[str]:
         t = toks.get(i)
         if t is None:
-            t = toks[i] = frozenset(tokenize(corpus.texts[i]))
+            t = toks[i] = frozenset(split(corpus.texts[i]))
         return t
 
     def jac(a: frozenset[str], b: frozenset[str]) -> float:
@@ -383,13 +389,15 @@ def token_overlap(
     table = pd.DataFrame(rows, columns=["embedder", "mean", "ci_low", "ci_high", "n_queries"])
     real = table[table["embedder"] != "random"]
     summary = {
-        "k": k, "n_queries": n_queries, "confidence": confidence,
+        "k": k, "n_queries": n_queries, "confidence": confidence, "terms": terms,
         "highest": str(real.loc[real["mean"].idxmax(), "embedder"]),
         "lowest": str(real.loc[real["mean"].idxmin(), "embedder"]),
         "means": {r.embedder: round(float(r.mean), 4) for r in table.itertuples()},
     }
     params = _base_params(corpus, k, n_queries, 1, search) | {
-        "overlap": "Jaccard of lower-cased token sets (ranklens.text.tokenize)",
+        "overlap": "Jaccard of lower-cased token sets (ranklens.text.tokenize)" if terms == "tokens"
+        else "Jaccard of stemmed non-stopword term sets (ranklens.text.content_terms)",
+        "terms": terms,
         "ci": f"Student t over per-query means, {confidence}",
         "random_baseline": "k corpus rows drawn uniformly per query, default_rng(seed + 1)",
     }
