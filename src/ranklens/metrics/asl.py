@@ -73,6 +73,12 @@ def _as_run_table(run: Any, *, source: str = "run"):
     import pyarrow as pa
 
     if isinstance(run, pa.Table):
+        missing = {QUERY_ID, DOC_ID, SCORE} - set(run.column_names)
+        if missing:
+            raise ValidationError(f"{source}: run table lacks column(s) {sorted(missing)}")
+        if run.schema.field(SCORE).type != pa.float64():
+            run = run.set_column(run.schema.get_field_index(SCORE), SCORE,
+                                 run.column(SCORE).cast(pa.float64()))
         return run
     if isinstance(run, pd.DataFrame):
         missing = {QUERY_ID, DOC_ID, SCORE} - set(run.columns)
@@ -165,7 +171,7 @@ class RankedRun:
     qrels_row: np.ndarray
     ties: str
     tied_rows: int
-    scores: np.ndarray = field(repr=False)
+    scores: Any = field(repr=False)  # Arrow (chunked) float64 scores, run row order
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -186,7 +192,7 @@ class RankedRun:
         return pd.DataFrame({
             QUERY_ID: pd.array(self.query_ids[qi].astype(object), dtype="str"),
             DOC_ID: pd.array(np.asarray(self.doc_ids.take(r).to_pylist(), dtype=object), "str"),
-            SCORE: self.scores[r],
+            SCORE: np.asarray(self.scores.take(_pa_idx(r)).to_numpy(), np.float64),
             RANK: (pos + 1).astype(np.int64),
         })
 
@@ -237,7 +243,7 @@ def rank_coded(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES) -> RankedRun:
         _CACHE.move_to_end(key)
         return _CACHE[key]
     out = _rank_coded(run, qrels, ties)
-    if key is not None and out.scores.size < _CACHE_MAX_ROWS:
+    if key is not None and len(out.scores) < _CACHE_MAX_ROWS:
         _CACHE[key] = out
         while len(_CACHE) > _CACHE_MAX_ENTRIES:
             _CACHE.popitem(last=False)
@@ -252,10 +258,9 @@ def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
     qt = _as_qrels_table(qrels)
     # run columns stay chunked (no 10M-string copy); Arrow kernels take chunked arrays
     rq, rd = rt.column(QUERY_ID), rt.column(DOC_ID)
-    score = rt.column(SCORE).to_numpy().astype(np.float64, copy=False)
+    n = rt.num_rows
     qq, qd = _col(qt, QUERY_ID), _col(qt, DOC_ID)
     qrel = _col(qt, RELEVANCE).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    n = score.size
 
     # --- query codes over the union of run and qrels queries (sorted ids) -------------------
     renc = pc.dictionary_encode(rq)
@@ -313,8 +318,14 @@ def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     grouped = n == 0 or bool(np.all(qcode[1:] >= qcode[:-1]))
     perm = None if grouped else np.argsort(qcode, kind="stable")
-    key = score.astype(np.float32) if ties == "trec_eval" else score.copy()
-    np.negative(key, out=key)
+    # score keys built chunk by chunk (float32 for trec_eval: no float64 copy of the column)
+    kdt = np.float32 if ties == "trec_eval" else np.float64
+    key = np.empty(n, kdt)
+    at = 0
+    for chunk in rt.column(SCORE).chunks:
+        c = chunk.to_numpy(zero_copy_only=False)
+        np.negative(c, out=key[at:at + c.size], casting="same_kind")
+        at += c.size
     if perm is not None:
         key = key[perm]
     mat = np.full((nq, depth), np.inf, dtype=key.dtype)
@@ -369,7 +380,7 @@ def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
         query_ids=np.asarray(all_q, dtype=object), in_run=counts > 0, lengths=counts,
         grades=grades, rows=rows, doc_ids=rd, qrels_q=ku // nj, qrels_rel=rel_u,
         qrels_doc=qd.take(pa.array(src_u)), qrels_row=qrels_row, ties=ties,
-        tied_rows=tied_rows, scores=score,
+        tied_rows=tied_rows, scores=rt.column(SCORE),
     )
 
 
@@ -522,7 +533,7 @@ def _search_lengths(rr, rel, cutoff, unretrieved, collection_size) -> pd.DataFra
     qrel_keep = rr.qrels_rel >= rel
     retrieved_row = rr.qrels_row
     if cutoff is not None:
-        rank_of_row = np.full(rr.scores.size, np.iinfo(np.int64).max, np.int64)
+        rank_of_row = np.full(len(rr.scores), np.iinfo(np.int64).max, np.int64)
         valid = rr.rows >= 0
         rank_of_row[rr.rows[valid]] = np.nonzero(valid)[1]
         retrieved_row = np.where((retrieved_row >= 0)
