@@ -271,6 +271,11 @@ def main() -> int:
     plot_token_overlap(tok).savefig(OUT / "n2o_token_overlap.png", dpi=120)
     log("token overlap:\n" + tok.table.to_string(index=False, float_format="%.4f"))
     figures["token_overlap"] = tok.table.round(4).to_dict(orient="records")
+    tokc = token_overlap(embedders, corpus, k=50, n_queries=100, seed=0, terms="content", engine=engine, store=store)
+    tokc.save(OUT / "n2o-token-overlap-content")
+    plot_token_overlap(tokc).savefig(OUT / "n2o_token_overlap_content.png", dpi=120)
+    log("token overlap, stemmed content terms:\n" + tokc.table.to_string(index=False, float_format="%.4f"))
+    figures["token_overlap_content"] = tokc.table.round(4).to_dict(orient="records")
 
     nd = needle_in_haystack(embedders, corpus, sel, min_score=4.0, max_overlap=0.6, engine=engine, store=store)
     nd.save(OUT / "n2o-needle")
