@@ -5,7 +5,9 @@ Parts (occlusion n = 2, masked sets per document = max(units, --samples), seed 0
 - ``dl19``: TREC DL 2019 queries with >= 50 NIST-judged passages whose text is in
   ``trec_dl19_reannotation/passages.tsv`` (30 of 43); each query's judged passages are re-ranked;
   MRC@10/@50 for sentence and window:5 rationales, m = 2, 4, 6, with nDCG@10 (NIST qrels).
-- ``cranfield``: abstracts (derived/docs.jsonl); candidate pool = BM25 top-100 of the 1,398
+- ``cranfield``: abstracts (derived/docs.jsonl, one sentence per line: the abstracts are lower
+  case, so sentences are split at " . " and granularity "line" is the sentence condition);
+  candidate pool = BM25 top-100 of the 1,398
   non-empty abstracts per query, re-ranked by each ranker; same measures (gain = 5 - code).
 - ``wikiqa``: a document = the candidate sentences of one Wikipedia page (test split), one
   sentence per line (``granularity="line"`` = the WikiQA sentences); candidate pool = BM25
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -90,7 +93,7 @@ def _sweep_tiers(part, rankers_texts, queries, docs, qrels, cand_fn, grans, ks, 
     cap; its queries are the first ones of the lexical tier)."""
     from ranklens.explain import OcclusionExplainer, explanation_sweep
 
-    ex = OcclusionExplainer(n=2, samples=args.samples, seed=0)
+    ex = OcclusionExplainer(n=2, samples=args.samples, seed=0)  # granularity replaced per entry of grans
     tier_q = {}
     for tier in TIERS:
         qs = queries.head(cap(args, part, tier))
@@ -143,10 +146,15 @@ def part_cranfield(shared: Path, out: Path, args, engine) -> None:
 
     root = shared / "cranfield" / "derived"
     recs = [json.loads(line) for line in (root / "docs.jsonl").open(encoding="utf-8")]
-    docs = {str(r["doc_id"]): r["text"] for r in recs if r["text"].strip()}
+    # Cranfield abstracts are lower case with " . " between sentences, which ranklens.text's
+    # sentence splitter (it needs an upper-case start) keeps as one sentence (1.14 per abstract).
+    # Put each sentence on its own line (whitespace-only change; the rankers tokenise it away) and
+    # use granularity "line" as the sentence condition.
+    docs = {str(r["doc_id"]): re.sub(r"\s+\.\s+", " .\n", r["text"].strip()) for r in recs if r["text"].strip()}
     q = pd.read_csv(root / "queries.tsv", sep="\t", dtype=str, keep_default_na=False)
     queries = pd.DataFrame({"query_id": q["query_id"], "text": q["text"]})
     qrels = read_qrels(root / "qrels.trec")
+    log(f"cranfield: {sum(d.count(chr(10)) + 1 for d in docs.values()) / len(docs):.2f} sentences (lines) per abstract")
     bm25 = rankers_for(list(docs.values()), "lexical")["bm25"]
 
     def cand_fn(qs):
@@ -154,7 +162,7 @@ def part_cranfield(shared: Path, out: Path, args, engine) -> None:
         return pool[pool["rank"] <= 100][["query_id", "doc_id"]]
 
     log(f"cranfield: BM25 top-100 pools over {len(docs)} non-empty abstracts")
-    _sweep_tiers("cran", list(docs.values()), queries, docs, qrels, cand_fn, ("sentence", "window:5"), (10, 50),
+    _sweep_tiers("cran", list(docs.values()), queries, docs, qrels, cand_fn, ("line", "window:5"), (10, 50),
                  args, engine, out)
 
 
