@@ -11,7 +11,7 @@ from ..results import Result
 
 __all__ = ["run_demo"]
 
-DEMO_CAP = 60
+DEMO_CAP = 40
 
 
 def run_demo(out_dir: Path, *, engine: Any = None) -> list[Result]:
