@@ -51,7 +51,8 @@ def _arrow_read(path: Path, names: list[str], keep: list[str], types: dict):
     try:
         table = csv.read_csv(
             str(path),
-            read_options=csv.ReadOptions(column_names=names, block_size=1 << 24),
+            # 4 MiB blocks: 16 MiB blocks read ~10% faster but leave ~130 MB more resident
+            read_options=csv.ReadOptions(column_names=names, block_size=1 << 22),
             parse_options=csv.ParseOptions(delimiter=delim, quote_char=False),
             convert_options=csv.ConvertOptions(column_types=types, include_columns=keep),
         )
