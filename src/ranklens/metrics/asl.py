@@ -481,7 +481,9 @@ def asl_per_query(
         denom = nrel
         m = miss
     else:
-        mask = relm & (np.cumsum(relm, axis=1) <= first) if d else relm
+        # int16 running counts (depth < 32767): a quarter of the default int64 temporary
+        cdt = np.int16 if d < 32767 else np.int64
+        mask = relm & (np.cumsum(relm, axis=1, dtype=cdt) <= first) if d else relm
         k = np.minimum(ret, first)
         denom = np.minimum(nrel, first)
         m = np.maximum(denom - k, 0)
