@@ -340,3 +340,18 @@ def test_chunked_arrow_run_equals_frame():
     for first in (None, 5):
         np.testing.assert_array_equal(asl_per_query(a, first=first), asl_per_query(b, first=first))
     pd.testing.assert_frame_equal(search_lengths(a), search_lengths(b))
+
+
+def test_presorted_fast_path_equals_shuffled_input():
+    rng = np.random.default_rng(12)
+    rows = []
+    for q in range(5):
+        sc = np.sort(np.round(rng.normal(size=30), 1))[::-1]  # rank order, with ties
+        rows += [(f"q{q}", f"d{rng.integers(0, 10**6):07d}", float(s)) for s in sc]
+    run = frame_run(rows).drop_duplicates(["query_id", "doc_id"])
+    qrels = frame_qrels([(q, d, int(rng.integers(0, 3))) for q, d, _ in rows[::3]])
+    a = rank_coded(run, qrels)
+    b = rank_coded(run.sample(frac=1.0, random_state=1), qrels)
+    pd.testing.assert_frame_equal(a.ranks_frame(), b.ranks_frame())
+    for first in (None, 3):
+        np.testing.assert_array_equal(asl_per_query(a, first=first), asl_per_query(b, first=first))

@@ -339,8 +339,14 @@ def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
         mat.ravel()[flat] = key
         del flat, qs
     del key
-    order = np.argsort(mat, axis=1, kind="stable")
-    smat = np.take_along_axis(mat, order, axis=1)
+    if depth > 1 and bool(np.all(mat[:, 1:] >= mat[:, :-1])):
+        # already in rank order (TREC files usually are): a stable sort is the identity
+        order = np.empty((nq, depth), np.int64)
+        order[:] = np.arange(depth)
+        smat = mat
+    else:
+        order = np.argsort(mat, axis=1, kind="stable")
+        smat = np.take_along_axis(mat, order, axis=1)
     del mat
     # pads (+inf, placed after each list) stay last under the stable sort
     valid = np.arange(depth) < counts[:, None]
