@@ -92,23 +92,26 @@ def _order_rows(idx: np.ndarray, sc: np.ndarray, k: int) -> tuple[np.ndarray, np
 
 
 def _topk_block(s: np.ndarray, start: int, kk: int) -> tuple[np.ndarray, np.ndarray]:
-    """Top ``kk`` of each row of a similarity block (exact under (score desc, index asc))."""
+    """Top ``kk`` of each row of a similarity block (exact under (score desc, index asc)).
+
+    ``s`` is a scratch buffer: it is negated in place (no copy of the block).
+    """
     n = s.shape[1]
     if kk >= n:
         idx = np.broadcast_to(np.arange(n, dtype=np.int64), s.shape).copy()
         return idx + start, s.copy()
-    part = np.argpartition(-s, kk - 1, axis=1)[:, :kk]
+    np.negative(s, out=s)
+    part = np.argpartition(s, kk - 1, axis=1)[:, :kk]
     vals = np.take_along_axis(s, part, 1)
-    kth = vals.min(axis=1)
+    kth = vals.max(axis=1)  # the k-th best (negated) score of each row
     # rows where a value equal to the k-th one was left out: redo them exactly (rare: ties)
-    n_ge = (s >= kth[:, None]).sum(axis=1)
-    bad = np.flatnonzero(n_ge > kk)
-    for r in bad:
-        cand = np.flatnonzero(s[r] >= kth[r])
-        o = np.lexsort((cand, -s[r, cand]))[:kk]
+    n_ge = np.count_nonzero(s <= kth[:, None], axis=1)
+    for r in np.flatnonzero(n_ge > kk):
+        cand = np.flatnonzero(s[r] <= kth[r])
+        o = np.lexsort((cand, s[r, cand]))[:kk]
         part[r] = cand[o]
         vals[r] = s[r, cand[o]]
-    return part.astype(np.int64) + start, vals
+    return part.astype(np.int64) + start, -vals
 
 
 def exact_knn(
