@@ -27,7 +27,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("RANKLENS_SHARED_DATA", REPO.parent / "shared" / "data"))
-CAP_MM, CAP_TR, CAP_DS, CAP_NQ_TYPE = 100, 100, 100, 50
+# caps per probe; PROBES_CAP scales them (default 100; the NQ per-entity-type cap is half of it)
+_CAP = int(os.environ.get("PROBES_CAP", "100"))
+CAP_MM, CAP_TR, CAP_DS, CAP_NQ_TYPE = _CAP, _CAP, _CAP, max(1, _CAP // 2)
 
 
 def main() -> None:

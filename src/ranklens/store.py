@@ -13,7 +13,10 @@ is one SQLite transaction, so a run killed at any point leaves either the old or
 
 Long-format rows have the columns ``analysis, item, model, dataset, metric, value, ci_low,
 ci_high, n``. An analysis can supply them as ``summary["rows"]`` (a list of dicts with those
-keys); otherwise numeric summary entries are flattened (``item`` = dotted key path).
+keys); otherwise numeric summary entries are flattened (``item`` = dotted key path). Results of
+the built-in analyses also get one row per model and headline figure, read from their per-item
+table (see ``MODEL_ROWS``): these fill the report's "summary across models" and
+``ranklens results compare``.
 """
 
 from __future__ import annotations
@@ -22,16 +25,18 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ._hashing import sha256_json
 from .errors import ValidationError
 from .results import Result
 
-__all__ = ["ROW_COLUMNS", "ResultsStore", "summary_rows"]
+__all__ = ["MODEL_ROWS", "ROW_COLUMNS", "ResultsStore", "model_rows", "summary_rows"]
 
 ROW_COLUMNS = ["analysis", "item", "model", "dataset", "metric", "value", "ci_low", "ci_high", "n"]
 
@@ -46,6 +51,81 @@ def _flatten(prefix: str, obj: Any) -> Iterator[tuple[str, float]]:
         return
     elif isinstance(obj, (int, float)):
         yield prefix, float(obj)
+
+
+@dataclass(frozen=True)
+class _ModelRows:
+    """How to read per-model headline rows from an analysis's per-item table."""
+
+    model: str                               # column naming the model / system / embedder
+    metrics: tuple[str, ...] = ()            # numeric columns to report (wide tables)
+    items: tuple[str, ...] = ()              # columns that name the item (joined with "/")
+    long: tuple[str, str] | None = None      # (metric column, value column) of long tables
+    ci: tuple[str, str] | None = None        # CI columns, kept when one row per group
+    n: str | None = None                     # sample-count column
+    prefix: str = ""                         # put before the item (e.g. "vs ")
+    rename: tuple[tuple[str, str], ...] = ()  # metric column -> reported metric name
+
+
+#: Per-model headline rows of the built-in analyses. Rows of a per-query table are averaged
+#: over queries (``n`` = number of queries).
+MODEL_ROWS: dict[str, _ModelRows] = {
+    "asl-evaluate": _ModelRows("system", ("ASL", "ASL@g1-1", "ASL@g1-10", "AP", "P@20", "RR", "nDCG@10"),
+                               n="n_queries"),
+    "probe-table": _ModelRows("model", ("score",), items=("probe", "dataset"), ci=("ci_low", "ci_high"), n="n"),
+    "explain-consistency": _ModelRows("ranker", ("mrc@10", "mrc@50", "mer@10", "ndcg@10"), items=("granularity",)),
+    "n2o-matrix": _ModelRows("embedder_a", ("n2o_mean",), items=("embedder_b",), prefix="vs "),
+    "n2o-needle": _ModelRows("embedder", ("mrr", "n_top1", "n_top5"), n="n_pairs"),
+    "n2o-token-overlap": _ModelRows("embedder", ("mean",), ci=("ci_low", "ci_high"), n="n_queries",
+                                    rename=(("mean", "token_overlap"),)),
+    "ranker-overlap": _ModelRows("ranker_a", ("overlap_mean", "rbo_mean"), items=("ranker_b",), prefix="vs "),
+    "regime-table": _ModelRows("model", items=("setting", "regime"), long=("measure", "value")),
+}
+
+
+def model_rows(result: Result, *, dataset: str = "") -> pd.DataFrame:
+    """Per-model long-format rows of a built-in analysis (empty for other kinds)."""
+    spec = MODEL_ROWS.get(result.kind)
+    table = result.table
+    if spec is None or spec.model not in table.columns or table.empty:
+        return pd.DataFrame(columns=ROW_COLUMNS)
+    items = [c for c in spec.items if c in table.columns]
+    if spec.long is not None:
+        metric_col, value_col = spec.long
+        if not {metric_col, value_col} <= set(table.columns):
+            return pd.DataFrame(columns=ROW_COLUMNS)
+        long = table[[spec.model, *items, metric_col, value_col]].rename(
+            columns={metric_col: "metric", value_col: "value"})
+    else:
+        metrics = [c for c in spec.metrics if c in table.columns]
+        if not metrics:
+            return pd.DataFrame(columns=ROW_COLUMNS)
+        extra = [c for c in (*(spec.ci or ()), spec.n or "") if c and c in table.columns]
+        long = table[[spec.model, *items, *metrics, *extra]].melt(
+            id_vars=[spec.model, *items, *extra], value_vars=metrics, var_name="metric", value_name="value")
+    long = long.copy()
+    if spec.rename:
+        long["metric"] = long["metric"].replace(dict(spec.rename))
+    long["value"] = pd.to_numeric(long["value"], errors="coerce")
+    long["item"] = (long[items].astype(str).agg("/".join, axis=1) if items else "")
+    long["item"] = spec.prefix + long["item"] if spec.prefix else long["item"]
+    keys = ["item", spec.model, "metric"]
+    grouped = long.groupby(keys, sort=False, dropna=False)
+    out = grouped["value"].mean().reset_index()
+    sizes = grouped.size().to_numpy()
+    for col, src in (("ci_low", spec.ci[0] if spec.ci else None), ("ci_high", spec.ci[1] if spec.ci else None),
+                     ("n", spec.n)):
+        if src and src in long.columns:
+            firsts = grouped[src].first().to_numpy()
+            # a CI or count read from the table is only meaningful for one row per group
+            out[col] = np.where(sizes == 1, pd.to_numeric(firsts, errors="coerce"), np.nan)
+        else:
+            out[col] = sizes.astype(float) if col == "n" and sizes.max(initial=0) > 1 else np.nan
+    out = out.rename(columns={spec.model: "model"})
+    out["model"] = out["model"].astype(str)
+    out["analysis"] = result.kind
+    out["dataset"] = dataset
+    return out[ROW_COLUMNS]
 
 
 def summary_rows(result: Result, *, model: str = "", dataset: str = "") -> pd.DataFrame:
@@ -65,6 +145,9 @@ def summary_rows(result: Result, *, model: str = "", dataset: str = "") -> pd.Da
             rows.append({"analysis": result.kind, "item": item, "model": model, "dataset": dataset,
                          "metric": metric, "value": value, "ci_low": None, "ci_high": None, "n": None})
     frame = pd.DataFrame(rows, columns=ROW_COLUMNS)
+    per_model = model_rows(result, dataset=dataset)
+    if not per_model.empty:
+        frame = pd.concat([frame.astype(object), per_model.astype(object)], ignore_index=True)
     for c in ("value", "ci_low", "ci_high", "n"):
         frame[c] = pd.to_numeric(frame[c], errors="coerce")
     return frame

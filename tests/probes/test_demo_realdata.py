@@ -19,7 +19,7 @@ def test_run_demo_plumbing(tmp_path, monkeypatch):
     out = demo.run_demo(tmp_path, engine=ScoringEngine(cache=False))
     assert [r.kind for r in out] == ["probe-table", "probe-delta-sweep"]
     loaded = Result.load(tmp_path / "probe-table-demo")
-    assert set(loaded.table.model) == {"BM25", "TF-IDF", "MiniLM"}
+    assert set(loaded.table.model) == {"bm25", "tfidf", "minilm"}
     assert {"demo-fluency", "tr-shuffle-words", "mm-rel-ctrl-len"} <= set(loaded.table.probe)
     assert (loaded.table[loaded.table.probe.str.startswith("demo-")].n > 0).all()
 

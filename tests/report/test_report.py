@@ -80,3 +80,40 @@ def test_cli_report_and_results(tmp_path, capsys):
     assert main(["results", "list", str(tmp_path / "res")]) == 0
     assert "asl-evaluate" in capsys.readouterr().out
     assert main(["report", str(tmp_path / "nope"), "-o", str(tmp_path / "x.html")]) == 1
+
+
+def test_model_rows_from_built_in_tables_fill_the_overview(tmp_path):
+    from ranklens.store import model_rows
+
+    prov = make_provenance()
+    ev = Result(kind="asl-evaluate", summary={"n_runs": 2}, provenance=prov, table=pd.DataFrame(
+        {"system": ["bm25", "minilm"], "ASL": [6.0, 3.0], "AP": [0.3, 0.5], "n_queries": [40, 40]}))
+    # per-query table: averaged over queries, n = number of queries
+    ex = Result(kind="explain-consistency", summary={}, provenance=prov, table=pd.DataFrame(
+        {"ranker": ["bm25"] * 3 + ["minilm"] * 3, "granularity": ["sentence"] * 6,
+         "query_id": ["1", "2", "3"] * 2, "mrc@10": [1.0, 0.5, 0.0, 0.9, 0.9, 0.6]}))
+    # long table: (measure, value) pairs averaged per (setting, regime)
+    rg = Result(kind="regime-table", summary={}, provenance=prov, table=pd.DataFrame(
+        {"model": ["m"] * 4, "setting": ["s"] * 4, "split": ["f0"] * 4, "regime": ["interpolation"] * 2 + ["extrapolation"] * 2,
+         "query_id": ["1", "2", "1", "2"], "measure": ["nDCG@10"] * 4, "value": [1.0, 0.5, 0.25, 0.25]}))
+
+    r = model_rows(ev, dataset="demo").set_index(["model", "metric"])
+    assert r.loc[("minilm", "ASL"), "value"] == 3.0 and r.loc[("bm25", "AP"), "n"] == 40
+    assert set(r["dataset"]) == {"demo"} and set(r["item"]) == {""}
+    r = model_rows(ex).set_index(["model", "item"])
+    assert r.loc[("bm25", "sentence"), "value"] == pytest.approx(0.5) and r.loc[("minilm", "sentence"), "n"] == 3
+    r = model_rows(rg).set_index("item")
+    assert r.loc["s/interpolation", "value"] == 0.75 and r.loc["s/extrapolation", "value"] == 0.25
+    # kinds without a spec and tables without the model column give no rows
+    assert model_rows(Result(kind="x", summary={}, provenance=prov, table=ev.table)).empty
+    assert model_rows(Result(kind="asl-evaluate", summary={}, provenance=prov, table=ex.table)).empty
+
+    for name, res in (("ev", ev), ("ex", ex), ("rg", rg)):
+        res.save(tmp_path / name)
+    html = Report.from_dirs([tmp_path]).render_html()
+    overview = html.split("Summary across models", 1)[1].split("All results", 1)[0]
+    assert "No per-model summary rows" not in overview
+    assert all(m in overview for m in ("bm25", "minilm", "mrc@10", "nDCG@10", "s/interpolation"))
+    store = ResultsStore(tmp_path)
+    store.add(tmp_path / "ev", dataset="demo")
+    assert store.compare("ASL").loc[("asl-evaluate", "demo", "", "ASL"), "minilm"] == 3.0

@@ -55,6 +55,9 @@ def _configure(args: argparse.Namespace) -> None:
         os.environ["RANKLENS_NO_CACHE"] = "1"
     if args.quiet:
         os.environ["RANKLENS_PROGRESS"] = "0"
+    # the engine draws the progress that matters; the per-load "Loading weights" bars of
+    # transformers would bury it (read once, when transformers is first imported)
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     from ..engine import set_default_engine
 
     set_default_engine(None)  # pick up the options above

@@ -32,8 +32,8 @@ def run_demo(out_dir: Path, *, engine: Any = None) -> list[Result]:
                                        "tr-*", "demo-*"])
              if not (n.endswith("-rel") and n.startswith("tr-")) and not n.endswith("-nonrel")]
     probes = [get_probe(n, cap=DEMO_CAP) for n in names]
-    rankers = {"BM25": make_ranker("bm25", corpus=coll.docs), "TF-IDF": make_ranker("tfidf", corpus=coll.docs),
-               "MiniLM": make_ranker("minilm")}
+    rankers = {"bm25": make_ranker("bm25", corpus=coll.docs), "tfidf": make_ranker("tfidf", corpus=coll.docs),
+               "minilm": make_ranker("minilm")}
     res = run_probes(probes, rankers, coll, delta=DeltaSpec(max_queries=30, depth=20), engine=engine, seed=0)
     res.save(out_dir / "probe-table-demo")
     sweep = delta_sweep(res, probes=["tr-shuffle-words", "tr-shuffle-sents", "demo-fluency"])
