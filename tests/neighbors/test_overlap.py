@@ -20,6 +20,13 @@ def test_knn_overlap_hand_values():
         knn_overlap(a, b, k=4)
 
 
+def test_knn_overlap_padding_within_a_row_never_matches():
+    # several -1 in the same row used to pair up with each other after sorting (0.667 here)
+    np.testing.assert_allclose(knn_overlap([[0, -1, -1]], [[1, -1, -1]], 3), [0.0])
+    np.testing.assert_allclose(knn_overlap([[-1, -1, -1]], [[-1, -1, -1]]), [0.0])
+    np.testing.assert_allclose(knn_overlap([[2, -1, -1]], [[2, 5, -1]]), [1 / 3])
+
+
 @pytest.mark.parametrize(
     ("a", "b", "p", "expected"),
     [

@@ -31,7 +31,8 @@ __all__ = ["knn_overlap", "rbo", "token_jaccard"]
 def knn_overlap(a: npt.ArrayLike, b: npt.ArrayLike, k: int | None = None) -> npt.NDArray[np.float64]:
     """Per-query ``|A_k ∩ B_k| / k`` for two ``(n, >=k)`` arrays of neighbour indices.
 
-    Rows must not repeat an index; ``-1`` (no neighbour) never matches.
+    Rows must not repeat an index; only entries ``>= 0`` count, so ``-1`` (no neighbour)
+    never matches anything, neither in the other array nor another ``-1`` of the same row.
     """
     a = np.asarray(a)
     b = np.asarray(b)
@@ -40,10 +41,10 @@ def knn_overlap(a: npt.ArrayLike, b: npt.ArrayLike, k: int | None = None) -> npt
     k = k or min(a.shape[1], b.shape[1])
     if k > a.shape[1] or k > b.shape[1]:
         raise ValidationError(f"k={k} exceeds the neighbours available ({a.shape[1]}, {b.shape[1]})")
-    a = np.where(a[:, :k] < 0, -1, a[:, :k])
-    b = np.where(b[:, :k] < 0, -2, b[:, :k])  # -1 vs -2: missing entries never match
-    both = np.sort(np.concatenate([a, b], axis=1), axis=1)
-    hits = (both[:, 1:] == both[:, :-1]).sum(axis=1)
+    # Padding (any negative entry) never matches: not across the two arrays, and not within a
+    # row either (several -1 in one row must not pair with each other after sorting).
+    both = np.sort(np.concatenate([a[:, :k], b[:, :k]], axis=1), axis=1)
+    hits = ((both[:, 1:] == both[:, :-1]) & (both[:, 1:] >= 0)).sum(axis=1)
     return hits / float(k)
 
 
