@@ -66,7 +66,8 @@ def test_mrc_hand_computed_end_to_end():
     assert res.kind == "explain-consistency"
     prov = res.provenance.params
     assert prov["normalize"] == "abs" and "max(|theta|, eps)" in prov["normalize_rule"]
-    assert prov["ties"].startswith("score desc")
+    assert prov["ties"] == "trec_eval" and prov["ties_rule"].startswith("rank_run(ties='trec_eval')")
+    assert prov["mer_missing"] == "skip" and prov["aggregate"] == "mean"
     assert set(res.provenance.components) == {"ranker:x"}
     rats = res.tables["rationales"]
     assert rats.loc[rats["doc_id"] == "dB", "text"].tolist() == ["X x now."]
@@ -159,7 +160,7 @@ def test_ndcg_beside_and_roundtrip(tiny, tmp_path):
     back = Result.load(res.save(tmp_path / "r"))
     assert back.kind == "explain-consistency"
     pd.testing.assert_frame_equal(back.table, res.table, check_dtype=False)
-    assert set(back.tables) == {"summary", "correlations", "rationales"}
+    assert set(back.tables) == {"summary", "correlations", "rationales", "documents"}
 
 
 def test_sweep_prefix_property_and_plots(tiny):

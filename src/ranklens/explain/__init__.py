@@ -15,6 +15,8 @@ Quick start::
 from __future__ import annotations
 
 from .consistency import (
+    MER_MISSING,
+    cut_rationales,
     explain_run,
     explanation_consistency,
     explanation_sweep,
@@ -23,7 +25,7 @@ from .consistency import (
     rank_candidates,
     top_rationales,
 )
-from .display import highlight_html, highlight_terminal, rationales_html
+from .display import highlight_html, highlight_terminal, rationales_html, result_html
 from .files import read_rationales, read_subdoc_qrels, relevant_units, write_rationales
 from .measures import max_similarity, rank_correlation, rbo
 from .occlusion import OcclusionExplainer
@@ -42,9 +44,11 @@ from .units import (
 __all__ = [
     "Explanation",
     "Granularity",
+    "MER_MISSING",
     "OcclusionExplainer",
     "Rationale",
     "Unit",
+    "cut_rationales",
     "explain_run",
     "explanation_consistency",
     "explanation_sweep",
@@ -66,6 +70,7 @@ __all__ = [
     "read_subdoc_qrels",
     "relevant_units",
     "remove_spans",
+    "result_html",
     "split_units",
     "top_rationales",
     "write_rationales",

@@ -3,16 +3,20 @@
 Protocol (Pandian, Ganguly & MacAvaney, "Evaluating the Explainability of Neural Rankers"):
 
 - each ranker ranks each query's candidate documents (all documents, or a candidate frame such
-  as the judged documents of the query); ties: score descending, then ``doc_id`` descending
-  (trec_eval's rule on float64 scores);
+  as the judged documents of the query), ordered by :func:`ranklens.io.rank_run` under the
+  project's tie rule ``ties`` (default ``"trec_eval"``: scores compared as float32, ties by
+  ``doc_id`` descending; ``"float64"``; ``"input_order"``), recorded in provenance;
 - the top-``max(k)`` documents are explained (occlusion, or rationales the user provides);
 - **MRC@k** per query: the top-``m`` rationales of each of the top-k documents are concatenated in
   document order into a pseudo-document; the ranker scores the pseudo-documents; the rank
   correlation (Kendall τ-b default) between the original top-k order and the pseudo scores;
   mean over queries with at least two documents;
-- **MER@k** per query: for each top-k document that has relevant sub-document units, the mean
-  over its rationales of the maximum cosine (any embedder) to a relevant unit; mean over those
-  documents, then over queries that have at least one such document;
+- **MER@k** per query: for each top-k document, the mean over its rationales of the maximum
+  cosine (any embedder) to a relevant sub-document unit; mean over the documents, then over
+  queries. Documents without relevant units (or without rationales) are left out
+  (``mer_missing="skip"``, default: MER then measures how well rationales find relevant text
+  where there is some) or count as 0 (``mer_missing="zero"``: eq. 3 read literally, the max over
+  an empty set taken as 0, every top-k document in the mean);
 - nDCG@10 of the ranking (``ir_measures``) beside them, with Pearson/Spearman correlations of the
   per-query MRC/MER and nDCG@10.
 
@@ -32,13 +36,17 @@ import pandas as pd
 from .._hashing import sha256_json, sha256_texts
 from ..engine import ScoringEngine, encode_texts, score_pairs
 from ..errors import ValidationError
+from ..io.frames import rank_run
 from ..results import Result, make_provenance
+from ..types import DEFAULT_TIES, TIE_RULES
 from .files import RationaleMap, relevant_units
 from .measures import CORRELATIONS, max_similarity, rank_correlation
 from .occlusion import OcclusionExplainer
 from .units import Explanation, Rationale, pseudo_document
 
 __all__ = [
+    "MER_MISSING",
+    "cut_rationales",
     "explain_run",
     "explanation_consistency",
     "explanation_sweep",
@@ -47,6 +55,21 @@ __all__ = [
     "rank_candidates",
     "top_rationales",
 ]
+
+
+MER_MISSING = ("skip", "zero")
+"""Policies of MER for top-k documents without relevant units or without rationales."""
+
+_TIES_RULE = {
+    "trec_eval": "rank_run(ties='trec_eval'): score desc compared as float32, then doc_id desc",
+    "float64": "rank_run(ties='float64'): score desc (float64), then doc_id desc",
+    "input_order": "rank_run(ties='input_order'): score desc (float64), ties keep input order",
+}
+
+
+def _check_ties(ties: str) -> None:
+    if ties not in TIE_RULES:
+        raise ValidationError(f"ties={ties!r} is not a tie rule; choose one of {list(TIE_RULES)}")
 
 
 # ---------------------------------------------------------------------------- ranking
@@ -59,15 +82,16 @@ def _queries_map(queries: pd.DataFrame | Mapping[str, str]) -> dict[str, str]:
     return {str(k): str(v) for k, v in queries.items()}
 
 
-def _order(run: pd.DataFrame) -> pd.DataFrame:
-    """Sort by query, score descending, doc_id descending (trec_eval tie rule) and add ``rank``."""
-    r = run.copy()
-    r["query_id"] = r["query_id"].astype(str)
-    r["doc_id"] = r["doc_id"].astype(str)
-    r["score"] = r["score"].astype("float64")
-    r = r.sort_values(["query_id", "score", "doc_id"], ascending=[True, False, False], kind="mergesort")
-    r["rank"] = r.groupby("query_id").cumcount().astype("int64") + 1
-    return r.reset_index(drop=True)
+def _order(run: pd.DataFrame, ties: str = DEFAULT_TIES) -> pd.DataFrame:
+    """``query_id, doc_id, score, rank`` ordered by :func:`ranklens.io.rank_run` under ``ties``."""
+    return rank_run(run[["query_id", "doc_id", "score"]], ties=ties)
+
+
+def _tie_scores(scores: np.ndarray, ties: str) -> np.ndarray:
+    """Scores as the tie rule compares them (float32 for ``"trec_eval"``), so documents the rule
+    treats as tied are ties for Kendall/Spearman too."""
+    s = np.asarray(scores, dtype=np.float64)
+    return s.astype(np.float32).astype(np.float64) if ties == "trec_eval" else s
 
 
 def rank_candidates(
@@ -76,6 +100,7 @@ def rank_candidates(
     docs: Mapping[str, str],
     candidates: pd.DataFrame | None = None,
     *,
+    ties: str = DEFAULT_TIES,
     engine: ScoringEngine | None = None,
 ) -> pd.DataFrame:
     """Score each query's candidate documents with ``ranker`` and rank them.
@@ -86,11 +111,14 @@ def rank_candidates(
         docs: ``doc_id -> text``.
         candidates: ``query_id``/``doc_id`` frame (e.g. the judged documents); ``None`` = every
             document for every query.
+        ties: tie rule of :func:`ranklens.io.rank_run` (``"trec_eval"`` default,
+            ``"float64"``, ``"input_order"``).
         engine: scoring engine (default engine when ``None``).
 
     Returns:
         Run frame ``query_id, doc_id, score, rank`` sorted by query and rank.
     """
+    _check_ties(ties)
     qmap = _queries_map(queries)
     if candidates is None:
         ids = list(docs)
@@ -109,11 +137,11 @@ def rank_candidates(
         pairs = list(zip(c["query_id"], c["doc_id"]))
     scores = score_pairs(ranker, [qmap[q] for q, _ in pairs], [docs[d] for _, d in pairs], engine=engine, desc="ranking")
     run = pd.DataFrame({"query_id": [q for q, _ in pairs], "doc_id": [d for _, d in pairs], "score": scores})
-    return _order(run)
+    return _order(run, ties)
 
 
-def _top(run: pd.DataFrame, k: int) -> pd.DataFrame:
-    r = _order(run[["query_id", "doc_id", "score"]])
+def _top(run: pd.DataFrame, k: int, ties: str) -> pd.DataFrame:
+    r = _order(run, ties)
     return r[r["rank"] <= k].reset_index(drop=True)
 
 
@@ -130,6 +158,22 @@ def _explain_top(
 def top_rationales(explanations: Mapping[tuple[str, str], Explanation], m: int) -> RationaleMap:
     """``{(query_id, doc_id): top-m rationales}`` from explanations."""
     return {k: e.top(m) for k, e in explanations.items()}
+
+
+def _weight_key(r: Rationale) -> tuple[float, int, int]:
+    w = r.weight
+    return (-w if w is not None and np.isfinite(w) else np.inf, r.start, r.end)
+
+
+def cut_rationales(rationales: RationaleMap, m: int) -> RationaleMap:
+    """The top-``m`` rationales of every pair by weight (descending; ties and missing weights:
+    earlier ``start`` first, missing or non-finite weights last), most important first.
+
+    This is how rationales from another explainer (a file) are cut to the ``m`` of the protocol.
+    """
+    if m < 0:
+        raise ValidationError(f"m must be >= 0, got {m}")
+    return {k: tuple(sorted(v, key=_weight_key)[:m]) for k, v in rationales.items()}
 
 
 def _rationale_rows(top: pd.DataFrame, rationales: RationaleMap, label: dict[str, Any]) -> pd.DataFrame:
@@ -152,18 +196,27 @@ def explain_run(
     explainer: OcclusionExplainer | None = None,
     k: int = 10,
     m: int = 6,
+    ties: str = DEFAULT_TIES,
+    display_queries: int = 10,
+    display_docs: int = 3,
     engine: ScoringEngine | None = None,
 ) -> Result:
     """Occlusion rationales of the top-``k`` documents of each query of ``run``.
 
+    ``run`` is (re-)ordered by :func:`ranklens.io.rank_run` under ``ties``.
+
     Returns:
         :class:`~ranklens.results.Result` of kind ``"explain-rationales"``: one table row per
         rationale (``query_id, doc_id, rank, score, rationale_rank, unit, start, end, weight,
-        text``) and a ``units`` table with every unit's weight.
+        text``), a ``units`` table with every unit's weight and a ``documents`` table with the
+        texts of the top ``display_docs`` documents of the first ``display_queries`` queries
+        (for :func:`ranklens.explain.display.result_html`).
     """
+    _check_ties(ties)
+    _check_display(display_queries, display_docs)
     explainer = explainer or OcclusionExplainer()
     qmap = _queries_map(queries)
-    top = _top(run, k)
+    top = _top(run, k, ties)
     exps = _explain_top(ranker, top, qmap, docs, explainer, engine)
     rats = top_rationales(exps, m)
     table = _rationale_rows(top, rats, {})
@@ -173,8 +226,10 @@ def explain_run(
          for (q, d), e in exps.items() for u in e.units],
         columns=["query_id", "doc_id", "unit", "start", "end", "weight", "mode", "guarded"],
     )
+    documents = _document_rows(top, qmap, docs, {}, display_queries, display_docs)
     prov = make_provenance(
-        params={"k": k, "m": m, "explainer": repr(explainer), "ties": "score desc, doc_id desc (float64)",
+        params={"k": k, "m": m, "explainer": repr(explainer), "ties": ties, "ties_rule": _TIES_RULE[ties],
+                "aggregate": explainer.aggregate, "display_queries": display_queries, "display_docs": display_docs,
                 "normalize": explainer.normalize, "guarded_explanations": int(sum(e.guarded for e in exps.values()))},
         components={"ranker": getattr(ranker, "fingerprint", repr(ranker))},
         inputs={"run": sha256_json(top[["query_id", "doc_id"]].values.tolist())},
@@ -182,7 +237,8 @@ def explain_run(
     )
     summary = {"queries": int(top["query_id"].nunique()), "documents": len(exps), "m": m, "k": k,
                "granularity": explainer.granularity}
-    return Result(kind="explain-rationales", summary=summary, table=table, provenance=prov, tables={"units": units})
+    return Result(kind="explain-rationales", summary=summary, table=table, provenance=prov,
+                  tables={"units": units, "documents": documents})
 
 
 # ---------------------------------------------------------------------------- kernels
@@ -195,6 +251,7 @@ def mrc_per_query(
     ks: Sequence[int] = (10, 50),
     method: str = "kendall",
     p: float = 0.9,
+    ties: str = DEFAULT_TIES,
     engine: ScoringEngine | None = None,
 ) -> pd.DataFrame:
     """Per-query MRC for one or several rationale sets (e.g. several ``m``).
@@ -209,6 +266,9 @@ def mrc_per_query(
         ks: cut-offs.
         method: ``"kendall"`` | ``"spearman"`` | ``"rbo"``.
         p: RBO persistence.
+        ties: tie rule of :func:`ranklens.io.rank_run` for the original order; under
+            ``"trec_eval"`` Kendall/Spearman also compare the original scores as float32, so
+            documents the rule ties are ties of τ-b.
         engine: scoring engine.
 
     Returns:
@@ -216,9 +276,10 @@ def mrc_per_query(
     """
     if method not in CORRELATIONS:
         raise ValidationError(f"method must be one of {CORRELATIONS}, got {method!r}")
+    _check_ties(ties)
     qmap = _queries_map(queries)
     sets = rationales if _is_nested(rationales) else {None: rationales}
-    ranked = _order(top[["query_id", "doc_id", "score"]])
+    ranked = _order(top, ties)
     kmax = max(ks)
     ranked = ranked[ranked["rank"] <= kmax]
     qs, ts, keys = [], [], []
@@ -232,7 +293,7 @@ def mrc_per_query(
     rows = []
     for label in sets:
         for q, g in ranked.groupby("query_id", sort=True):
-            orig = g["score"].to_numpy()
+            orig = _tie_scores(g["score"].to_numpy(), ties)
             rat = np.array([pmap[(label, q, d)] for d in g["doc_id"]])
             for k in ks:
                 n = min(k, len(g))
@@ -255,9 +316,11 @@ def mer_per_query(
     *,
     embedder: Any,
     k: int = 10,
+    missing: str = "skip",
+    ties: str = DEFAULT_TIES,
     engine: ScoringEngine | None = None,
 ) -> pd.DataFrame:
-    """Per-query MER@k: mean over top-k docs with relevant units of mean-over-rationales max cosine.
+    """Per-query MER@k: mean over top-k docs of the mean over rationales of the max cosine.
 
     Args:
         top: ranked run (``query_id, doc_id, score``).
@@ -266,14 +329,22 @@ def mer_per_query(
         subdoc: sub-document relevance from :func:`ranklens.explain.read_subdoc_qrels`.
         embedder: any :class:`ranklens.embedders.Embedder` (cosine of its vectors is ω).
         k: cut-off.
+        missing: top-k documents without relevant units or without rationales:
+            ``"skip"`` (default) leaves them out of the mean (``n_docs`` counts the others and
+            queries with none are left out); ``"zero"`` scores them 0 (eq. 3 literally, with the
+            max over an empty set taken as 0), so every top-k document is in the mean and every
+            query with a ranked document gets a value.
+        ties: tie rule of :func:`ranklens.io.rank_run` (which documents are the top-k).
         engine: encoding engine.
 
     Returns:
-        ``set, query_id, k, n_docs, mer``: ``n_docs`` = top-k documents that have relevant units
-        (and at least one rationale); queries with none are left out.
+        ``set, query_id, k, n_docs, mer`` (``n_docs``: documents in the mean).
     """
+    if missing not in MER_MISSING:
+        raise ValidationError(f"MER missing-unit policy must be one of {MER_MISSING}, got {missing!r}")
+    _check_ties(ties)
     sets = rationales if _is_nested(rationales) else {None: rationales}
-    ranked = _order(top[["query_id", "doc_id", "score"]])
+    ranked = _order(top, ties)
     ranked = ranked[ranked["rank"] <= k]
     rel_cache: dict[tuple[str, str], list[str]] = {}
     for q, d in zip(ranked["query_id"], ranked["doc_id"]):
@@ -296,6 +367,8 @@ def mer_per_query(
                 rel = rel_cache[(q, d)]
                 rs = rats.get((q, d), ())
                 if not rel or not rs:
+                    if missing == "zero":
+                        per_doc.append(0.0)
                     continue
                 sims = max_similarity(vecs[[texts[r.text] for r in rs]], vecs[[texts[t] for t in rel]])
                 per_doc.append(float(sims.mean()))
@@ -306,6 +379,7 @@ def mer_per_query(
 
 
 def _ndcg10(run: pd.DataFrame, qrels: pd.DataFrame | None) -> dict[str, float]:
+    """Per-query nDCG@10 of a ranked run (``rank`` column) with ir_measures."""
     if qrels is None or qrels.empty:
         return {}
     import ir_measures
@@ -314,9 +388,11 @@ def _ndcg10(run: pd.DataFrame, qrels: pd.DataFrame | None) -> dict[str, float]:
     qr = pd.DataFrame({"query_id": qrels["query_id"].astype(str).astype(object),
                        "doc_id": qrels["doc_id"].astype(str).astype(object),
                        "relevance": qrels["relevance"].astype("int64")})
+    # the ranked order (tie rule already applied) as strictly decreasing scores, so nDCG sees
+    # exactly the ranking that was explained
     rn = pd.DataFrame({"query_id": run["query_id"].astype(str).astype(object),
                        "doc_id": run["doc_id"].astype(str).astype(object),
-                       "score": run["score"].astype("float64")})
+                       "score": -run["rank"].astype("float64")})
     return {m.query_id: float(m.value) for m in ir_measures.iter_calc([nDCG @ 10], qr, rn)}
 
 
@@ -352,31 +428,63 @@ def _default_embedder() -> Any:
     return make_embedder("minilm")
 
 
-def _prepare(rankers, queries, docs, qrels, candidates, runs, engine):
+def _check_display(display_queries: int, display_docs: int) -> None:
+    for name, v in (("display_queries", display_queries), ("display_docs", display_docs)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValidationError(f"{name} must be an integer >= 0 (0 stores no document texts), got {v!r}")
+
+
+def _prepare(rankers, queries, docs, candidates, runs, engine, ties):
     qmap = _queries_map(queries)
     if not rankers:
         raise ValidationError("give at least one ranker, e.g. {'bm25': BM25Ranker().fit(texts)}")
     out = {}
     for name, ranker in rankers.items():
         if runs is not None and name in runs:
-            run = _order(runs[name][["query_id", "doc_id", "score"]])
+            run = _order(runs[name], ties)
         else:
-            run = rank_candidates(ranker, qmap, docs, candidates, engine=engine)
+            run = rank_candidates(ranker, qmap, docs, candidates, ties=ties, engine=engine)
         out[name] = run
     return qmap, out
 
 
+_DOC_COLUMNS = ["ranker", "granularity", "query_id", "query", "doc_id", "rank", "score", "text"]
+
+
+def _document_rows(
+    top: pd.DataFrame, qmap: Mapping[str, str], docs: Mapping[str, str], label: dict[str, Any],
+    display_queries: int, display_docs: int,
+) -> pd.DataFrame:
+    """Texts of the top ``display_docs`` documents of the first ``display_queries`` queries (in
+    the order the queries were given), so a saved result can show its rationales in context."""
+    cols = [*label, *_DOC_COLUMNS[2:]]
+    if display_queries == 0 or display_docs == 0 or top.empty:
+        return pd.DataFrame(columns=cols)
+    present = set(top["query_id"])
+    chosen = [q for q in qmap if q in present][:display_queries]
+    sel = top[top["query_id"].isin(set(chosen)) & (top["rank"] <= display_docs)]
+    order = {q: i for i, q in enumerate(chosen)}
+    sel = sel.assign(_o=sel["query_id"].map(order)).sort_values(["_o", "rank"], kind="mergesort")
+    rows = [{**label, "query_id": q, "query": qmap[q], "doc_id": d, "rank": int(r), "score": float(sc),
+             "text": docs[d]}
+            for q, d, r, sc in zip(sel["query_id"], sel["doc_id"], sel["rank"], sel["score"])]
+    return pd.DataFrame(rows, columns=cols)
+
+
 def _run_grid(
     rankers: Mapping[str, Any], qmap, docs, runs, qrels, subdoc, *, granularities, ms, ks, mer_k, method, p,
-    explainer: OcclusionExplainer, rationales, embedder, engine,
-) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
-    """Per (ranker, granularity, m, query) rows of MRC@k, MER@k and nDCG@10 + rationale table."""
+    explainer: OcclusionExplainer, rationales, embedder, engine, ties, mer_missing,
+    display_queries: int = 0, display_docs: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """Per (ranker, granularity, m, query) rows of MRC@k, MER@k and nDCG@10, the rationale table
+    and the (capped) document-text table."""
     from dataclasses import replace
 
     # explain only as deep as a measure looks: max MRC cut-off, and the MER cut-off when MER is on
     kmax = max(max(ks), mer_k if subdoc is not None and embedder is not None else 0)
     rows = []
     rat_tables = []
+    doc_tables = []
     extra: dict[str, Any] = {"guarded": 0, "occluded_documents": 0}
     for name, ranker in rankers.items():
         run = runs[name]
@@ -384,7 +492,8 @@ def _run_grid(
         ndcg = _ndcg10(run, qrels)
         grans: list[tuple[str, dict[Any, RationaleMap]]] = []
         if rationales is not None and name in rationales:
-            grans.append(("user", {ms[-1]: rationales[name]}))
+            # rationales from another explainer: the top-m by weight, as for occlusion
+            grans.append(("user", {m: cut_rationales(rationales[name], m) for m in ms}))
         else:
             for gspec in granularities:
                 ex = replace(explainer, granularity=str(gspec), greedy_steps=max(max(ms), 1))
@@ -393,11 +502,14 @@ def _run_grid(
                 extra["occluded_documents"] += len(exps)
                 grans.append((str(gspec), {m: top_rationales(exps, m) for m in ms}))
         for gname, sets in grans:
-            mrc = mrc_per_query(ranker, top, qmap, sets, ks=ks, method=method, p=p, engine=engine)
+            mrc = mrc_per_query(ranker, top, qmap, sets, ks=ks, method=method, p=p, ties=ties, engine=engine)
             mer = None
             if subdoc is not None and embedder is not None:
-                mer = mer_per_query(top, docs, sets, subdoc, embedder=embedder, k=mer_k, engine=engine)
-            rat_tables.append(_rationale_rows(top, sets[max(sets)], {"ranker": name, "granularity": gname}))
+                mer = mer_per_query(top, docs, sets, subdoc, embedder=embedder, k=mer_k, missing=mer_missing,
+                                    ties=ties, engine=engine)
+            label = {"ranker": name, "granularity": gname}
+            rat_tables.append(_rationale_rows(top, sets[max(sets)], label))
+            doc_tables.append(_document_rows(top, qmap, docs, label, display_queries, display_docs))
             for m in sets:
                 sub = mrc[mrc["set"] == m]
                 wide = sub.pivot(index="query_id", columns="k", values="mrc")
@@ -412,10 +524,17 @@ def _run_grid(
                     rows.append(row)
     table = pd.DataFrame(rows)
     rats = pd.concat(rat_tables, ignore_index=True) if rat_tables else pd.DataFrame()
-    return table, rats, extra
+    docs_t = pd.concat(doc_tables, ignore_index=True) if doc_tables else pd.DataFrame(columns=_DOC_COLUMNS)
+    return table, rats, docs_t, extra
 
 
-def _provenance(rankers, embedder, explainer, params, qmap, docs, extra):
+_MER_DOCUMENTS = {
+    "skip": "top-k documents with >= 1 relevant unit and >= 1 rationale; queries without any left out",
+    "zero": "every top-k document; documents without relevant units or rationales count 0",
+}
+
+
+def _provenance(rankers, embedder, explainer, params, qmap, docs, extra, *, ties, mer_missing):
     comps = {f"ranker:{n}": getattr(r, "fingerprint", repr(r)) for n, r in rankers.items()}
     if embedder is not None:
         comps["embedder"] = getattr(embedder, "fingerprint", repr(embedder))
@@ -426,11 +545,14 @@ def _provenance(rankers, embedder, explainer, params, qmap, docs, extra):
         "normalize_rule": {"abs": "drop / max(|theta|, eps)", "none": "raw drop",
                            "shift": "drop / (theta - min score of the query + eps)"}[explainer.normalize],
         "aggregate": explainer.aggregate,
-        "ties": "score desc, doc_id desc (float64)",
+        "ties": ties,
+        "ties_rule": _TIES_RULE[ties],
         "pseudo_document": "top-m rationale texts in document order joined by one space",
+        "user_rationales": "top-m by weight (desc; ties: earlier start first)",
         "constant_pseudo_scores": "mrc = 0 (no order reproduced)",
         "mrc_undefined": "queries with < 2 documents are nan and left out of the mean",
-        "mer_documents": "top-k documents with >= 1 relevant unit; queries without any left out",
+        "mer_missing": mer_missing,
+        "mer_documents": _MER_DOCUMENTS[mer_missing],
         **extra,
     }
     inputs = {"queries": sha256_json(sorted(qmap.items())), "docs": sha256_texts(docs[d] for d in sorted(docs))}
@@ -442,6 +564,12 @@ def _summary_table(table: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame
     agg = table.groupby(["ranker", "granularity", "m"], sort=False)[cols].mean().reset_index()
     agg["queries"] = table.groupby(["ranker", "granularity", "m"], sort=False).size().to_numpy()
     return agg
+
+
+def _check_common(ties: str, mer_missing: str) -> None:
+    _check_ties(ties)
+    if mer_missing not in MER_MISSING:
+        raise ValidationError(f"mer_missing must be one of {MER_MISSING}, got {mer_missing!r}")
 
 
 def explanation_consistency(
@@ -462,6 +590,10 @@ def explanation_consistency(
     rationales: Mapping[str, RationaleMap] | None = None,
     subdoc: pd.DataFrame | None = None,
     embedder: Any = None,
+    mer_missing: str = "skip",
+    ties: str = DEFAULT_TIES,
+    display_queries: int = 10,
+    display_docs: int = 3,
     engine: ScoringEngine | None = None,
 ) -> Result:
     """MRC@k (and MER@k when sub-document relevance is given) of several rankers.
@@ -472,7 +604,7 @@ def explanation_consistency(
         docs: ``doc_id -> text``.
         qrels: document qrels for nDCG@10 (optional).
         candidates: ``query_id, doc_id`` to re-rank (default: all documents).
-        runs: precomputed runs per ranker name (skip ranking).
+        runs: precomputed runs per ranker name (skip ranking; re-ordered under ``ties``).
         granularities: occlusion units, ``"sentence"`` and/or ``"window:W"``.
         m: rationales per document.
         ks: MRC cut-offs.
@@ -483,24 +615,40 @@ def explanation_consistency(
             ``granularities``); default :class:`OcclusionExplainer()`.
         rationales: ``{ranker name: {(query_id, doc_id): rationales}}`` from another explainer
             (e.g. :func:`read_rationales`); used instead of occlusion for those rankers
-            (granularity ``"user"``).
+            (granularity ``"user"``). Each document's rationales are cut to the top ``m`` by
+            weight (:func:`cut_rationales`).
         subdoc: sub-document relevance (:func:`read_subdoc_qrels`); enables MER.
         embedder: ω's embedder for MER (default: MiniLM via ``make_embedder("minilm")`` when
             ``subdoc`` is given).
+        mer_missing: top-k documents without relevant units (or rationales) in MER:
+            ``"skip"`` (default) or ``"zero"``; see :func:`mer_per_query`.
+        ties: tie rule of :func:`ranklens.io.rank_run` ordering every run (``"trec_eval"``
+            default, ``"float64"``, ``"input_order"``).
+        display_queries: document texts are stored (table ``documents``) for the first this
+            many queries (in the order of ``queries``) ...
+        display_docs: ... and their top this many documents, per ranker and granularity, so a
+            saved result can show rationales inside their documents
+            (:func:`ranklens.explain.display.result_html`). 0 stores none.
         engine: scoring engine.
 
     Returns:
         Result of kind ``"explain-consistency"``: ``table`` per (ranker, granularity, query)
         with ``mrc@k``, ``mer@k``, ``ndcg@10``; tables ``summary`` (means), ``correlations``
-        (Pearson/Spearman of MRC/MER vs nDCG@10 over queries) and ``rationales``.
+        (Pearson/Spearman of MRC/MER vs nDCG@10 over queries), ``rationales`` (the top-m
+        rationales of every explained document: offsets ``start``/``end`` into the document,
+        ``weight``, ``text``) and ``documents`` (``ranker, granularity, query_id, query,
+        doc_id, rank, score, text`` of the capped display set).
     """
+    _check_common(ties, mer_missing)
+    _check_display(display_queries, display_docs)
     explainer = explainer or OcclusionExplainer()
     if subdoc is not None and embedder is None:
         embedder = _default_embedder()
-    qmap, runs_ = _prepare(rankers, queries, docs, qrels, candidates, runs, engine)
-    table, rats, extra = _run_grid(
+    qmap, runs_ = _prepare(rankers, queries, docs, candidates, runs, engine, ties)
+    table, rats, docs_t, extra = _run_grid(
         rankers, qmap, docs, runs_, qrels, subdoc, granularities=granularities, ms=[m], ks=ks, mer_k=mer_k,
         method=method, p=p, explainer=explainer, rationales=rationales, embedder=embedder, engine=engine,
+        ties=ties, mer_missing=mer_missing, display_queries=display_queries, display_docs=display_docs,
     )
     measures = [f"mrc@{k}" for k in ks] + ([f"mer@{mer_k}"] if subdoc is not None else []) + ["ndcg@10"]
     summ = _summary_table(table, measures)
@@ -513,9 +661,10 @@ def explanation_consistency(
     prov = _provenance(rankers, embedder, explainer, {
         "granularities": [str(g) for g in granularities], "m": m, "ks": list(ks), "mer_k": mer_k,
         "method": method, "rbo_p": p, "candidates": "given" if candidates is not None else "all documents",
-    }, qmap, docs, extra)
+        "display_queries": display_queries, "display_docs": display_docs,
+    }, qmap, docs, extra, ties=ties, mer_missing=mer_missing)
     return Result(kind="explain-consistency", summary=summary, table=table.drop(columns=["m"]), provenance=prov,
-                  tables={"summary": summ, "correlations": corr, "rationales": rats})
+                  tables={"summary": summ, "correlations": corr, "rationales": rats, "documents": docs_t})
 
 
 def explanation_sweep(
@@ -534,28 +683,46 @@ def explanation_sweep(
     method: str = "kendall",
     p: float = 0.9,
     explainer: OcclusionExplainer | None = None,
+    rationales: Mapping[str, RationaleMap] | None = None,
     subdoc: pd.DataFrame | None = None,
     embedder: Any = None,
+    mer_missing: str = "skip",
+    ties: str = DEFAULT_TIES,
     engine: ScoringEngine | None = None,
 ) -> Result:
     """MRC/MER as functions of ``m`` (rationales per document) and ``w`` (window width).
 
     Explanations are computed once per (ranker, granularity); every ``m`` takes a prefix of the
     same ordering, so a sweep over ``m`` costs only the extra pseudo-documents. ``windows`` adds
-    ``"window:W"`` granularities to ``granularities``.
+    ``"window:W"`` granularities to ``granularities`` (duplicates are dropped). ``rationales``
+    from another explainer replace occlusion for their rankers (granularity ``"user"``, cut to
+    the top ``m`` by weight for every ``m``). ``mer_missing`` and ``ties`` as in
+    :func:`explanation_consistency`.
 
     Returns:
         Result of kind ``"explain-sweep"``: ``table`` per (ranker, granularity, m) with mean
         ``mrc@k`` / ``mer@k`` and query counts; table ``per_query`` with the per-query values.
     """
+    from .units import parse_granularity
+
+    _check_common(ties, mer_missing)
+    if not ms or any(int(x) < 1 for x in ms):
+        raise ValidationError(f"ms must be a non-empty list of integers >= 1, got {list(ms)!r}")
+    if any(int(w) < 1 for w in windows):
+        raise ValidationError(f"window widths must be >= 1 words, got {list(windows)!r}")
     explainer = explainer or OcclusionExplainer()
     if subdoc is not None and embedder is None:
         embedder = _default_embedder()
-    grans = list(granularities) + [f"window:{w}" for w in windows]
-    qmap, runs_ = _prepare(rankers, queries, docs, qrels, candidates, runs, engine)
-    table, _rats, extra = _run_grid(
-        rankers, qmap, docs, runs_, qrels, subdoc, granularities=grans, ms=sorted(ms), ks=ks, mer_k=mer_k,
-        method=method, p=p, explainer=explainer, rationales=None, embedder=embedder, engine=engine,
+    grans: list[str] = []
+    for g in [*granularities, *(f"window:{int(w)}" for w in windows)]:
+        name = str(parse_granularity(g))
+        if name not in grans:
+            grans.append(name)
+    qmap, runs_ = _prepare(rankers, queries, docs, candidates, runs, engine, ties)
+    table, _rats, _docs, extra = _run_grid(
+        rankers, qmap, docs, runs_, qrels, subdoc, granularities=grans, ms=sorted({int(x) for x in ms}), ks=ks,
+        mer_k=mer_k, method=method, p=p, explainer=explainer, rationales=rationales, embedder=embedder,
+        engine=engine, ties=ties, mer_missing=mer_missing,
     )
     measures = [f"mrc@{k}" for k in ks] + ([f"mer@{mer_k}"] if subdoc is not None else []) + ["ndcg@10"]
     summ = _summary_table(table, measures)
@@ -564,7 +731,8 @@ def explanation_sweep(
         for _, r in summ.iterrows() for c in measures if c != "ndcg@10"
     }
     prov = _provenance(rankers, embedder, explainer, {
-        "granularities": grans, "ms": sorted(ms), "ks": list(ks), "mer_k": mer_k, "method": method, "rbo_p": p,
+        "granularities": grans, "ms": sorted({int(x) for x in ms}), "windows": [int(w) for w in windows],
+        "ks": list(ks), "mer_k": mer_k, "method": method, "rbo_p": p,
         "candidates": "given" if candidates is not None else "all documents",
-    }, qmap, docs, extra)
+    }, qmap, docs, extra, ties=ties, mer_missing=mer_missing)
     return Result(kind="explain-sweep", summary=summary, table=summ, provenance=prov, tables={"per_query": table})
