@@ -12,9 +12,18 @@ Passage mode (eq. 4)
     evaluated (so every unit gets an attribution) and random sets of size ``2..n`` fill the
     budget up to ``samples`` sets, drawn with a generator seeded by ``seed`` and a hash of the
     (query, document) pair, so a document's explanation does not depend on what else is
-    explained with it. ``aggregate="sum"`` is the paper's accumulation; ``"mean"`` (default)
-    divides by the number of sampled sets containing the unit, which removes the bias toward
-    units sampled more often and gives the same order as ``"sum"`` under exhaustive enumeration.
+    explained with it.
+
+    Accumulation: ``aggregate="sum"`` is the paper's eq. 4 literally (attributions summed over
+    the sets containing the unit). The default is ``"mean"`` (the sum divided by the number of
+    sets containing the unit), for a documented reason: under exhaustive enumeration every unit
+    is in the same number of sets, so mean and sum differ by one constant factor and give the
+    *same* rationales (same MRC and MER); under sampling the units are in different numbers of
+    sets, and the sum then grows with how often a unit happened to be drawn (a unit that adds
+    nothing still collects a share of every pair it is drawn in), i.e. it mixes sampling noise
+    into the ranking of units. The mean estimates the same per-set attribution without that
+    bias. Choose ``"sum"`` (``--aggregate sum``) to follow eq. 4 to the letter; the choice is
+    recorded in provenance.
 
 Document mode (eq. 5), for documents with more than ``long_document`` sentences
     Units are sentences (lines with ``granularity="line"``); the document is split into consecutive chunks of ``chunk_sentences``
@@ -71,7 +80,9 @@ class OcclusionExplainer:
         seed: seed of the set sampler.
         normalize: ``"abs"`` | ``"none"`` | ``"shift"`` (the θ ≤ 0 guard).
         eps: floor of the normaliser.
-        aggregate: ``"mean"`` | ``"sum"`` over the sets containing a unit.
+        aggregate: ``"mean"`` (default) | ``"sum"`` (eq. 4 as written) over the sets containing
+            a unit; same order under exhaustive enumeration, and the mean is not biased toward
+            units drawn more often under sampling (see the module docstring).
         long_document: documents with more sentences than this use document mode; ``None``
             never does.
         chunk_sentences: sentences per chunk in document mode.
