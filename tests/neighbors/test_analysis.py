@@ -242,3 +242,59 @@ def test_token_overlap_content_terms():
     assert tok["0"] == 0.0 and con["0"] == 1.0
     # query 2 -> neighbour 1: no shared token; content {dog} vs {cat, run}: 0
     assert con["2"] == 0.0
+
+
+def _zero_for_unknown(embedder, name):
+    """Like ``embedder`` but the zero vector for texts made only of unknown words ("unk...")."""
+
+    def fn(texts):
+        v = embedder.encode(list(texts))
+        v[[t.startswith("unk") for t in texts]] = 0
+        return v
+
+    fn.__qualname__ = f"zero_unknown_{name}"
+    return FunctionEmbedder(fn=fn, name_=name)
+
+
+@pytest.fixture
+def corpus_with_unknown_texts():
+    rng = np.random.default_rng(4)
+    docs = [(f"d{i}", " ".join(rng.choice(WORDS, size=5)) + ".") for i in range(40)]
+    docs += [(f"u{i}", f"unk{i} xyz{i}.") for i in range(8)]
+    return build_corpus(docs, split=False)
+
+
+def test_zero_vector_queries_left_out_of_n2o(corpus_with_unknown_texts):
+    corpus = corpus_with_unknown_texts
+    n = len(corpus)
+    embs = {"a": _zero_for_unknown(_noisy(0.3), "a"), "b": _zero_for_unknown(_noisy(1.0), "b"),
+            "r": random_embedder()}
+    res = n2o_matrix(embs, corpus, k=5, n_queries=n, n_samples=1, engine=ScoringEngine(cache=False))
+    assert res.summary["n_zero_vector_queries"] == {"a": 8, "b": 8, "r": 0}
+    vecs = {name: e.encode(list(corpus.texts)) for name, e in embs.items()}
+    known = [i for i, t in enumerate(corpus.texts) if not t.startswith("unk")]
+    per = res.tables["per_sample"].set_index(["embedder_a", "embedder_b"])
+    # two embedders that both give zeros for the "unk" queries used to agree on them fully
+    # (both returned corpus rows 0..k-1); now those queries are not counted for their pairs
+    assert per.loc[("a", "b"), "n2o"] == pytest.approx(slow_n2o(vecs["a"], vecs["b"], known, 5))
+    assert per.loc[("a", "r"), "n2o"] == pytest.approx(slow_n2o(vecs["a"], vecs["r"], known, 5))
+    assert per.loc[("a", "b"), "n_queries"] == n - 8
+    assert per.loc[("a", "r"), "n_queries"] == n - 8
+    search = res.tables["search"].set_index("embedder")
+    assert search.loc["a", "n_zero_vector_queries"] == 8
+    rob = n2o_robustness({**embs, "h": _noisy(2.0)}, corpus, ks=(3, 5), n_queries=n, n_samples=2,
+                         engine=ScoringEngine(cache=False))
+    assert rob.summary["n_zero_vector_queries"] == {"a": 8, "b": 8, "r": 0, "h": 0}
+    assert (rob.tables["values"].set_index(["embedder_a", "embedder_b"]).loc[("a", "b"), "n_queries"] == n - 8).all()
+
+
+def test_zero_vector_queries_left_out_of_token_overlap(corpus_with_unknown_texts):
+    corpus = corpus_with_unknown_texts
+    n = len(corpus)
+    res = token_overlap({"a": _zero_for_unknown(_noisy(0.3), "a"), "r": random_embedder()}, corpus, k=3,
+                        n_queries=n, engine=ScoringEngine(cache=False))
+    assert res.summary["n_zero_vector_queries"] == {"a": 8, "r": 0}
+    t = res.table.set_index("embedder")
+    assert t.loc["a", "n_queries"] == n - 8 and t.loc["r", "n_queries"] == n
+    per = res.tables["per_query"]
+    assert not per[(per.embedder == "a") & per.query_id.str.startswith("u")].shape[0]

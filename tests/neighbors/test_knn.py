@@ -25,7 +25,8 @@ def brute_force(corpus, queries, k, exclude=None, metric="cosine"):
     for r in range(len(q)):
         cand = [j for j in range(len(c)) if not exclude or j not in exclude[r]]
         cand.sort(key=lambda j: (-s[r, j], j))
-        out.append(cand[:k])
+        # a zero-vector query has no neighbours (every similarity would be 0)
+        out.append([-1] * len(cand[:k]) if not np.any(q[r]) else cand[:k])
     return np.array(out)
 
 
@@ -56,6 +57,29 @@ def test_zero_vectors_have_similarity_zero():
     res = exact_knn(c, np.array([[1, 0]], np.float32), 3)
     assert res.indices[0].tolist() == [1, 0, 2]
     np.testing.assert_allclose(res.scores[0], [1, 0, -1])
+
+
+@pytest.mark.parametrize("metric", ["cosine", "ip"])
+def test_zero_vector_query_has_no_neighbours(metric):
+    # a query with no known token (all-zero embedding) used to get corpus rows 0..k-1
+    rng = np.random.default_rng(7)
+    c = l2_normalize(rng.normal(size=(50, 4)))
+    q = np.vstack([np.zeros(4, np.float32), c[3]])
+    for block_size, qbs in [(65_536, 1024), (7, 1)]:
+        res = exact_knn(c, q, 5, metric=metric, block_size=block_size, query_block_size=qbs)
+        assert res.indices[0].tolist() == [-1] * 5
+        assert np.isneginf(res.scores[0]).all()
+        assert res.indices[1, 0] == 3  # other queries are unaffected
+
+
+def test_zero_vector_query_faiss_has_no_neighbours():
+    pytest.importorskip("faiss")
+    rng = np.random.default_rng(8)
+    c = rng.normal(size=(60, 8)).astype(np.float32)
+    q = np.vstack([np.zeros(8, np.float32), c[4]])
+    assert faiss_knn(c, q, 5).indices[0].tolist() == [-1] * 5
+    assert hnsw_knn(build_hnsw(c), q, 5).indices[0].tolist() == [-1] * 5
+    np.testing.assert_array_equal(faiss_knn(c, q, 5).indices, exact_knn(c, q, 5).indices)
 
 
 def test_k_larger_than_eligible_pads_with_minus_one():

@@ -12,6 +12,15 @@ Conventions (all recorded in provenance):
 - Neighbour ties are broken by the lower corpus index (input order).
 - Approximate search (``search=NeighborSearch(backend="hnsw")``) reports its recall@k against
   exact search on ``n_holdout`` held-out queries (not in any sample) per embedder.
+- Zero-vector queries: a query that an embedder maps to the zero vector (TF-IDF of a text with
+  only unknown or stop words, averaged word vectors with no known token) has no neighbours for
+  that embedder (:func:`~ranklens.neighbors.knn.exact_knn`). Every summary reports
+  ``n_zero_vector_queries`` per embedder. Such a query is left out of the N2O average of every
+  pair that involves that embedder (and out of that embedder's token-overlap mean): its
+  neighbour set is undefined, and counting it as 0 overlap would penalise the *other* embedder
+  of the pair for a failure that is not its own, while the previous behaviour (the first k
+  corpus rows as neighbours) made two zero-vector embedders look identical. The per-sample
+  table keeps the number of queries each pair was averaged over (``n_queries``).
 """
 
 from __future__ import annotations
@@ -30,7 +39,7 @@ from ..errors import ValidationError
 from ..results import Result, make_provenance
 from ..text import content_terms, tokenize
 from .corpus import SentenceCorpus
-from .knn import KnnResult, build_hnsw, exact_knn, faiss_knn, hnsw_knn, l2_normalize, recall_at_k
+from .knn import KnnResult, build_hnsw, exact_knn, faiss_knn, hnsw_knn, l2_normalize, recall_at_k, zero_rows
 from .overlap import knn_overlap, rbo
 from .store import EmbeddingStore
 
@@ -145,14 +154,21 @@ def corpus_neighbors(
 
 
 def _all_neighbors(embedders, corpus, query_idx, k, engine, store, search, seed):
+    """Neighbours per embedder, search info, and per embedder the mask of zero-vector queries."""
     nn: dict[str, np.ndarray] = {}
     info: dict[str, dict[str, float]] = {}
+    zero: dict[str, np.ndarray] = {}
     for name, emb in embedders.items():
         vecs = _vectors(emb, corpus, engine, store)
         res, inf = corpus_neighbors(vecs, query_idx, k, search=search, seed=seed)
         nn[name] = res.indices
+        zero[name] = zero_rows(np.asarray(vecs[np.asarray(query_idx)]))
         info[name] = inf
-    return nn, info
+    return nn, info, zero
+
+
+def _zero_counts(zero: Mapping[str, np.ndarray]) -> dict[str, int]:
+    return {name: int(np.count_nonzero(z)) for name, z in zero.items()}
 
 
 def _provenance(embedders, corpus, params, seed):
@@ -184,22 +200,32 @@ def _base_params(corpus, k, n_queries, n_samples, search):
     }
 
 
-def n2o_per_sample(nn: Mapping[str, np.ndarray], positions: Sequence[np.ndarray], k: int) -> pd.DataFrame:
+def n2o_per_sample(nn: Mapping[str, np.ndarray], positions: Sequence[np.ndarray], k: int, *,
+                   zero: Mapping[str, np.ndarray] | None = None) -> pd.DataFrame:
     """Kernel: N2O of every embedder pair on every sample.
 
     Args:
         nn: name -> ``(n_queries_total, >=k)`` neighbour indices.
         positions: per sample, the rows of the ``nn`` arrays that belong to it.
         k: neighbourhood size.
+        zero: name -> boolean ``(n_queries_total,)`` mask of the queries the embedder maps to the
+            zero vector. A pair's average leaves out the queries that are zero for either of its
+            embedders. ``None``: no query is left out.
 
     Returns:
-        DataFrame ``sample, embedder_a, embedder_b, n2o`` (a before b in ``nn`` order).
+        DataFrame ``sample, embedder_a, embedder_b, n2o, n_queries`` (a before b in ``nn``
+        order; ``n_queries`` = queries averaged over; ``n2o`` is NaN when that is 0).
     """
     rows = []
     for s, pos in enumerate(positions):
+        pos = np.asarray(pos)
         for a, b in itertools.combinations(list(nn), 2):
-            rows.append((s, a, b, float(knn_overlap(nn[a][pos], nn[b][pos], k).mean())))
-    return pd.DataFrame(rows, columns=["sample", "embedder_a", "embedder_b", "n2o"])
+            use = pos
+            if zero is not None:
+                use = pos[~(np.asarray(zero[a])[pos] | np.asarray(zero[b])[pos])]
+            ov = knn_overlap(nn[a][use], nn[b][use], k)
+            rows.append((s, a, b, float(ov.mean()) if len(ov) else float("nan"), len(use)))
+    return pd.DataFrame(rows, columns=["sample", "embedder_a", "embedder_b", "n2o", "n_queries"])
 
 
 def n2o_matrix(
@@ -219,7 +245,9 @@ def n2o_matrix(
     Returns:
         ``Result(kind="n2o-matrix")``: table ``embedder_a, embedder_b, n2o_mean, n2o_std``
         (std over samples, ddof=1), tables ``matrix`` / ``std_matrix`` (square, diagonal 1 / 0),
-        ``per_sample`` and ``search`` (timings, HNSW recall).
+        ``per_sample`` and ``search`` (timings, HNSW recall, zero-vector queries). Queries an
+        embedder maps to the zero vector are left out of its pairs' averages (module docstring);
+        ``summary["n_zero_vector_queries"]`` counts them per embedder over the sampled queries.
     """
     emb = _named(embedders)
     if len(emb) < 2:
@@ -228,23 +256,31 @@ def n2o_matrix(
     samples = sample_queries(len(corpus), n_queries, n_samples, seed)
     union, inverse = np.unique(np.concatenate(samples), return_inverse=True)
     positions = np.split(inverse, np.cumsum([len(s) for s in samples])[:-1])
-    nn, info = _all_neighbors(emb, corpus, union, k, engine, store, search, seed)
-    per = n2o_per_sample(nn, positions, k)
+    nn, info, zero = _all_neighbors(emb, corpus, union, k, engine, store, search, seed)
+    per = n2o_per_sample(nn, positions, k, zero=zero)
     agg = per.groupby(["embedder_a", "embedder_b"], sort=False)["n2o"].agg(["mean", "std"]).reset_index()
     agg = agg.rename(columns={"mean": "n2o_mean", "std": "n2o_std"})
     agg["n2o_std"] = agg["n2o_std"].fillna(0.0)
     names = list(emb)
     matrix = _pair_matrix(names, {(r.embedder_a, r.embedder_b): r.n2o_mean for r in agg.itertuples()}, 1.0)
     std = _pair_matrix(names, {(r.embedder_a, r.embedder_b): r.n2o_std for r in agg.itertuples()}, 0.0)
-    best = agg.loc[agg["n2o_mean"].idxmax()]
-    worst = agg.loc[agg["n2o_mean"].idxmin()]
-    search_tab = pd.DataFrame([{"embedder": n, **info[n]} for n in names])
+    n_zero = _zero_counts(zero)
+    search_tab = pd.DataFrame([{"embedder": n, **info[n], "n_zero_vector_queries": n_zero[n]} for n in names])
+    defined = agg.dropna(subset=["n2o_mean"])
+    if defined.empty:
+        raise ValidationError(
+            "every sampled query is a zero vector for some embedder, so no N2O is defined; check "
+            f"the embedders (zero-vector queries per embedder: {n_zero}) or sample more queries"
+        )
+    best = defined.loc[defined["n2o_mean"].idxmax()]
+    worst = defined.loc[defined["n2o_mean"].idxmin()]
     summary = {
         "k": k, "n_queries": n_queries, "n_samples": n_samples, "n_corpus": len(corpus),
         "n_duplicates_removed": corpus.n_duplicates, "embedders": names,
-        "mean_n2o": float(agg["n2o_mean"].mean()),
+        "mean_n2o": float(defined["n2o_mean"].mean()),
         "most_similar": f"{best.embedder_a} ~ {best.embedder_b} ({best.n2o_mean:.3f})",
         "least_similar": f"{worst.embedder_a} ~ {worst.embedder_b} ({worst.n2o_mean:.3f})",
+        "n_zero_vector_queries": n_zero,
     }
     if "recall_at_k" in search_tab:
         summary["hnsw_recall_at_k"] = {n: float(info[n]["recall_at_k"]) for n in names}
@@ -274,7 +310,8 @@ def n2o_robustness(
 
     Returns:
         ``Result(kind="n2o-robustness")``: table ``comparison ("k"|"sample"), a, b, spearman_rho``;
-        table ``values``: ``k, sample, embedder_a, embedder_b, n2o``.
+        table ``values``: ``k, sample, embedder_a, embedder_b, n2o, n_queries`` (zero-vector
+        queries left out of a pair's N2O as in :func:`n2o_matrix`).
     """
     from scipy.stats import spearmanr
 
@@ -288,9 +325,9 @@ def n2o_robustness(
     samples = sample_queries(len(corpus), n_queries, n_samples, seed)
     union, inverse = np.unique(np.concatenate(samples), return_inverse=True)
     positions = np.split(inverse, np.cumsum([len(s) for s in samples])[:-1])
-    nn, _ = _all_neighbors(emb, corpus, union, max(ks), engine, store, search, seed)
-    vals = pd.concat([n2o_per_sample(nn, positions, k).assign(k=k) for k in ks], ignore_index=True)
-    vals = vals[["k", "sample", "embedder_a", "embedder_b", "n2o"]]
+    nn, _, zero = _all_neighbors(emb, corpus, union, max(ks), engine, store, search, seed)
+    vals = pd.concat([n2o_per_sample(nn, positions, k, zero=zero).assign(k=k) for k in ks], ignore_index=True)
+    vals = vals[["k", "sample", "embedder_a", "embedder_b", "n2o", "n_queries"]]
     by_k = vals.groupby(["k", "embedder_a", "embedder_b"], sort=False)["n2o"].mean()
     rows = []
     for k1, k2 in itertools.combinations(ks, 2):
@@ -309,6 +346,7 @@ def n2o_robustness(
         "k_rho_min": float(rk.min()), "k_rho_mean": float(rk.mean()),
         "sample_rho_min": float(rs.min()) if len(rs) else None,
         "sample_rho_mean": float(rs.mean()) if len(rs) else None,
+        "n_zero_vector_queries": _zero_counts(zero),
     }
     params = _base_params(corpus, max(ks), n_queries, n_samples, search) | {"ks": ks,
                                                                             "sample_comparison_k": ks[-1]}
@@ -349,6 +387,8 @@ def token_overlap(
     :func:`ranklens.text.content_terms`); a query's
     value is the mean over its k neighbours; the CI is over queries (Student t, ``confidence``).
     A ``random`` row gives the same figure for k random corpus sentences (chance level).
+    Queries an embedder maps to the zero vector have no neighbours for it and are left out of
+    its mean (``n_queries`` says how many were used; ``summary["n_zero_vector_queries"]``).
 
     Returns:
         ``Result(kind="n2o-token-overlap")``: table ``embedder, mean, ci_low, ci_high, n_queries``;
@@ -360,7 +400,7 @@ def token_overlap(
     split = tokenize if terms == "tokens" else content_terms
     search = search or NeighborSearch()
     qidx = sample_queries(len(corpus), n_queries, 1, seed)[0]
-    nn, _ = _all_neighbors(emb, corpus, qidx, k, engine, store, search, seed)
+    nn, _, zero = _all_neighbors(emb, corpus, qidx, k, engine, store, search, seed)
     toks: dict[int, frozenset[str]] = {}
 
     def tset(i: int) -> frozenset[str]:
@@ -378,6 +418,8 @@ def token_overlap(
     per = []
     for name, arr in [*nn.items(), ("random", rand)]:
         for r, q in enumerate(qidx):
+            if name in zero and zero[name][r]:
+                continue  # no neighbours for this embedder (zero vector): not an overlap of 0
             qt = tset(int(q))
             ov = [jac(qt, tset(int(j))) for j in arr[r] if j >= 0 and j != q]
             per.append((name, corpus.ids[q], float(np.mean(ov)) if ov else 0.0))
@@ -390,9 +432,10 @@ def token_overlap(
     real = table[table["embedder"] != "random"]
     summary = {
         "k": k, "n_queries": n_queries, "confidence": confidence, "terms": terms,
-        "highest": str(real.loc[real["mean"].idxmax(), "embedder"]),
-        "lowest": str(real.loc[real["mean"].idxmin(), "embedder"]),
+        "highest": str(real.loc[real["mean"].idxmax(), "embedder"]) if len(real) else "n/a",
+        "lowest": str(real.loc[real["mean"].idxmin(), "embedder"]) if len(real) else "n/a",
         "means": {r.embedder: round(float(r.mean), 4) for r in table.itertuples()},
+        "n_zero_vector_queries": _zero_counts(zero),
     }
     params = _base_params(corpus, k, n_queries, 1, search) | {
         "overlap": "Jaccard of lower-cased token sets (ranklens.text.tokenize)" if terms == "tokens"
@@ -448,7 +491,7 @@ def popular_outliers(
         raise ValidationError(f"m ({m}) must be <= k ({k})")
     search = search or NeighborSearch()
     qi = _resolve_query(corpus, query)
-    nn, _ = _all_neighbors(emb, corpus, np.array([qi]), k, engine, store, search, 0)
+    nn, _, zero = _all_neighbors(emb, corpus, np.array([qi]), k, engine, store, search, 0)
     lists = {n: [int(j) for j in a[0] if j >= 0] for n, a in nn.items()}
     topm = {n: set(v[:m]) for n, v in lists.items()}
     topk = {n: set(v[:k]) for n, v in lists.items()}
@@ -465,6 +508,7 @@ def popular_outliers(
     table = pd.DataFrame(rows, columns=["kind", "embedder", "rank", "corpus_id", "text"])
     summary = {"query_id": corpus.ids[qi], "query": corpus.texts[qi], "m": m, "k": k,
                "n_popular": len(popular),
+               "zero_vector_embedders": [n for n, z in zero.items() if z[0]],
                "n_outliers": {n: int(((table["kind"] == "outlier") & (table["embedder"] == n)).sum())
                               for n in lists}}
     params = {"m": m, "k": k, "metric": "cosine", "search": asdict(search), "self_exclusion": "query index"}

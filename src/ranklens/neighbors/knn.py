@@ -12,6 +12,11 @@ set ``faiss.cvar.distance_compute_blas_threshold = 1`` so it uses BLAS as the nu
 
 Similarity: ``"cosine"`` (vectors L2-normalised on the fly, zero vectors stay zero and have
 similarity 0 to everything) or ``"ip"`` (raw inner product, for pre-normalised vectors).
+
+Zero-vector queries (e.g. TF-IDF of a text made only of unknown or stop words, averaged word
+vectors with no known token) have no neighbours: their rows are all ``-1`` with score ``-inf``.
+Their similarity to every corpus row is 0, so any "neighbours" would just be the first k corpus
+rows (the tie rule), and two embedders that both return zeros would show a spurious full overlap.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ __all__ = [
     "hnsw_knn",
     "l2_normalize",
     "recall_at_k",
+    "zero_rows",
 ]
 
 Metric = Literal["cosine", "ip"]
@@ -60,6 +66,23 @@ def l2_normalize(x: npt.ArrayLike) -> npt.NDArray[np.float32]:
     n = np.linalg.norm(a, axis=1, keepdims=True)
     np.divide(a, n, out=a, where=n > 0)
     return a
+
+
+def zero_rows(x: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """Boolean mask of the rows of a 2-D array that are entirely zero (no direction, no neighbours)."""
+    a = np.asarray(x)
+    return ~np.any(a != 0, axis=1)
+
+
+def _blank_rows(res: KnnResult, zero: np.ndarray) -> KnnResult:
+    """Rows of zero-vector queries become "no neighbour" (index -1, score -inf)."""
+    if not zero.any():
+        return res
+    idx = res.indices.copy()
+    sc = res.scores.copy()
+    idx[zero] = -1
+    sc[zero] = -np.inf
+    return KnnResult(indices=idx, scores=sc)
 
 
 def _check(corpus: Any, queries: Any, k: int) -> None:
@@ -141,6 +164,7 @@ def exact_knn(
 
     Returns:
         :class:`KnnResult` with rows ordered by similarity descending, ties by lower index.
+        A query that is the zero vector has no neighbours (row of ``-1``, scores ``-inf``).
     """
     corpus_arr = corpus if isinstance(corpus, np.ndarray) else np.asarray(corpus, dtype=np.float32)
     q = np.asarray(queries, dtype=np.float32)
@@ -193,7 +217,8 @@ def exact_knn(
     best_i, best_s = _order_rows(best_i, best_s, kk)
     # excluded rows (score -inf) can only appear when fewer than k rows are eligible
     best_i = np.where(np.isneginf(best_s), -1, best_i)
-    return KnnResult(indices=best_i.astype(np.int64), scores=best_s.astype(np.float32))
+    return _blank_rows(KnnResult(indices=best_i.astype(np.int64), scores=best_s.astype(np.float32)),
+                       zero_rows(q))
 
 
 def _faiss():
@@ -220,7 +245,7 @@ def _search_excluding(index: Any, q: np.ndarray, k: int, exclude, n: int) -> Knn
     ix = ix.astype(np.int64)
     ix, sc = _order_rows(np.where(ix < 0, np.iinfo(np.int64).max, ix), np.where(ix < 0, -np.inf, sc), min(k, n))
     ix = np.where(np.isneginf(sc), -1, ix)
-    return KnnResult(indices=ix, scores=sc.astype(np.float32))
+    return _blank_rows(KnnResult(indices=ix, scores=sc.astype(np.float32)), zero_rows(q))
 
 
 def faiss_knn(
@@ -231,7 +256,7 @@ def faiss_knn(
     metric: Metric = "cosine",
     exclude: Sequence[Sequence[int]] | None = None,
 ) -> KnnResult:
-    """Exact k-NN with FAISS ``IndexFlatIP`` (same ordering rule as :func:`exact_knn`)."""
+    """Exact k-NN with FAISS ``IndexFlatIP`` (same ordering and zero-query rule as :func:`exact_knn`)."""
     faiss = _faiss()
     c = _prep(corpus, metric)
     q = _prep(queries, metric)
@@ -262,7 +287,7 @@ def hnsw_knn(
     ef_search: int = 128,
     exclude: Sequence[Sequence[int]] | None = None,
 ) -> KnnResult:
-    """Approximate k-NN on an index from :func:`build_hnsw`."""
+    """Approximate k-NN on an index from :func:`build_hnsw` (zero-vector queries: no neighbours)."""
     q = _prep(queries, metric)
     index.hnsw.efSearch = max(ef_search, k)
     return _search_excluding(index, q, k, exclude, index.ntotal)
