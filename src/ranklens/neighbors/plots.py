@@ -39,14 +39,19 @@ def _expect(result: Result, *kinds: str) -> None:
 
 
 def cluster_order(similarity: np.ndarray) -> list[int]:
-    """Leaf order of average-linkage hierarchical clustering on ``1 - similarity`` (scipy)."""
+    """Leaf order of average-linkage hierarchical clustering on ``1 - similarity`` (scipy).
+
+    Undefined similarities (NaN, e.g. an N2O pair whose queries were all zero vectors) count as
+    0 similarity (distance 1).
+    """
     from scipy.cluster.hierarchy import leaves_list, linkage
     from scipy.spatial.distance import squareform
 
     n = similarity.shape[0]
     if n < 3:
         return list(range(n))
-    dist = np.clip(1.0 - (similarity + similarity.T) / 2.0, 0.0, None)
+    sim = np.nan_to_num(np.asarray(similarity, dtype=float), nan=0.0)
+    dist = np.clip(1.0 - (sim + sim.T) / 2.0, 0.0, None)
     np.fill_diagonal(dist, 0.0)
     return [int(i) for i in leaves_list(linkage(squareform(dist, checks=False), method="average",
                                                 optimal_ordering=True))]
@@ -92,7 +97,8 @@ def plot_n2o_distribution(result: Result, ax: Any = None):
     labels = [str(x) for x in mat["embedder"]]
     vals = mat[labels].to_numpy(dtype=float)
     data = [np.delete(vals[i], i) for i in range(len(labels))]
-    order = np.argsort([np.median(d) for d in data])[::-1]
+    data = [d[~np.isnan(d)] for d in data]  # undefined pairs (all queries zero vectors) left out
+    order = np.argsort([np.median(d) if len(d) else -1.0 for d in data])[::-1]
     fig, ax = _axes(ax, (0.8 * len(labels) + 2, 4))
     ax.boxplot([data[i] for i in order], showmeans=True)
     ax.set_xticks(range(1, len(labels) + 1), [labels[i] for i in order], rotation=45, ha="right")
