@@ -60,6 +60,19 @@ def test_cli_rankers_from_runs(tmp_path):
     assert t["overlap_mean"].item() == pytest.approx(1.0)
 
 
+def test_cli_rankers_from_runs_needs_no_corpus(tmp_path, capsys):
+    # comparing run files needs neither --collection nor --docs
+    for name, docs in (("a", ["d1", "d2", "d3"]), ("b", ["d2", "d9", "d1"])):
+        (tmp_path / f"{name}.run").write_text(
+            "".join(f"1 Q0 {d} {i + 1} {3 - i} t\n" for i, d in enumerate(docs)))
+    rc = main(["-q", "neighbors", "rankers", "--run", str(tmp_path / "a.run"), "--run", str(tmp_path / "b.run"),
+               "-k", "2", "--out", str(tmp_path / "r"), "--no-plot"])
+    assert rc == 0, capsys.readouterr().err
+    assert Result.load(tmp_path / "r").table["overlap_mean"].item() == pytest.approx(0.5)
+    rc = main(["-q", "neighbors", "rankers", "--out", str(tmp_path / "r2")])
+    assert rc == 1 and "--run" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_demo_hook(tmp_path):
     pytest.importorskip("torch")

@@ -116,12 +116,16 @@ def run(args: argparse.Namespace) -> int:
     from ..neighbors.specs import parse_embedders
 
     out = Path(args.out)
-    docs, coll = _corpus_docs(args)
     if args.analysis == "rankers":
         from ..io import read_run
 
+        if not args.run and not args.ranker:
+            raise ValidationError("rankers needs runs to compare: give --run FILE (repeatable) or "
+                                  "--ranker SPEC with --collection")
         runs = {Path(p).name: read_run(p) for p in args.run}
         if args.ranker:
+            # only rankers need documents and queries; --run files alone need no corpus
+            docs, coll = _corpus_docs(args)
             if coll is None:
                 raise ValidationError("--ranker needs --collection (queries to rank for)")
             from ..rankers import make_ranker
@@ -134,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         result = ranker_overlap(runs, k=args.k, p=args.p)
         figs = [("ranker_overlap", plots.plot_ranker_overlap)]
     else:
+        docs, _ = _corpus_docs(args)
         corpus = build_corpus(docs.iter_docs() if hasattr(docs, "iter_docs") else docs, split=not args.no_split)
         print(f"corpus: {corpus.n_input} texts, {corpus.n_duplicates} exact duplicates removed, "
               f"{len(corpus)} kept", file=sys.stderr)
