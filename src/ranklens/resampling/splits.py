@@ -13,12 +13,25 @@ query-id lists ``(train_ids, test_ids)``:
 
 Both splitters follow scikit-learn's splitter protocol once fitted (``split(X=None)`` yields
 ``(train_idx, test_idx)`` index arrays, ``get_n_splits()``), and every :class:`Split` does too.
+``fit(train_queries, test_queries)`` must come first: the splits depend on the query texts,
+which a feature matrix ``X`` does not carry. ``X`` may then be
+
+- *id-like*: a DataFrame with a ``query_id`` column, or a 1-D sequence of string query ids;
+  the index arrays point into it (any order, extra ids allowed);
+- anything else with one row per pooled query (a feature matrix, an array, a DataFrame without
+  ``query_id``, a sparse matrix): its rows are taken to be in the pool order, i.e. the
+  training queries then the test queries as given to ``fit`` (``splitter.pool_``), so
+  ``cross_val_score(model, X, y, cv=splitter.fit(train, test))`` works when ``X`` and ``y``
+  are built from ``splitter.pool_``.
+
+Query ids are strings: a 1-D array of numbers is read as features, not ids.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +42,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from .._hashing import sha256_json
-from ..errors import DataFormatError, ValidationError
+from ..errors import DataFormatError, RanklensWarning, ValidationError
 from .similarity import _check_queries, nearest_queries, similarity_name, tfidf_vectors
 
 __all__ = [
@@ -122,9 +135,10 @@ class Split:
 
         Args:
             X: positions refer to this: a queries DataFrame (``query_id`` column) or a sequence of
-                query ids. ``None``: :meth:`pool_ids`.
+                string query ids; or any other array-like with one row per query of
+                :meth:`pool_ids`, in that order (e.g. a feature matrix). ``None``: :meth:`pool_ids`.
         """
-        ids = _ids_of(X) if X is not None else self.pool_ids()
+        ids = _positions(X, self.pool_ids(), f"split {self.name!r}")
         pos = {q: i for i, q in enumerate(ids)}
         for regime in _ordered(self.regimes):
             tr, te = self.regimes[regime]
@@ -200,12 +214,47 @@ def _ordered(regimes: Mapping[str, Any]) -> list[str]:
     return [r for r in REGIMES if r in regimes] + [r for r in regimes if r not in REGIMES]
 
 
-def _ids_of(x: Any) -> list[str]:
+def _id_like(x: Any) -> bool:
+    """True for a DataFrame with ``query_id`` or a 1-D sequence of strings (query ids)."""
     if isinstance(x, pd.DataFrame):
-        if "query_id" not in x.columns:
-            raise ValidationError(f"X needs a 'query_id' column (found {list(x.columns)})")
-        return x["query_id"].astype(str).tolist()
-    return [str(q) for q in x]
+        return "query_id" in x.columns
+    if isinstance(x, (str, bytes)) or not hasattr(x, "__len__"):
+        return False
+    if hasattr(x, "ndim") and getattr(x, "ndim") != 1:
+        return False
+    try:
+        return len(x) > 0 and all(isinstance(v, str) for v in x)
+    except TypeError:  # e.g. sparse matrices are not iterable element-wise
+        return False
+
+
+def _n_rows(x: Any) -> int | None:
+    shape = getattr(x, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    try:
+        return len(x)
+    except TypeError:
+        return None
+
+
+def _positions(x: Any, pool: list[str], who: str) -> list[str]:
+    """The query id at each row of ``X`` (see the module docstring for what ``X`` may be)."""
+    if x is None:
+        return list(pool)
+    if _id_like(x):
+        if isinstance(x, pd.DataFrame):
+            return x["query_id"].astype(str).tolist()
+        return [str(q) for q in x]
+    n = _n_rows(x)
+    if n == len(pool):
+        return list(pool)
+    raise ValidationError(
+        f"{who}: X is neither query ids (a DataFrame with a 'query_id' column, or a sequence of string "
+        f"ids) nor one row per pooled query ({len(pool)} rows, training then test queries as given to "
+        f"fit); it has {n if n is not None else 'an unknown number of'} rows. Build X from the "
+        "splitter's pool_ (or pass the query ids)"
+    )
 
 
 class _SplitterMixin:
@@ -226,14 +275,53 @@ class _SplitterMixin:
     def split(self, X: Any = None, y: Any = None, groups: Any = None) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]:  # noqa: N803
         """Yield ``(train_idx, test_idx)`` for every split and regime (interpolation first).
 
+        :meth:`fit` must be called first (the splits are made from the query texts).
+
         Args:
-            X: the pooled queries (``query_id`` column or a sequence of ids); ``None`` uses
-                ``self.pool_`` (training queries, then test queries, as given to :meth:`fit`).
+            X: the pooled queries (``query_id`` column or a sequence of string ids), or any
+                array-like with one row per pooled query in the order of ``self.pool_``
+                (training queries, then test queries, as given to :meth:`fit`), e.g. a feature
+                matrix; ``None`` uses ``self.pool_``.
         """
         splits = self._fitted()
-        ids = _ids_of(X) if X is not None else self.pool_["query_id"].tolist()  # type: ignore[attr-defined]
+        pool = self.pool_["query_id"].astype(str).tolist()  # type: ignore[attr-defined]
+        ids = _positions(X, pool, type(self).__name__)
         for s in splits:
             yield from s.split(ids)
+
+
+DEFAULT_K_EXCLUDE_FACTOR = 10
+"""ReSTrain's default k' is this many times the interpolation depth k."""
+
+
+def _check_disjoint(tr: pd.DataFrame, te: pd.DataFrame, who: str) -> None:
+    overlap = sorted(set(tr["query_id"]) & set(te["query_id"]))
+    if overlap:
+        raise ValidationError(
+            f"{who}: {len(overlap)} query id(s) occur in both the training and the test queries, e.g. "
+            f"{overlap[0]!r}; a test query must not be in the training pool (it would be its own nearest "
+            "training query). Remove the test queries from the training queries first, e.g. "
+            "train[~train.query_id.isin(test.query_id)]"
+        )
+
+
+def _largest_k_exclude(idx: npt.NDArray[np.int64], interp: set[int], n_train: int, need: int,
+                       k_max: int, k_min: int) -> tuple[int, bool]:
+    """Largest k' in ``[k_min, k_max]`` that leaves at least ``need`` training queries outside the
+    interpolation set and the top-k' of every test query; ``(k', lowered)``."""
+    k_max = min(k_max, idx.shape[1])
+    first = np.full(n_train, np.iinfo(np.int64).max, dtype=np.int64)  # first rank a query is met at
+    for r in range(k_max - 1, -1, -1):
+        col = idx[:, r]
+        col = col[col >= 0]
+        first[col] = r + 1
+    outside = np.ones(n_train, dtype=bool)
+    outside[list(interp)] = False
+    ranks = first[outside]
+    for k in range(k_max, k_min - 1, -1):
+        if int(np.count_nonzero(ranks > k)) >= need:
+            return k, k != k_max
+    return k_min, k_min != k_max
 
 
 def _round_robin_union(idx: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], size: int) -> list[int]:
@@ -258,8 +346,15 @@ class ReSTrain(_SplitterMixin):
         size: if given, the interpolation set is grown rank by rank (all nearest neighbours
             first, then all second-nearest, ...) until it holds exactly ``size`` queries;
             ``k`` is then only the search depth (raised automatically when too small).
-        k_exclude: k', neighbours per test query removed before drawing the extrapolation set
-            (default: the depth the interpolation set used, so the two sets are disjoint).
+        k_exclude: k', neighbours per test query removed before drawing the extrapolation set.
+            Default (``None``): ``10 × k`` (k = the depth the interpolation set used), so that the
+            extrapolation set also avoids queries that are merely close to a test query, not only
+            its very nearest ones. If the training pool is too small for that (fewer than the
+            interpolation set's size would remain), the default is lowered to the largest k' that
+            leaves enough queries (never below k), with a :class:`~ranklens.errors.RanklensWarning`.
+            The value used is recorded as ``params["k_exclude_used"]`` (with
+            ``"k_exclude_rule"``) in the split, its ``split.json`` and provenance. An explicit
+            ``k_exclude`` is used as given (an error if too few queries remain).
         similarity: ``"bm25"``, ``"tfidf"`` or an embedder.
         seed: seeds the extrapolation subsample.
         backend: ``"exact"`` or ``"faiss"`` (embedders).
@@ -279,12 +374,20 @@ class ReSTrain(_SplitterMixin):
                 "similarity": similarity_name(self.similarity), "seed": self.seed, "backend": self.backend}
 
     def fit(self, train_queries: pd.DataFrame, test_queries: pd.DataFrame, *, engine: Any = None) -> ReSTrain:
-        """Make the split (stored in ``splits_``; the pooled queries in ``pool_``)."""
+        """Make the split (stored in ``splits_``; the pooled queries in ``pool_``).
+
+        Raises:
+            ValidationError: a test query id is also a training query id (the test queries would
+                be their own nearest training queries), or the sizes are impossible.
+        """
         tr = _check_queries(train_queries, "train_queries")
         te = _check_queries(test_queries, "test_queries")
+        _check_disjoint(tr, te, "ReSTrain")
         n_train = len(tr)
         if self.k < 1:
             raise ValidationError(f"ReSTrain needs k >= 1, got {self.k}")
+        if self.k_exclude is not None and self.k_exclude < 1:
+            raise ValidationError(f"ReSTrain needs k_exclude >= 1 (or None for the default 10 x k), got {self.k_exclude}")
         if self.size is not None and not 1 <= self.size <= n_train // 2:
             raise ValidationError(
                 f"ReSTrain size must be between 1 and half the training pool ({n_train // 2}) so that an "
@@ -293,6 +396,8 @@ class ReSTrain(_SplitterMixin):
         depth = max(self.k, self.k_exclude or 0)
         if self.size is not None:
             depth = max(depth, int(np.ceil(self.size / max(len(te), 1))) * 4 + 1)
+        if self.k_exclude is None and self.size is None:
+            depth = max(depth, DEFAULT_K_EXCLUDE_FACTOR * self.k)  # one search for the default k'
         depth = min(depth, n_train)
         idx, sc = nearest_queries(te["text"].tolist(), tr["text"].tolist(), method=self.similarity,
                                   k=depth, backend=self.backend, engine=engine)
@@ -309,10 +414,22 @@ class ReSTrain(_SplitterMixin):
                 for q in idx[:, r]:
                     first_rank.setdefault(int(q), r + 1)
             used_k = max(first_rank[q] for q in interp)
-        k_ex = self.k_exclude or used_k
+        k_ex = self.k_exclude if self.k_exclude is not None else min(DEFAULT_K_EXCLUDE_FACTOR * used_k, n_train)
+        rule = "given" if self.k_exclude is not None else f"default {DEFAULT_K_EXCLUDE_FACTOR} x k_used"
         if k_ex > idx.shape[1]:
             idx, sc = nearest_queries(te["text"].tolist(), tr["text"].tolist(), method=self.similarity,
-                                      k=k_ex, backend=self.backend, engine=engine)
+                                      k=min(k_ex, n_train), backend=self.backend, engine=engine)
+        if self.k_exclude is None:
+            k_ex, lowered = _largest_k_exclude(idx, set(interp), n_train, len(interp), k_ex, used_k)
+            if lowered:
+                rule += f", lowered to {k_ex} (training pool too small)"
+                warnings.warn(
+                    f"ReSTrain: removing the top-{min(DEFAULT_K_EXCLUDE_FACTOR * used_k, n_train)} training "
+                    f"queries of every test query (the default k' = {DEFAULT_K_EXCLUDE_FACTOR} x k) would leave "
+                    f"fewer than the {len(interp)} queries of the interpolation set; using k' = {k_ex}. Pass "
+                    "k_exclude=... to choose it, or use a smaller size/k",
+                    RanklensWarning, stacklevel=2,
+                )
         excluded = set(np.unique(idx[:, :k_ex]).tolist()) | set(interp)
         remaining = np.array([i for i in range(n_train) if i not in excluded], dtype=np.int64)
         if len(remaining) < len(interp):
@@ -325,7 +442,7 @@ class ReSTrain(_SplitterMixin):
         extrap = np.sort(rng.choice(remaining, size=len(interp), replace=False))
         ids = tr["query_id"].to_numpy(dtype=object)
         test_ids = tuple(te["query_id"].tolist())
-        params = {**self.params(), "k_used": used_k, "k_exclude_used": k_ex}
+        params = {**self.params(), "k_used": used_k, "k_exclude_used": int(k_ex), "k_exclude_rule": rule}
         name = self.name or (f"restrain-n{len(interp)}")
         split = Split(
             name=name, method="restrain", params=params,
@@ -333,7 +450,7 @@ class ReSTrain(_SplitterMixin):
                      EXTRAPOLATION: (tuple(ids[extrap]), test_ids)},
         )
         object.__setattr__(self, "splits_", [split])
-        object.__setattr__(self, "pool_", pd.concat([tr, te], ignore_index=True).drop_duplicates("query_id"))
+        object.__setattr__(self, "pool_", pd.concat([tr, te], ignore_index=True))
         return self
 
 
@@ -387,9 +504,7 @@ class ReSTTest(_SplitterMixin):
         bucket of every pooled query (``pool_``)."""
         tr = _check_queries(train_queries, "train_queries")
         te = _check_queries(test_queries, "test_queries")
-        overlap = set(tr["query_id"]) & set(te["query_id"])
-        if overlap:
-            raise ValidationError(f"query ids occur in both training and test queries, e.g. {sorted(overlap)[0]!r}")
+        _check_disjoint(tr, te, "ReSTTest")
         pool = pd.concat([tr, te], ignore_index=True)
         b = self.buckets(pool["text"].tolist(), engine=engine)
         b_tr, b_te = b[: len(tr)], b[len(tr):]
