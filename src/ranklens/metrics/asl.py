@@ -24,6 +24,12 @@ documents retrieved (within the cutoff):
   :math:`K_q = N - n_q - M_q` the non-relevant unretrieved documents (order statistics of a
   uniform shuffle). Needs ``collection_size=N``.
 
+A run must list each (query, document) pair once. Duplicate rows are an error by default
+(``duplicates="error"``, naming the query, the document and both ranks, as
+:func:`ranklens.io.validate_run` does for frames); ``duplicates="best"`` keeps each pair's
+best-ranked row (highest score, ties broken by the tie rule) and drops the others *before* any
+measure is computed, so ASL and the ir_measures measures see the same ranking.
+
 Runs are ordered under a tie rule (:data:`ranklens.types.TieRule`) exactly like
 :func:`ranklens.io.rank_run`: ``"trec_eval"`` compares scores as float32 and breaks ties by
 ``doc_id`` descending (byte order, as ``strcmp``). The kernel works on int-coded arrays in a
@@ -47,7 +53,9 @@ from ..types import DEFAULT_TIES, DOC_ID, QUERY_ID, RANK, RELEVANCE, SCORE, TIE_
 
 __all__ = [
     "ASL",
+    "DEFAULT_DUPLICATES",
     "DEFAULT_UNRETRIEVED",
+    "DUPLICATE_POLICIES",
     "UNRETRIEVED_POLICIES",
     "RankedRun",
     "asl_per_query",
@@ -59,6 +67,8 @@ __all__ = [
 
 UNRETRIEVED_POLICIES: tuple[str, ...] = ("lower_bound", "paper", "expected")
 DEFAULT_UNRETRIEVED = "lower_bound"
+DUPLICATE_POLICIES: tuple[str, ...] = ("error", "best")
+DEFAULT_DUPLICATES = "error"
 
 _PAD = np.int32(-(2**31))
 _UNJUDGED = np.int32(-(2**31) + 1)
@@ -157,6 +167,8 @@ class RankedRun:
         ties: the tie rule used.
         tied_rows: number of run rows that share their (compared) score with another row of
             the same query.
+        duplicates_dropped: rows dropped because their (query, doc) pair appeared again at a
+            better rank (only under ``duplicates="best"``).
     """
 
     query_ids: np.ndarray
@@ -173,6 +185,7 @@ class RankedRun:
     tied_rows: int
     scores: Any = field(repr=False)  # Arrow (chunked) float64 scores, run row order
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
+    duplicates_dropped: int = 0
 
     @property
     def depth(self) -> int:
@@ -219,7 +232,8 @@ def _file_key(x: Any) -> tuple | None:
     return None
 
 
-def rank_coded(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES) -> RankedRun:
+def rank_coded(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES,
+               duplicates: str = DEFAULT_DUPLICATES, source: str | None = None) -> RankedRun:
     """Order a run under ``ties`` and join it with ``qrels`` (memoised for small files).
 
     When both ``run`` and ``qrels`` are file paths and the run has fewer than a million rows,
@@ -231,18 +245,31 @@ def rank_coded(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES) -> RankedRun:
         qrels: path, DataFrame or Arrow table of qrels.
         ties: ``"trec_eval"`` (float32 scores, doc_id descending), ``"float64"`` (exact scores,
             doc_id descending) or ``"input_order"`` (score descending, stable in row order).
+        duplicates: a (query, doc) pair listed more than once: ``"error"`` (default) raises
+            :class:`~ranklens.errors.ValidationError` naming the query, the document and both
+            ranks; ``"best"`` keeps the best-ranked row of the pair (under ``ties``) and drops
+            the others (counted in :attr:`RankedRun.duplicates_dropped`).
+        source: name used in error messages (default: the file path, or ``"run"``).
 
     Returns:
         The :class:`RankedRun`.
+
+    Raises:
+        ValidationError: unknown rule/policy, or duplicate pairs under ``duplicates="error"``.
     """
     if ties not in TIE_RULES:
         raise ValidationError(f"unknown tie rule {ties!r}; choose one of {', '.join(TIE_RULES)}")
+    if duplicates not in DUPLICATE_POLICIES:
+        raise ValidationError(f"unknown duplicates policy {duplicates!r}; choose one of "
+                              f"{', '.join(DUPLICATE_POLICIES)}")
     rk, qk = _file_key(run), _file_key(qrels)
-    key = (rk, qk, ties) if rk is not None and qk is not None else None
+    key = (rk, qk, ties, duplicates) if rk is not None and qk is not None else None
     if key is not None and key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
-    out = _rank_coded(run, qrels, ties)
+    if source is None:
+        source = str(run) if isinstance(run, (str, os.PathLike)) else "run"
+    out = _rank_coded(run, qrels, ties, duplicates, source)
     if key is not None and len(out.scores) < _CACHE_MAX_ROWS:
         _CACHE[key] = out
         while len(_CACHE) > _CACHE_MAX_ENTRIES:
@@ -250,11 +277,12 @@ def rank_coded(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES) -> RankedRun:
     return out
 
 
-def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
+def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULT_DUPLICATES,
+                source: str = "run") -> RankedRun:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    rt = _as_run_table(run)
+    rt = _as_run_table(run, source=source)
     qt = _as_qrels_table(qrels)
     # run columns stay chunked (no 10M-string copy); Arrow kernels take chunked arrays
     rq, rd = rt.column(QUERY_ID), rt.column(DOC_ID)
@@ -376,6 +404,14 @@ def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
             o2 = np.argsort(s1, axis=1, kind="stable")
             rows[sub] = np.take_along_axis(np.take_along_axis(rsub, o1, axis=1), o2, axis=1)
     del smat
+    dup = _find_duplicates(rows, counts, rd) if n else None
+    if dup is not None:
+        if duplicates == "error":
+            raise ValidationError(_duplicate_message(dup, rows, all_q, rt.column(SCORE), source))
+        keep = np.ones(n, bool)
+        keep[dup["drop_rows"]] = False
+        out = _rank_coded(rt.filter(pa.array(keep)), qt, ties, "error", source)
+        return replace(out, duplicates_dropped=int(dup["drop_rows"].size))
     grades = np.take(grade_row, rows, mode="clip")
     np.putmask(grades, ~valid, _PAD)
     del grade_row, valid
@@ -388,6 +424,130 @@ def _rank_coded(run: Any, qrels: Any, ties: str) -> RankedRun:
         qrels_doc=qd.take(pa.array(src_u)), qrels_row=qrels_row, ties=ties,
         tied_rows=tied_rows, scores=rt.column(SCORE),
     )
+
+
+def _doc_fingerprints(docs) -> np.ndarray:
+    """A 64-bit fingerprint per string (length + first, middle and last 8 bytes), read straight
+    from the Arrow buffers. Equal strings always get equal fingerprints; different strings
+    rarely do, so callers verify candidate matches on the strings themselves."""
+    import pyarrow as pa
+
+    chunks = docs.chunks if isinstance(docs, pa.ChunkedArray) else [docs]
+    out = np.zeros(sum(len(c) for c in chunks), np.uint64)
+    at = 0
+    c1, c2, c3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), \
+        np.uint64(0x165667B19E3779F9)
+    for c in chunks:
+        n = len(c)
+        if n == 0:
+            continue
+        if pa.types.is_large_string(c.type) or pa.types.is_large_binary(c.type):
+            odt = np.dtype(np.int64)
+        elif pa.types.is_string(c.type) or pa.types.is_binary(c.type):
+            odt = np.dtype(np.int32)
+        else:
+            c = c.cast(pa.string())
+            odt = np.dtype(np.int32)
+        bufs = c.buffers()
+        off = np.frombuffer(bufs[1], odt, count=n + 1, offset=c.offset * odt.itemsize)
+        data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+        lo, hi = int(off[0]), int(off[-1])
+        pad = np.zeros(hi - lo + 24, np.uint8)
+        pad[8:8 + hi - lo] = data[lo:hi]
+        # u[i] = the 8 bytes data[lo + i - 8 .. lo + i - 1] as a little-endian integer
+        u = np.ndarray(shape=(hi - lo + 9,), dtype="<u8", buffer=pad, offset=0, strides=(1,))
+        start = off[:-1].astype(np.int64) - lo
+        length = np.diff(off).astype(np.int64)
+        k = np.minimum(length, 8).astype(np.uint64)
+        # last min(L, 8) bytes: the high (later) bytes of the word that ends at the string end
+        fp = u[start + length]
+        fp >>= (np.uint64(8) - k) * np.uint64(8)  # k = 0 (empty string): shift 64, fixed below
+        short = np.flatnonzero(k < 8)
+        if short.size:
+            fp[short[k[short] == 0]] = 0
+        fp *= c1
+        # first min(L, 8) bytes; bytes past the end of short strings masked off
+        first = u[start + 8]
+        if short.size:
+            first[short] &= (np.uint64(1) << (k[short] * np.uint64(8))) - np.uint64(1)
+        first *= c2
+        fp ^= first
+        del first
+        # middle 8 bytes, only for strings longer than 16 (shorter ones are covered already)
+        long_ = np.flatnonzero(length > 16)
+        if long_.size:
+            fp[long_] ^= u[start[long_] + length[long_] // 2 + 4] * c3
+        fp ^= length.astype(np.uint64) << np.uint64(48)
+        out[at:at + n] = fp
+        at += n
+    return out
+
+
+def _find_duplicates(rows: np.ndarray, counts: np.ndarray, docs) -> dict | None:
+    """Repeated (query, doc) pairs in a ranked run.
+
+    ``rows``: run row per (query, rank), -1 past the end. Fingerprints are compared inside each
+    query (a row-wise sort of a block of queries); queries with a repeated fingerprint are then
+    checked on the doc id strings, so the result is exact.
+
+    Returns:
+        ``None`` when every pair is unique, else ``{"drop_rows": run rows of the later
+        (worse-ranked) occurrences, "first": (query index, doc id, rank a, rank b),
+        "queries": number of queries with duplicates}``.
+    """
+    import pyarrow as pa
+
+    nq, depth = rows.shape
+    if depth < 2:
+        return None
+    fp = _doc_fingerprints(docs)
+    cand = []
+    step = max(1, (1 << 20) // depth)
+    for a in range(0, nq, step):
+        r = rows[a:a + step]
+        f = fp[np.maximum(r, 0)]
+        v = r >= 0
+        if not v.all():
+            f[~v] = np.iinfo(np.uint64).max
+        f.sort(axis=1)
+        eq = np.count_nonzero(f[:, 1:] == f[:, :-1], axis=1)
+        npad = depth - counts[a:a + step]
+        # pads are all equal: they alone account for npad - 1 equal neighbours
+        cand.extend((a + np.flatnonzero(eq > np.maximum(npad - 1, 0))).tolist())
+    if not cand:
+        return None
+    drop: list[int] = []
+    first = None
+    queries = 0
+    for qi in cand:
+        rr = rows[qi, :counts[qi]]
+        ids = docs.take(pa.array(rr)).to_pylist()
+        seen: dict[str, int] = {}
+        found = False
+        for pos, d in enumerate(ids):
+            if d in seen:
+                drop.append(int(rr[pos]))
+                found = True
+                if first is None:
+                    first = (qi, d, seen[d] + 1, pos + 1)
+            else:
+                seen[d] = pos
+        queries += found
+    if not drop:
+        return None
+    return {"drop_rows": np.asarray(drop, np.int64), "first": first, "queries": queries}
+
+
+def _duplicate_message(dup: dict, rows: np.ndarray, query_ids: list, scores, source: str) -> str:
+    qi, doc, ra, rb = dup["first"]
+    sa = scores[int(rows[qi, ra - 1])].as_py()
+    sb = scores[int(rows[qi, rb - 1])].as_py()
+    n = int(dup["drop_rows"].size)
+    return (f"{source}: duplicate (query_id, doc_id) = ({query_ids[qi]!r}, {doc!r}) at ranks "
+            f"{ra} and {rb} (scores {sa:g} and {sb:g}); {n} repeated row(s) in "
+            f"{dup['queries']} quer{'y' if dup['queries'] == 1 else 'ies'}. A run must list each "
+            "pair once: remove the repeats (e.g. df.drop_duplicates(['query_id', 'doc_id'])), or "
+            "pass duplicates='best' (CLI: --duplicates best) to keep each pair's best-ranked row")
 
 
 def count_ties(run: Any) -> dict[str, int]:

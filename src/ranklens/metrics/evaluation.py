@@ -4,7 +4,9 @@ Standard measures (AP, nDCG@k, P@k, RR, R@k, Rprec, Bpref, ...) are computed by 
 pytrec_eval provider, never by hand. Every run is first ordered under the chosen tie rule by
 :func:`ranklens.metrics.asl.rank_coded`; what pytrec_eval receives is that order written as
 strictly decreasing integer scores, so ASL and the standard measures always see the same
-ranking (for ``ties="trec_eval"`` this equals trec_eval's own order).
+ranking (for ``ties="trec_eval"`` this equals trec_eval's own order). Duplicate (query, doc)
+rows follow one rule for every measure (``duplicates``, see :func:`~ranklens.metrics.asl.rank_coded`):
+an error by default, or the best-ranked row kept, before either ASL or pytrec_eval sees the run.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..errors import ValidationError
 from ..types import DEFAULT_TIES, DOC_ID, QUERY_ID, RELEVANCE
 from .asl import (
     ASL,
+    DEFAULT_DUPLICATES,
     DEFAULT_UNRETRIEVED,
     RankedRun,
     _as_qrels_table,
@@ -198,6 +201,7 @@ def evaluate(
     unretrieved: str = DEFAULT_UNRETRIEVED,
     collection_size: int | None = None,
     missing: str = "skip",
+    duplicates: str = DEFAULT_DUPLICATES,
     baseline: str | None = None,
     correction: str = "holm",
     n_resamples: int = 5_000,
@@ -219,6 +223,9 @@ def evaluate(
         collection_size: N for ``unretrieved="expected"``.
         missing: judged queries absent from a run: ``"skip"`` (trec_eval default), ``"zero"``
             (``-c``; standard measures 0, ASL as an empty ranking), ``"error"``.
+        duplicates: a (query, doc) pair listed twice in a run: ``"error"`` (default; names the
+            run, query, document and ranks) or ``"best"`` (keep the best-ranked row; every
+            measure then sees the same de-duplicated ranking).
         baseline: name of the run to test every other run against (None = no tests).
         correction: multiple-testing correction over the runs per measure (``"holm"``,
             ``"bonferroni"``, ``"bh"``, ``"none"``).
@@ -249,10 +256,12 @@ def evaluate(
     per_query: list[pd.DataFrame] = []
     per_doc: list[pd.DataFrame] = []
     tied: dict[str, int] = {}
+    dropped: dict[str, int] = {}
     inputs: dict[str, str] = {}
     for name, run in run_map.items():
-        rr = rank_coded(run, qt, ties=ties)
+        rr = rank_coded(run, qt, ties=ties, duplicates=duplicates, source=_source(name, run))
         tied[name] = rr.tied_rows
+        dropped[name] = rr.duplicates_dropped
         pq = per_query_values(rr, qdict, mlist, rel=rel, unretrieved=unretrieved,
                               collection_size=collection_size, missing=missing)
         pq.insert(0, "system", name)
@@ -307,12 +316,15 @@ def evaluate(
         tables["per_document"] = pd.concat(per_doc, ignore_index=True)
     if len(run_map) == 1:
         summary.update({n: float(table[n].iloc[0]) for n in names})
+    if any(dropped.values()):
+        summary["duplicates_dropped"] = {k: v for k, v in dropped.items() if v}
     inputs["qrels"] = ("sha256:" + sha256_file(qrels)) if isinstance(qrels, (str, os.PathLike)) \
         and not str(qrels).startswith("irds:") else str(qrels) if isinstance(qrels, str) else \
         "sha256:" + sha256_frame(qt.to_pandas())
     prov = make_provenance(
         params={"measures": names, "ties": ties, "rel": rel, "unretrieved": unretrieved,
-                "collection_size": collection_size, "missing": missing, "baseline": baseline,
+                "collection_size": collection_size, "missing": missing, "duplicates": duplicates,
+                "baseline": baseline,
                 "correction": correction, "n_resamples": n_resamples, "confidence": confidence,
                 "standard_measures_provider": "ir_measures.pytrec_eval",
                 "asl_query_mean": "mean over queries with >= 1 relevant document"},
@@ -320,6 +332,11 @@ def evaluate(
     )
     return Result(kind="asl-evaluate", summary=summary, table=table, tables=tables,
                   provenance=prov)
+
+
+def _source(name: str, run: Any) -> str:
+    """How a run is named in error messages: its path, else its name."""
+    return str(run) if isinstance(run, (str, os.PathLike)) else f"run {name!r}"
 
 
 def sha256_frame(frame: pd.DataFrame) -> str:

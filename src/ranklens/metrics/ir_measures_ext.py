@@ -16,18 +16,27 @@ from __future__ import annotations
 import numpy as np
 
 from ..types import DEFAULT_TIES
-from .asl import ASL, DEFAULT_UNRETRIEVED, asl_per_query, parse_measure, rank_coded
+from .asl import (
+    ASL,
+    DEFAULT_DUPLICATES,
+    DEFAULT_UNRETRIEVED,
+    asl_per_query,
+    parse_measure,
+    rank_coded,
+)
 
 __all__ = ["as_ir_measure"]
 
 
 def as_ir_measure(measure: str | ASL = "ASL", *, ties: str = DEFAULT_TIES, rel: int = 1,
-                  unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None):
+                  unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
+                  duplicates: str = DEFAULT_DUPLICATES):
     """An ir_measures measure object computing an ASL variant per query.
 
     Args:
         measure: ``"ASL"``, ``"ASL@g1-10"``, ``"ASL(rel=2)"`` ... or an :class:`ASL`.
-        ties, rel, unretrieved, collection_size: as in :func:`ranklens.metrics.evaluate`.
+        ties, rel, unretrieved, collection_size, duplicates: as in
+            :func:`ranklens.metrics.evaluate` (duplicate rows raise by default).
     """
     import ir_measures
 
@@ -38,7 +47,8 @@ def as_ir_measure(measure: str | ASL = "ASL", *, ties: str = DEFAULT_TIES, rel: 
 
     def impl(qrels, run) -> float:
         rr = rank_coded(run[["query_id", "doc_id", "score"]], qrels[["query_id", "doc_id",
-                                                                     "relevance"]], ties=ties)
+                                                                     "relevance"]], ties=ties,
+                        duplicates=duplicates)
         v = asl_per_query(rr, rel=r.rel, first=r.first, cutoff=r.cutoff,
                           unretrieved=r.unretrieved, collection_size=collection_size)
         v = v[rr.in_run]
