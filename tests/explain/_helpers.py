@@ -33,3 +33,11 @@ X_RANKER = FunctionRanker(fn=count_x, name_="count_x")
 NEG_RANKER = FunctionRanker(fn=neg_count_x, name_="neg_count_x")
 ZERO_RANKER = FunctionRanker(fn=zero_score, name_="zero")
 AB_EMBEDDER = FunctionEmbedder(fn=ab_vectors, name_="ab")
+
+
+def near_tie(queries, texts):
+    """1.0 for every text, 1.0 + 1e-9 for texts containing 'up': a tie as float32, not as float64."""
+    return np.array([1.0 + 1e-9 if "up" in t else 1.0 for t in texts])
+
+
+NEAR_TIE_RANKER = FunctionRanker(fn=near_tie, name_="near_tie")

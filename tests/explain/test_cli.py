@@ -72,3 +72,54 @@ def test_cli_user_rationales(coll_dir, tmp_path):
     assert rc == 0
     res = Result.load(tmp_path / "o" / "explain-consistency")
     assert set(res.table["granularity"]) == {"user"}
+
+
+def test_cli_conventions_and_w_sweep(coll_dir, tmp_path):
+    from ranklens.explain import result_html
+
+    out = tmp_path / "o"
+    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--granularity", "sentence",
+               "-m", "1", "-k", "3", "--sweep-w", "2,3", "--aggregate", "sum", "--ties", "float64",
+               "--subdoc", str(coll_dir / "subdoc.tsv"), "--embedder", "tfidf", "--mer-missing", "zero",
+               "--display-queries", "2", "--display-docs", "1", "--out", str(out)])
+    assert rc == 0
+    cons = Result.load(out / "explain-consistency")
+    sweep = Result.load(out / "explain-sweep")
+    for res in (cons, sweep):
+        params = res.provenance.params
+        assert params["aggregate"] == "sum" and "aggregate='sum'" in params["explainer"]
+        assert params["ties"] == "float64" and params["mer_missing"] == "zero"
+    # the w-sweep: -m as the only m, window:2 and window:3 beside the --granularity
+    assert sweep.table["granularity"].tolist() == ["sentence", "window:2", "window:3"]
+    assert set(sweep.table["m"]) == {1}
+    assert (out / "sweep-w.png").is_file() and not (out / "sweep.png").exists()
+    # mer-missing zero: every query with a ranked document has a MER value
+    assert cons.table["mer@10"].notna().all()
+    docs = cons.tables["documents"]
+    assert docs["query_id"].nunique() == 2 and (docs["rank"] == 1).all()
+    assert result_html(cons).count("<mark") >= 2
+
+
+def test_cli_user_rationales_cut_to_m(coll_dir, tmp_path, tiny):
+    d1 = tiny.docs["d1"]
+    r = tmp_path / "r.jsonl"
+    r.write_text(
+        json.dumps({"query_id": "q1", "doc_id": "d1", "rationales": [
+            {"start": 0, "end": 36, "weight": 0.2}, {"start": 37, "end": len(d1), "weight": 0.7}]}) + "\n")
+    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--rationales", str(r), "-m", "1",
+               "-k", "3", "--out", str(tmp_path / "o")])
+    assert rc == 0
+    rats = Result.load(tmp_path / "o" / "explain-consistency").tables["rationales"]
+    got = rats[rats["doc_id"] == "d1"]
+    assert got["text"].tolist() == [d1[37:]] and got["weight"].tolist() == [0.7]
+
+
+def test_cli_sweep_option_errors(coll_dir, tmp_path, capsys):
+    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--sweep-w", "2,x",
+               "--out", str(tmp_path / "o")])
+    assert rc == 1 and "--sweep-w must be comma-separated integers" in capsys.readouterr().err
+    r = tmp_path / "r.jsonl"
+    r.write_text(json.dumps({"query_id": "q1", "doc_id": "d1", "start": 0, "end": 5}) + "\n")
+    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--rationales", str(r),
+               "--sweep-w", "3", "--out", str(tmp_path / "o")])
+    assert rc == 1 and "cannot be used with --rationales" in capsys.readouterr().err
