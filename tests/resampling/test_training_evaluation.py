@@ -133,3 +133,53 @@ def test_plots_return_figures(data):
         tables = {"regime_table": regime_table(pq)}
 
     assert plot_regimes(R()).axes
+
+
+def test_two_resttest_configurations_are_separate_settings(tmp_path, data):
+    tq, eq, qrels, corpus, allq = data
+    a = ReSTTest(n_buckets=2, seed=0, name="rt-k2").fit(tq, eq).splits_
+    b = ReSTTest(n_buckets=3, seed=0, name="rt-k3").fit(tq, eq).splits_
+    splits = [*a, *b]
+    eng = ScoringEngine(cache=False)
+    vs = train_variants([MemorizingTrainer()], splits, allq, qrels, corpus, tmp_path, engine=eng)
+    res = evaluate_regimes(vs, splits, allq, qrels, corpus, measures=["nDCG@10"], random_negatives=2, engine=eng)
+    assert set(res.table["setting"]) == {"rt-k2", "rt-k3"}
+    t = res.tables["regime_table"].set_index("setting")
+    # each configuration extrapolates every test query exactly once (not twice, as when merged)
+    assert t.loc["rt-k2", "n_extrapolation"] == t.loc["rt-k3", "n_extrapolation"] == len(eq)
+    assert len(res.tables["paper"]) == 2
+    # ReSTrain splits keep their own name; the fold suffix only is stripped
+    from ranklens.resampling.evaluation import setting_name
+
+    assert [setting_name(s) for s in a] == ["rt-k2", "rt-k2"]
+    assert setting_name(ReSTrain(k=1, k_exclude=1, name="restrain-fold-like").fit(tq, eq).splits_[0]) == \
+        "restrain-fold-like"
+
+
+def test_report_plots_return_figures_from_a_result_alone(tmp_path, data):
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    from ranklens.results import Result
+
+    tq, eq, qrels, corpus, allq = data
+    splits = ReSTTest(n_buckets=2, seed=0).fit(tq, eq).splits_
+    eng = ScoringEngine(cache=False)
+    vs = train_variants([MemorizingTrainer()], splits, allq, qrels, corpus, tmp_path / "m", engine=eng)
+    reg = evaluate_regimes(vs, splits, allq, qrels, corpus, measures=["RR@10", "nDCG@5"], engine=eng)
+    ood = ood_correlation(pd.DataFrame({"variant": list("abcd"), "interpolation": [0.9, 0.8, 0.7, 0.6],
+                                        "extrapolation": [0.1, 0.2, 0.3, 0.4]}),
+                          pd.DataFrame({"variant": list("abcd"), "collection": "c", "value": [0.2, 0.3, 0.35, 0.5]}))
+    for res, fn in ((reg, plot_regimes), (ood, plot_ood)):
+        for r in (res, Result.load(res.save(tmp_path / res.kind))):
+            fig = fn(r)
+            assert isinstance(fig, Figure) and fig.axes[0].has_data(), fn.__name__
+            plt.close(fig)
+            fig, ax = plt.subplots()
+            assert fn(r, ax=ax) is fig and ax.has_data()
+            plt.close(fig)
+    # without nDCG@10 the first measure is drawn; an absent measure is a clear error
+    assert plot_regimes(reg).axes[0].get_ylabel() == "RR@10"
+    assert plot_regimes(reg, measure="nDCG@5").axes[0].get_ylabel() == "nDCG@5"
+    with pytest.raises(Exception, match="not in the regime table"):
+        plot_regimes(reg, measure="nDCG@10")

@@ -27,6 +27,7 @@ from .evaluation import (
     plot_ood,
     plot_regimes,
     regime_table,
+    setting_name,
     variant_scores,
 )
 from .plots import plot_nn_similarity, plot_split_pca, project_2d
@@ -95,6 +96,7 @@ __all__ = [
     "query_similarity",
     "read_annotation_sheets",
     "regime_table",
+    "setting_name",
     "split_similarity_stats",
     "train_variants",
     "training_id",

@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -43,6 +44,7 @@ __all__ = [
     "plot_ood",
     "plot_regimes",
     "regime_table",
+    "setting_name",
     "variant_scores",
 ]
 
@@ -219,7 +221,7 @@ def evaluate_regimes(
 
     Returns:
         ``Result``; table: per query (``model``, ``setting``, ``split``, ``regime``,
-        ``query_id``, ``measure``, ``value``); ``tables["regime_table"]`` long and
+        ``query_id``, ``measure``, ``value``; ``setting`` = :func:`setting_name` of the split); ``tables["regime_table"]`` long and
         ``tables["paper"]`` wide (models × {interpolation, extrapolation, gap} per measure).
     """
     from ..results import Result, make_provenance
@@ -246,7 +248,7 @@ def evaluate_regimes(
             pq = per_query_scores(v.ranker, tq, qrels, corpus, cand, measures=measures, engine=engine)
             pq.insert(0, "regime", regime)
             pq.insert(0, "split", split.name)
-            pq.insert(0, "setting", split.method if split.method == "resttest" else split.name)
+            pq.insert(0, "setting", setting_name(split))
             pq.insert(0, "model", v.trainer)
             rows.append(pq)
     table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
@@ -270,6 +272,19 @@ def evaluate_regimes(
     return Result(kind="regime-table", summary=summary, table=table,
                   tables={"regime_table": long,
                           "paper": paper_table(long, [str(m) for m in _parse_measures(measures)])}, provenance=prov)
+
+
+def setting_name(split: Split) -> str:
+    """The configuration a split belongs to: its name without a ReSTTest ``-foldN`` suffix.
+
+    The folds of one ReSTTest configuration (``"resttest-fold0"``, ``"resttest-fold1"``, ...) form
+    one setting (``"resttest"``) whose interpolation scores are averaged over folds; two ReSTTest
+    configurations with different names (e.g. ``ReSTTest(name="tfidf-k5")`` and
+    ``ReSTTest(name="minilm-k5")``) stay apart. A ReSTrain split is its own setting.
+    """
+    if split.fold is not None or split.method == "resttest":
+        return re.sub(r"-fold\d+$", "", split.name)
+    return split.name
 
 
 def regime_table(per_query: pd.DataFrame) -> pd.DataFrame:
@@ -426,15 +441,33 @@ def plot_ood(result: Any, ax: Any = None) -> Any:
     return fig
 
 
-def plot_regimes(result: Any, *, measure: str = "nDCG@10", ax: Any = None) -> Any:
-    """Grouped bars: interpolation vs. extrapolation per (model, setting) for one measure."""
+def plot_regimes(result: Any, *, measure: str | None = None, ax: Any = None) -> Any:
+    """Grouped bars: interpolation vs. extrapolation per (model, setting) for one measure.
+
+    Args:
+        result: a ``"regime-table"`` Result (:func:`evaluate_regimes`).
+        measure: the measure to show; default ``nDCG@10`` when evaluated, else the first one
+            asked for.
+        ax: draw into this Axes (default: a new Figure).
+
+    Returns:
+        The matplotlib Figure.
+    """
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
     t = result.tables["regime_table"]
-    t = t.loc[t["measure"] == measure]
+    present = list(dict.fromkeys(str(m) for m in t["measure"]))
+    prov = getattr(result, "provenance", None)
+    asked = [str(m) for m in (getattr(prov, "params", None) or {}).get("measures", [])]
+    present = [m for m in asked if m in present] + [m for m in present if m not in asked]
+    if measure is None:
+        measure = "nDCG@10" if "nDCG@10" in present or not present else present[0]
+    elif present and measure not in present:
+        raise ValidationError(f"measure {measure!r} is not in the regime table; it has {present}")
+    t = t.loc[t["measure"].astype(str) == measure]
     if ax is None:
         fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(t) + 2), 3.2))
     else:
