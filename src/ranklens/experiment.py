@@ -15,6 +15,10 @@ An experiment file (TOML or YAML)::
     [datasets.cranfield]
     spec = "../shared/data/cranfield/derived"   # any ranklens.io.load_collection spec
 
+    [datasets.dl19]                    # a track: qrels + run files, no documents (for "asl")
+    qrels = "../shared/data/trec_dl_msmarco_passage/qrels.dl19-passage.txt"
+    runs = "../shared/data/trec_dl_runs/official/dl19"
+
     [[analyses]]
     type = "asl"                       # see ANALYSES
     datasets = ["cranfield"]           # default: all datasets
@@ -43,7 +47,8 @@ from .errors import DataFormatError, ValidationError
 
 __all__ = ["ANALYSES", "Experiment", "Step", "load_experiment", "run_experiment"]
 
-ANALYSES: dict[str, str] = {}
+ANALYSES: dict[str, str] = {name: f"ranklens.steps:{name}_step"
+                            for name in ("asl", "probes", "neighbors", "regimes", "explain")}
 """analysis type -> ``"module:function"`` with signature
 ``fn(collection, models: dict[str, dict], params: dict, out_dir: Path, *, engine, seed) -> list[Path]``
 (``models`` maps a name to ``{"spec": str, "params": dict}``; it returns the result directories)."""
@@ -109,8 +114,8 @@ def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experi
             errors.append(f"{k}: unknown key; valid keys are {sorted(_TOP_KEYS)}")
     models: dict[str, dict[str, Any]] = {}
     raw_models = data.get("models", {})
-    if not isinstance(raw_models, Mapping) or not raw_models:
-        errors.append("models: need at least one [models.NAME] table with a 'spec'")
+    if not isinstance(raw_models, Mapping):
+        errors.append("models: must be tables [models.NAME] with a 'spec'")
         raw_models = {}
     for name, m in raw_models.items():
         if isinstance(m, str):
@@ -134,16 +139,23 @@ def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experi
     for name, d in raw_ds.items():
         if isinstance(d, str):
             d = {"spec": d}
-        if not isinstance(d, Mapping) or not isinstance(d.get("spec"), str):
-            errors.append(f"datasets.{name}.spec: missing or not a string (\"demo\", a directory, \"irds:ID\")")
+        if not isinstance(d, Mapping) or not (isinstance(d.get("spec"), str) or isinstance(d.get("qrels"), str)):
+            errors.append(f"datasets.{name}.spec: missing or not a string (\"demo\", a directory, \"irds:ID\"; "
+                          "or give 'qrels' and 'runs' files for a track without documents)")
             continue
-        spec = d["spec"]
-        if spec not in {"demo"} and not spec.startswith("irds:") and ":" not in spec:
-            p = Path(spec) if Path(spec).is_absolute() else base / spec
-            if not p.exists():
-                errors.append(f"datasets.{name}.spec: {p} does not exist")
-            spec = str(p)
-        datasets[name] = {"spec": spec, **{k: v for k, v in d.items() if k != "spec"}}
+        entry: dict[str, Any] = {}
+        for key, value in d.items():
+            if key not in {"spec", "qrels", "runs"}:
+                errors.append(f"datasets.{name}.{key}: unknown key (use spec, or qrels and runs)")
+                continue
+            if key == "spec" and (value == "demo" or str(value).startswith("irds:") or ":" in str(value)):
+                entry[key] = value
+                continue
+            path = Path(str(value)) if Path(str(value)).is_absolute() else base / str(value)
+            if not path.exists():
+                errors.append(f"datasets.{name}.{key}: {path} does not exist")
+            entry[key] = str(path)
+        datasets[name] = entry
     steps: list[Step] = []
     raw_an = data.get("analyses", [])
     if not isinstance(raw_an, list) or not raw_an:
@@ -175,7 +187,13 @@ def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experi
         if not isinstance(params, Mapping):
             errors.append(f"{where}.params: must be a table")
             params = {}
+        from .steps import check_params
+
+        errors.extend(f"{where}.{problem}" for problem in check_params(str(typ), params))
         for d in ds:
+            if not ms and typ != "regimes" and "runs" not in datasets.get(d, {}):
+                errors.append(f"{where}: no models for dataset {d!r}; define [models.NAME] tables "
+                              "(or give the dataset 'runs' for an asl analysis)")
             steps.append(Step(str(typ), str(d), tuple(ms), dict(params)))
     seed = data.get("seed", 0)
     if not isinstance(seed, int):
@@ -209,7 +227,6 @@ def _resolve(spec: str) -> Callable[..., Any]:
 def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
                    show_progress: bool | None = None) -> dict[str, Any]:
     """Run the missing steps of ``exp``, index every result, render the report."""
-    from .io import load_collection
     from .store import ResultsStore
 
     root = exp.results_dir
@@ -227,7 +244,7 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
                 bar.update(1)
                 continue
             if step.dataset not in collections:
-                collections[step.dataset] = load_collection(exp.datasets[step.dataset]["spec"])
+                collections[step.dataset] = _load_dataset(step.dataset, exp.datasets[step.dataset])
             fn = _resolve(ANALYSES[step.analysis])
             models = {m: dict(exp.models[m]) for m in step.models}
             bar.set_postfix_str(step.step_id)
@@ -245,6 +262,24 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
 
         report_path = Report.from_dirs([root], title=exp.title).save(root / "report.html")
     return {"results_dir": str(root), "steps_run": ran, "steps_skipped": done, "report": str(report_path)}
+
+
+def _load_dataset(name: str, entry: Mapping[str, Any]) -> Any:
+    """A dataset entry -> Collection (a qrels + runs track gets no documents or queries)."""
+    from .io import Collection, DocStore, load_collection, read_qrels
+
+    if "spec" in entry:
+        coll = load_collection(entry["spec"])
+        if "qrels" in entry:
+            coll = Collection(coll.name, coll.docs, coll.queries, read_qrels(entry["qrels"]), coll.meta)
+    else:
+        import pandas as pd
+
+        coll = Collection(name, DocStore({}, name=name), pd.DataFrame({"query_id": [], "text": []}, dtype=str),
+                          read_qrels(entry["qrels"]))
+    if "runs" in entry:
+        coll = Collection(coll.name, coll.docs, coll.queries, coll.qrels, {**coll.meta, "runs": entry["runs"]})
+    return coll
 
 
 def _model_of(result_dir: Path, models: tuple[str, ...]) -> str:

@@ -37,13 +37,38 @@ FAMILIES: list[tuple[str, str]] = [
     ("regime", "Interpolation vs extrapolation"),
     ("resample", "Interpolation vs extrapolation"),
     ("split", "Interpolation vs extrapolation"),
+    ("label-overlap", "Interpolation vs extrapolation"),
+    ("query-similarity", "Interpolation vs extrapolation"),
+    ("ood-correlation", "Interpolation vs extrapolation"),
+    ("annotation-summary", "Interpolation vs extrapolation"),
     ("explain", "Explanation consistency"),
 ]
 
-PLOTTERS: dict[str, list[str]] = {}
-"""kind -> plot functions (``"module:function"``), filled by each analysis package."""
+_M, _P, _N = "ranklens.metrics.plots", "ranklens.probes.report", "ranklens.neighbors.plots"
+_E, _R = "ranklens.explain.plots", "ranklens.resampling.evaluation"
+PLOTTERS: dict[str, list[str]] = {
+    "asl-distribution": [f"{_M}:plot_distribution", f"{_M}:plot_deltas"],
+    "asl-chain": [f"{_M}:plot_chain"],
+    "asl-tracks": [f"{_M}:plot_tracks"],
+    "probe-table": [f"{_P}:plot_diff_distributions"],
+    "probe-delta-sweep": [f"{_P}:plot_delta_sweep"],
+    "n2o-matrix": [f"{_N}:plot_n2o_matrix", f"{_N}:plot_n2o_distribution"],
+    "n2o-robustness": [f"{_N}:plot_robustness"],
+    "n2o-token-overlap": [f"{_N}:plot_token_overlap"],
+    "n2o-needle": [f"{_N}:plot_needle"],
+    "ranker-overlap": [f"{_N}:plot_ranker_overlap"],
+    "regime-table": [f"{_R}:plot_regimes"],
+    "ood-correlation": [f"{_R}:plot_ood"],
+    "explain-consistency": [f"{_E}:plot_consistency", f"{_E}:plot_relevance_scatter"],
+    "explain-sweep": [f"{_E}:plot_sweep"],
+}
+"""kind -> plot functions (``"module:function"``), each called as ``fn(result)`` and returning a
+matplotlib Figure (or Axes, or a list of them); a failing plot is reported in its section."""
 
-EXTRA_HTML: dict[str, str] = {}
+EXTRA_HTML: dict[str, str] = {
+    "explain-consistency": "ranklens.explain.display:result_html",
+    "explain-rationales": "ranklens.explain.display:result_html",
+}
 """kind -> ``"module:function"`` returning an HTML fragment (it must escape its own text)."""
 
 MAX_ROWS = 400
@@ -172,6 +197,11 @@ def _figure_svgs(result: Result) -> tuple[list[str], list[str]]:
         for fig in figs if isinstance(figs, (list, tuple)) else [figs]:
             if fig is None:
                 continue
+            if not hasattr(fig, "savefig"):  # an Axes (or array of them): draw its figure
+                fig = getattr(fig, "figure", None) or getattr(getattr(fig, "flat", [None])[0], "figure", None)
+                if fig is None:
+                    errors.append(f"plot {spec} returned neither a Figure nor an Axes")
+                    continue
             buf = io.StringIO()
             fig.savefig(buf, format="svg", bbox_inches="tight")
             plt.close(fig)

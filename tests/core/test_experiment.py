@@ -1,0 +1,127 @@
+"""Experiment files: validation with key paths, every analysis step, resume, tracks of run files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ranklens import experiment as ex
+from ranklens.cli import main
+from ranklens.errors import ValidationError
+from ranklens.experiment import load_experiment, run_experiment
+from ranklens.results import Result
+from ranklens.store import ResultsStore
+
+CHEAP = """
+title = "smoke"
+results = "res"
+[models.bm25]
+spec = "bm25"
+[models.tfidf]
+spec = "tfidf"
+[datasets.demo]
+spec = "demo"
+[[analyses]]
+type = "asl"
+params = { k = 50 }
+[[analyses]]
+type = "probes"
+params = { cap = 20, probes = ["mm-rel-ctrl-len", "tr-shuffle-words"], sweep = ["tr-shuffle-words"] }
+[[analyses]]
+type = "neighbors"
+params = { n_queries = 10, n_samples = 2, k = 5 }
+[[analyses]]
+type = "regimes"
+params = { buckets = 2 }
+[[analyses]]
+type = "explain"
+params = { max_queries = 2, pool = 5, k = [5], sweep_m = [1, 2], granularities = ["sentence"] }
+"""
+
+
+def test_validation_lists_every_problem_with_its_key_path(tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text("""
+colour = 1
+[models.bm25]
+spec = "bm25"
+flavour = "x"
+[datasets.d]
+spec = "no/such/dir"
+[[analyses]]
+type = "aslx"
+[[analyses]]
+type = "asl"
+datasets = ["nope"]
+params = { kk = 3 }
+""")
+    with pytest.raises(ValidationError) as err:
+        load_experiment(f)
+    msg = str(err.value)
+    for needle in ("colour: unknown key", "models.bm25.flavour: unknown key", "datasets.d.spec:",
+                   "does not exist", "analyses[0].type: unknown analysis 'aslx'",
+                   "analyses[1].datasets[0]: unknown dataset 'nope'",
+                   "analyses[1].params.kk: unknown parameter for 'asl'"):
+        assert needle in msg, needle
+    assert "6 problem(s)" in msg or "7 problem(s)" in msg
+
+
+def test_cheap_experiment_runs_every_analysis_resumes_and_reports(tmp_path, monkeypatch):
+    f = tmp_path / "exp.toml"
+    f.write_text(CHEAP)
+    exp = load_experiment(f)
+    assert [s.analysis for s in exp.steps] == ["asl", "probes", "neighbors", "regimes", "explain"]
+
+    # a crash in the fourth step: the first three are kept (markers), nothing after runs
+    real = ex._resolve
+
+    def crashing(spec):
+        if spec.endswith(":regimes_step"):
+            def boom(*a, **k):
+                raise RuntimeError("killed")
+            return boom
+        return real(spec)
+
+    monkeypatch.setattr(ex, "_resolve", crashing)
+    with pytest.raises(RuntimeError, match="killed"):
+        run_experiment(exp, show_progress=False)
+    done = sorted(p.parent.name.split("-")[0] for p in exp.results_dir.glob("*/.done"))
+    assert done == ["asl", "neighbors", "probes"]
+    monkeypatch.setattr(ex, "_resolve", real)
+
+    info = run_experiment(exp, show_progress=False)
+    assert (info["steps_run"], info["steps_skipped"]) == (2, 3)
+    kinds = set(ResultsStore(exp.results_dir).list()["kind"])
+    assert {"asl-evaluate", "asl-chain", "probe-table", "n2o-token-overlap", "ranker-overlap",
+            "regime-table", "explain-consistency", "explain-sweep"} <= kinds
+    ev = Result.load(next(exp.results_dir.glob("asl-demo-*/asl-evaluate")))
+    assert set(ev.table["system"]) == {"bm25", "tfidf"}
+    # neighbors: bm25 is no embedder -> skipped with the reason, tfidf used
+    skipped = json.loads(next(exp.results_dir.glob("neighbors-demo-*/skipped.json")).read_text())
+    assert "bm25" in skipped
+    html = (exp.results_dir / "report.html").read_text()
+    assert html.count("<svg") >= 5 and "No per-model summary rows" not in html
+
+    again = run_experiment(exp, show_progress=False, report=False)
+    assert (again["steps_run"], again["steps_skipped"]) == (0, 5)
+    # the CLI --check lists every step as done
+    assert main(["run", str(f), "--check"]) == 0
+
+
+def test_track_of_run_files_needs_no_models(tmp_path, capsys):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 c 2\n2 0 b 1\n")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "good").write_text("1 Q0 a 1 3.0 g\n1 Q0 c 2 2.0 g\n1 Q0 b 3 1.0 g\n2 Q0 b 1 1.0 g\n")
+    (runs / "bad").write_text("1 Q0 b 1 3.0 x\n1 Q0 a 2 2.0 x\n1 Q0 c 3 1.0 x\n2 Q0 a 1 1.0 x\n")
+    f = tmp_path / "track.toml"
+    f.write_text(f'results = "out"\n[datasets.t]\nqrels = "{qrels}"\nruns = "{runs}"\n'
+                 '[[analyses]]\ntype = "asl"\nparams = { n_resamples = 200 }\n')
+    assert main(["-q", "run", str(f), "--no-report"]) == 0
+    ev = Result.load(next((tmp_path / "out").glob("asl-t-*/asl-evaluate")))
+    asl = dict(zip(ev.table["system"], ev.table["ASL"]))
+    # good: both relevant docs of q1 first (SL 1, 1), q2's b first -> 1; bad: a, c after b -> 2, 2; q2: b missing
+    assert asl["good"] == pytest.approx(1.0)
+    assert asl["bad"] > asl["good"]
