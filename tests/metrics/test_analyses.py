@@ -105,6 +105,7 @@ def test_chain_structure_and_properties():
     # the last step only flips 1/ASL to ASL: the ordering cannot change
     last = t[t.step == "harmonic mean across queries -> ASL"].iloc[0]
     assert last["kendall_tau"] == pytest.approx(1.0) and last["dvalue_mean"] == pytest.approx(1.0)
+    assert last["dsort"] == 0  # same tests, same relative-difference rule in precision space
     # systems built to be increasingly better: MAP and ASL orderings agree
     overall = t[t.step == "MAP -> ASL (overall)"].iloc[0]
     assert overall["kendall_tau"] == pytest.approx(1.0)

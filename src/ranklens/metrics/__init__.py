@@ -16,8 +16,10 @@ from typing import Any
 
 __all__ = [
     "ASL",
+    "DEFAULT_DUPLICATES",
     "DEFAULT_MEASURES",
     "DEFAULT_UNRETRIEVED",
+    "DUPLICATE_POLICIES",
     "UNRETRIEVED_POLICIES",
     "as_ir_measure",
     "asl_distribution",
@@ -31,6 +33,8 @@ __all__ = [
     "plot_chain",
     "plot_deltas",
     "plot_distribution",
+    "plot_evaluation",
+    "plot_rrie",
     "plot_tracks",
     "rank_coded",
     "rrie",
@@ -40,7 +44,8 @@ __all__ = [
 ]
 
 _WHERE = {
-    "ASL": "asl", "DEFAULT_UNRETRIEVED": "asl", "UNRETRIEVED_POLICIES": "asl",
+    "ASL": "asl", "DEFAULT_UNRETRIEVED": "asl", "DEFAULT_DUPLICATES": "asl",
+    "DUPLICATE_POLICIES": "asl", "UNRETRIEVED_POLICIES": "asl",
     "asl_per_query": "asl", "count_ties": "asl", "parse_measure": "asl", "rank_coded": "asl",
     "search_lengths": "asl",
     "DEFAULT_MEASURES": "evaluation", "evaluate": "evaluation", "load_runs": "evaluation",
@@ -48,7 +53,7 @@ _WHERE = {
     "asl_distribution": "analyses", "map_coverage": "analyses", "map_to_asl_chain": "analyses",
     "rrie": "analyses", "tie_report": "analyses", "track_summary": "analyses",
     "plot_chain": "plots", "plot_deltas": "plots", "plot_distribution": "plots",
-    "plot_tracks": "plots",
+    "plot_tracks": "plots", "plot_evaluation": "plots", "plot_rrie": "plots",
 }
 
 

@@ -28,11 +28,14 @@ import pandas as pd
 from ..errors import ValidationError
 from ..types import DEFAULT_TIES, QUERY_ID, TIE_RULES
 from .asl import (
+    DEFAULT_DUPLICATES,
     DEFAULT_UNRETRIEVED,
     _as_qrels_table,
     count_ties,
+    parse_measure,
     rank_coded,
     search_lengths,
+    with_default_rel,
 )
 from .evaluation import load_runs, per_query_values, qrels_to_dict
 
@@ -87,6 +90,7 @@ def asl_distribution(
     qrels: Any, run: Any, other: Any | None = None, *, name: str | None = None,
     other_name: str | None = None, ties: str = DEFAULT_TIES, rel: int = 1,
     unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
+    duplicates: str = DEFAULT_DUPLICATES,
 ):
     """Histogram of per-document search lengths (and, with ``other``, of per-document deltas).
 
@@ -96,7 +100,8 @@ def asl_distribution(
         other: optional second run; deltas are ``SL(other) - SL(run)`` per relevant document
             (negative = ``other`` finds the document sooner = a win for ``other``).
         name, other_name: display names.
-        ties, rel, unretrieved, collection_size: as in :func:`ranklens.metrics.evaluate`.
+        ties, rel, unretrieved, collection_size, duplicates: as in
+            :func:`ranklens.metrics.evaluate`.
 
     Returns:
         ``Result`` kind ``"asl-distribution"``: ``table`` = bucket, count, fraction (per
@@ -107,10 +112,14 @@ def asl_distribution(
     qt = _as_qrels_table(qrels)
     runs = {name or "A": run}
     if other is not None:
+        if (other_name or "B") in runs:
+            raise ValidationError(f"both runs are named {other_name or 'B'!r}; give name= and "
+                                  "other_name= that differ")
         runs[other_name or "B"] = other
     frames, tabs = [], []
     for sys_name, r in runs.items():
-        rr = rank_coded(r, qt, ties=ties)
+        rr = rank_coded(r, qt, ties=ties, duplicates=duplicates,
+                        source=str(r) if isinstance(r, (str, os.PathLike)) else sys_name)
         sl = search_lengths(rr, rel=rel, unretrieved=unretrieved, collection_size=collection_size)
         sl.insert(0, "system", sys_name)
         frames.append(sl)
@@ -156,7 +165,7 @@ def asl_distribution(
                              if d.size else None}
     return Result(kind="asl-distribution", summary=summary, table=table, tables=tables,
                   provenance=_prov({"ties": ties, "rel": rel, "unretrieved": unretrieved,
-                                    "collection_size": collection_size,
+                                    "collection_size": collection_size, "duplicates": duplicates,
                                     "buckets": "log2: 1, 2-3, 4-7, ... + not retrieved",
                                     "delta": "SL(other) - SL(run)"}))
 
@@ -174,6 +183,7 @@ def rrie(
     measures: Sequence[str] = ("P@10", "P@20", "AP", "RR", "ASL", "ASL@g1-1", "ASL@g1-10"),
     ties: str = DEFAULT_TIES, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
     collection_size: int | None = None, missing: str = "skip",
+    duplicates: str = DEFAULT_DUPLICATES,
 ):
     """Relative reduction in error of run B over run A (paper eqs. 11-12, Table 1).
 
@@ -188,9 +198,12 @@ def rrie(
     from ..results import Result
     from .evaluation import evaluate
 
+    if name_a == name_b:
+        raise ValidationError(f"both runs are named {name_a!r}; give name_a= and name_b= that "
+                              "differ")
     ev = evaluate(qrels, {name_a: run_a, name_b: run_b}, list(measures), ties=ties, rel=rel,
                   unretrieved=unretrieved, collection_size=collection_size, missing=missing,
-                  n_resamples=200)
+                  duplicates=duplicates, n_resamples=200)
     t = ev.table.set_index("system")
     rows = []
     for m in [str(c) for c in ev.summary["measures"]]:
@@ -204,7 +217,8 @@ def rrie(
                                             **{r["measure"]: r["rrie"] for r in rows}},
                   table=table, tables={"per_query": ev.tables["per_query"]},
                   provenance=_prov({"ties": ties, "rel": rel, "unretrieved": unretrieved,
-                                    "missing": missing, "error": "1-v (precision), v-1 (ASL)",
+                                    "missing": missing, "duplicates": duplicates,
+                                    "error": "1-v (precision), v-1 (ASL)",
                                     "rrie": "(err_a - err_b) / err_a"}))
 
 
@@ -213,11 +227,17 @@ def rrie(
 # --------------------------------------------------------------------------------------------
 
 def _per_query_chain(rr, qdict, rel, unretrieved, collection_size, missing) -> pd.DataFrame:
-    """Per-query values of every chain step for one run (index = query_id)."""
-    pq = per_query_values(rr, qdict, ["AP", "P@20", "RR", "ASL", "ASL@g1-10", "ASL@g1-1"],
-                          rel=rel, unretrieved=unretrieved, collection_size=collection_size,
-                          missing=missing)
-    w = pq.pivot(index=QUERY_ID, columns="measure", values="value")
+    """Per-query values of every chain step for one run (index = query_id), restricted to the
+    queries with at least one relevant document at ``rel``."""
+    base = ["AP", "P@20", "RR", "ASL", "ASL@g1-10", "ASL@g1-1"]
+    pq = per_query_values(rr, qdict, base, rel=rel, unretrieved=unretrieved,
+                          collection_size=collection_size, missing=missing)
+    # at rel != 1 the standard measures are named e.g. "AP(rel=2)": back to the chain's names
+    canon = {str(with_default_rel(parse_measure(m), rel)): m for m in base}
+    pq = pq.assign(measure=pq["measure"].map(canon))
+    has_rel = set(rr.query_ids[rr.n_relevant(rel) >= 1].tolist())
+    pq = pq[pq[QUERY_ID].isin(has_rel)]
+    w = pq.pivot(index=QUERY_ID, columns="measure", values="value").reindex(columns=base)
     sl = search_lengths(rr, rel=rel, unretrieved=unretrieved, collection_size=collection_size)
     atp = (1.0 / np.maximum(sl["sl"], 1.0)).groupby(sl[QUERY_ID]).mean()
     w["AtP"] = atp.reindex(w.index)
@@ -225,18 +245,21 @@ def _per_query_chain(rr, qdict, rel, unretrieved, collection_size, missing) -> p
     return w
 
 
-def _wins(x: np.ndarray, agg: np.ndarray, higher: bool, min_rel_diff: float,
-          alpha: float) -> np.ndarray:
-    """Number of other systems each system is significantly better than."""
-    from ..stats import pairwise_ttest_matrix
+def _wins(prec: np.ndarray, p: np.ndarray, min_rel_diff: float, alpha: float) -> np.ndarray:
+    """Number of other systems each system is significantly better than.
 
-    _, p = pairwise_ttest_matrix(x)
-    a = agg[:, None]
-    b = agg[None, :]
-    better_dir = (a > b) if higher else (a < b)
+    ``prec``: aggregate values in precision space (higher is better; ASL-type values enter as
+    1/value). System i beats j when ``prec_i > prec_j``, the relative difference
+    ``(prec_i - prec_j) / prec_j`` (improvement over the worse system, in precision space) is at
+    least ``min_rel_diff``, and the paired test gives ``p_ij <= alpha``. Because the difference
+    is always measured in the same space with the same denominator, a step that only rescales
+    the values monotonically (e.g. 1/mean ASL_q -> mean ASL_q) cannot change the count.
+    """
+    a = prec[:, None]
+    b = prec[None, :]
     with np.errstate(invalid="ignore", divide="ignore"):
-        rel_diff = np.abs(a - b) / np.abs(b)
-    better = better_dir & (rel_diff >= min_rel_diff) & (p <= alpha)
+        rel_diff = (a - b) / b
+    better = (a > b) & (rel_diff >= min_rel_diff) & (p <= alpha)
     np.fill_diagonal(better, False)
     return better.sum(axis=1)
 
@@ -258,8 +281,8 @@ _CHAINS: dict[str, list[tuple[str, str, str, bool]]] = {
 def map_to_asl_chain(
     qrels: Any, runs: Any, *, ties: str = DEFAULT_TIES, rel: int = 1,
     unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
-    missing: str = "skip", min_rel_diff: float = 0.10, alpha: float = 0.05,
-    per_query: Mapping[str, pd.DataFrame] | None = None,
+    missing: str = "skip", duplicates: str = DEFAULT_DUPLICATES, min_rel_diff: float = 0.10,
+    alpha: float = 0.05, per_query: Mapping[str, pd.DataFrame] | None = None,
 ):
     """From MAP to ASL step by step over the systems of a track (paper Table 2).
 
@@ -267,13 +290,21 @@ def map_to_asl_chain(
     within query (1/ASL_q, averaged over queries) -> harmonic mean across queries
     (1/mean_q ASL_q = 1/ASL) -> ASL; plus P@20 -> ASL@g1-10 and MRR -> ASL@g1-1.
 
+    Query set: every step uses the same queries, those with at least one relevant document at
+    ``rel`` (ASL is undefined elsewhere; AP, P@20 and RR would otherwise add zeros for them, e.g.
+    at ``rel=2`` for queries without a grade-2 document).
+
     For each step (old -> new): ``dsort`` = the largest change, over systems, in the number of
-    other systems a system is significantly better than ("better" = at least ``min_rel_diff``
-    relative difference of the aggregate values AND a two-tailed paired t-test on per-query
-    values with p <= ``alpha``; the test of the "across queries" step uses per-query ASL_q);
+    other systems a system is significantly better than. "Better" has one convention for every
+    step: the aggregate values are put in precision space (higher is better; ASL-type values as
+    1/value), system i beats j when its value is higher, the relative difference
+    ``(v_i - v_j) / v_j`` in that space (measured against the worse system) is at least
+    ``min_rel_diff``, and a two-tailed paired t-test on the step's per-query values gives
+    p <= ``alpha`` (the "across queries" step tests per-query ASL_q). So a step that only
+    rescales values monotonically, such as "harmonic mean across queries" -> "ASL", has dSort 0.
     ``kendall_tau`` between the system orderings (scipy.stats.kendalltau, each ordering
-    best-first); ``dvalue`` = mean over systems of new/old values in precision space (ASL steps
-    compared as 1/ASL), plus its min and max.
+    best-first); ``dvalue`` = mean over systems of new/old values in precision space, plus its
+    min and max.
 
     Returns:
         ``Result`` kind ``"asl-chain"``: table = chain, step, from, to, dsort, kendall_tau,
@@ -282,15 +313,19 @@ def map_to_asl_chain(
     from scipy import stats as sst
 
     from ..results import Result
+    from ..stats import pairwise_ttest_matrix
 
-    qt = _as_qrels_table(qrels)
-    qdict = qrels_to_dict(qt)
     if per_query is None:
+        qt = _as_qrels_table(qrels)
+        qdict = qrels_to_dict(qt)
         per_query = {}
         for name, run in load_runs(runs).items():
-            rr = rank_coded(run, qt, ties=ties)
+            rr = rank_coded(run, qt, ties=ties, duplicates=duplicates,
+                            source=str(run) if isinstance(run, (str, os.PathLike)) else name)
             per_query[name] = _per_query_chain(rr, qdict, rel, unretrieved, collection_size,
                                                missing)
+    # one query set for every step: queries with >= 1 relevant document (ASL defined)
+    per_query = {s: f[f["ASL"].notna()] for s, f in per_query.items()}
     systems = list(per_query)
     if len(systems) < 2:
         raise ValidationError("the chain compares systems: pass at least two runs")
@@ -299,15 +334,15 @@ def map_to_asl_chain(
         prev = None
         for label, col, agg, higher in steps:
             x = pd.concat({s: per_query[s][col] for s in systems}, axis=1).to_numpy(np.float64)
+            # per-query tests; the across-query harmonic mean has no per-query form, so its
+            # test uses per-query ASL_q (the values it is the harmonic mean of)
+            _, p = pairwise_ttest_matrix(x)
             if agg == "inv_mean":
                 value = 1.0 / np.nanmean(x, axis=0)
-                # test on per-query ASL_q (the across-query harmonic mean has no per-query form)
-                _, p = _p_only(x)
-                wins = _wins_from_p(value, p, True, min_rel_diff, alpha)
             else:
                 value = np.nanmean(x, axis=0)
-                wins = _wins(x, value, higher, min_rel_diff, alpha)
             prec_space = value if higher else 1.0 / value
+            wins = _wins(prec_space, p, min_rel_diff, alpha)
             for s, v, w, pv in zip(systems, value, wins, prec_space):
                 sys_rows.append({"chain": chain, "step": label, "system": s, "value": float(v),
                                  "precision_space": float(pv), "wins": int(w)})
@@ -346,31 +381,18 @@ def map_to_asl_chain(
                                                                  "dvalue_mean")}
                for r in step_rows}
     summary["n_systems"] = len(systems)
+    summary["n_queries"] = int(len(set().union(*(set(f.index) for f in per_query.values()))))
     return Result(kind="asl-chain", summary=summary, table=table, tables={"systems": sys_table},
                   provenance=_prov({
                       "ties": ties, "rel": rel, "unretrieved": unretrieved, "missing": missing,
-                      "min_rel_diff": min_rel_diff, "alpha": alpha,
-                      "better": "relative difference >= min_rel_diff of aggregate values AND "
-                                "two-tailed paired t-test p <= alpha",
+                      "duplicates": duplicates, "min_rel_diff": min_rel_diff, "alpha": alpha,
+                      "queries": f"queries with >= 1 document of relevance >= {rel}, every step",
+                      "better": "higher in precision space (ASL-type values as 1/value) AND "
+                                "(v_i - v_j) / v_j >= min_rel_diff in that space (v_j = the "
+                                "worse system) AND two-tailed paired t-test p <= alpha",
                       "dsort": "max over systems of |change in #systems significantly beaten|",
                       "dvalue": "new/old in precision space (ASL as 1/ASL)",
                   }))
-
-
-def _p_only(x: np.ndarray):
-    from ..stats import pairwise_ttest_matrix
-
-    return pairwise_ttest_matrix(x)
-
-
-def _wins_from_p(agg, p, higher, min_rel_diff, alpha):
-    a, b = agg[:, None], agg[None, :]
-    better_dir = (a > b) if higher else (a < b)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rel_diff = np.abs(a - b) / np.abs(b)
-    better = better_dir & (rel_diff >= min_rel_diff) & (p <= alpha)
-    np.fill_diagonal(better, False)
-    return better.sum(axis=1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -395,7 +417,7 @@ def coverage_kernel(sl_sorted: np.ndarray, ap: float) -> int:
 def map_coverage(
     qrels: Any, runs: Any, *, ties: str = DEFAULT_TIES, rel: int = 1,
     unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
-    missing: str = "skip",
+    missing: str = "skip", duplicates: str = DEFAULT_DUPLICATES,
 ):
     """How much of the ranking MAP "sees" (paper appendix A.1).
 
@@ -414,7 +436,8 @@ def map_coverage(
     qdict = qrels_to_dict(qt)
     rows, pq_rows = [], []
     for name, run in load_runs(runs).items():
-        rr = rank_coded(run, qt, ties=ties)
+        rr = rank_coded(run, qt, ties=ties, duplicates=duplicates,
+                        source=str(run) if isinstance(run, (str, os.PathLike)) else name)
         pq = per_query_values(rr, qdict, ["AP"], rel=rel, missing=missing)
         ap = dict(zip(pq[QUERY_ID], pq["value"]))
         sl = search_lengths(rr, rel=rel, unretrieved=unretrieved, collection_size=collection_size)
@@ -450,6 +473,7 @@ def map_coverage(
                            "n_systems": len(table)},
                   table=table, tables={"per_query": per_q},
                   provenance=_prov({"ties": ties, "rel": rel, "unretrieved": unretrieved,
+                                    "duplicates": duplicates,
                                     "match": "argmin_k |mean(SL_1..k) - 1/AP_q|"}))
 
 
@@ -479,13 +503,17 @@ def _discover_tracks(directory: Path) -> dict[str, tuple[Path, Path]]:
 def track_summary(
     tracks: Any, *, measures: Sequence[str] = ("P@20", "ASL@g1-10", "AP", "ASL"),
     ties: str = DEFAULT_TIES, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
-    missing: str = "skip",
+    collection_size: int | Mapping[str, int] | None = None, missing: str = "skip",
+    duplicates: str = DEFAULT_DUPLICATES,
 ):
     """Best system per track by each measure, and the spread of each measure (Figs. 1-4).
 
     Args:
         tracks: a directory of tracks (each sub-directory holds a ``*qrels*`` file and a
             ``runs/`` folder or run files) or a mapping ``{track: (qrels, runs)}``.
+        collection_size: N for ``unretrieved="expected"``: one number for every track, or
+            ``{track: N}`` (every track needs one).
+        ties, rel, unretrieved, missing, duplicates: as in :func:`ranklens.metrics.evaluate`.
 
     Returns:
         ``Result`` kind ``"asl-tracks"``: table = track, measure, best_system, best_value,
@@ -497,9 +525,20 @@ def track_summary(
 
     spec = _discover_tracks(Path(tracks)) if isinstance(tracks, (str, os.PathLike)) else tracks
     rows, sys_frames = [], []
+    sizes: dict[str, int | None] = {}
+    for track in spec:
+        if isinstance(collection_size, Mapping):
+            if track not in collection_size:
+                raise ValidationError(f"collection_size has no entry for track {track!r} (has "
+                                      f"{', '.join(map(repr, collection_size)) or 'none'}); give "
+                                      "one number for all tracks or one per track")
+            sizes[track] = int(collection_size[track])
+        else:
+            sizes[track] = collection_size
     for track, (qrels, runs) in spec.items():
         ev = evaluate(qrels, runs, list(measures), ties=ties, rel=rel, unretrieved=unretrieved,
-                      missing=missing, n_resamples=100)
+                      collection_size=sizes[track], missing=missing, duplicates=duplicates,
+                      n_resamples=100)
         t = ev.table
         f = t[["system", *ev.summary["measures"]]].copy()
         f.insert(0, "track", track)
@@ -524,7 +563,8 @@ def track_summary(
             summary[f"same_best_{a}_vs_{b}"] = int((best[a] == best[b]).sum())
     return Result(kind="asl-tracks", summary=summary, table=table, tables={"systems": systems},
                   provenance=_prov({"measures": names, "ties": ties, "rel": rel,
-                                    "unretrieved": unretrieved, "missing": missing}))
+                                    "unretrieved": unretrieved, "collection_size": sizes,
+                                    "missing": missing, "duplicates": duplicates}))
 
 
 # --------------------------------------------------------------------------------------------
@@ -533,7 +573,7 @@ def track_summary(
 
 def tie_report(
     qrels: Any, runs: Any, *, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
-    collection_size: int | None = None,
+    collection_size: int | None = None, duplicates: str = DEFAULT_DUPLICATES,
 ):
     """Score ties per run and how ASL and AP move under each tie rule.
 
@@ -551,7 +591,8 @@ def tie_report(
         row: dict[str, Any] = {"system": name, **count_ties(run)}
         asl_by, ap_by = {}, {}
         for rule in TIE_RULES:
-            rr = rank_coded(run, qt, ties=rule)
+            rr = rank_coded(run, qt, ties=rule, duplicates=duplicates,
+                            source=str(run) if isinstance(run, (str, os.PathLike)) else name)
             pq = per_query_values(rr, qdict, ["ASL", "AP"], rel=rel, unretrieved=unretrieved,
                                   collection_size=collection_size)
             w = pq.pivot(index=QUERY_ID, columns="measure", values="value")
@@ -570,4 +611,5 @@ def tie_report(
                   summary={"runs_with_ties": int((table["tied_rows_float32"] > 0).sum()),
                            "n_runs": len(table), "tie_rules": list(TIE_RULES)},
                   table=table, provenance=_prov({"rel": rel, "unretrieved": unretrieved,
+                                                 "duplicates": duplicates,
                                                  "rules": list(TIE_RULES)}))

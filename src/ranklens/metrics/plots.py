@@ -1,10 +1,34 @@
-"""Plots of the ASL analyses (matplotlib, Agg backend); each returns a ``Figure``."""
+"""Plots of the ASL analyses (matplotlib, Agg backend).
+
+Every function takes the analysis' ``Result`` as its only required argument (``fn(result)``,
+as the HTML report calls them), optionally an ``ax``, and returns a matplotlib ``Figure``.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["plot_chain", "plot_deltas", "plot_distribution", "plot_tracks"]
+__all__ = [
+    "plot_chain",
+    "plot_deltas",
+    "plot_distribution",
+    "plot_evaluation",
+    "plot_rrie",
+    "plot_tracks",
+]
+
+
+def _check(result: Any, kind: str) -> None:
+    from ..errors import ValidationError
+
+    if getattr(result, "kind", None) != kind:
+        raise ValidationError(f"expected a {kind!r} result, got {getattr(result, 'kind', result)!r}")
+
+
+def _note(fig: Any, ax: Any, text: str) -> Any:
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, fontsize=9)
+    ax.set_axis_off()
+    return fig
 
 
 def _fig_ax(ax: Any, size=(7.0, 4.0)):
@@ -28,6 +52,7 @@ def plot_distribution(result, ax=None):
     """
     import numpy as np
 
+    _check(result, "asl-distribution")
     fig, ax = _fig_ax(ax)
     t = result.table
     systems = list(dict.fromkeys(t["system"]))
@@ -49,12 +74,15 @@ def plot_distribution(result, ax=None):
 
 
 def plot_deltas(result, ax=None):
-    """Per-document search-length deltas between two systems as wins/losses (paper Fig. 6)."""
-    from ..errors import ValidationError
+    """Per-document search-length deltas between two systems as wins/losses (paper Fig. 6).
 
-    if "deltas" not in result.tables:
-        raise ValidationError("this distribution result has no deltas: pass a second run")
+    A distribution of a single run has no deltas: the figure then says so.
+    """
+    _check(result, "asl-distribution")
     fig, ax = _fig_ax(ax)
+    if "deltas" not in result.tables:
+        return _note(fig, ax, "one run only: no per-document deltas\n"
+                              "(compare two runs: asl_distribution(qrels, run, other))")
     d = result.tables["deltas"]
     colors = ["tab:green" if b.startswith("-") else "tab:red" if b.startswith("+") else "grey"
               for b in d["bucket"]]
@@ -70,6 +98,7 @@ def plot_deltas(result, ax=None):
 
 def plot_chain(result, ax=None):
     """Kendall tau and dSort of each step of an ``asl-chain`` result."""
+    _check(result, "asl-chain")
     fig, ax = _fig_ax(ax, size=(8.0, 4.0))
     t = result.table
     ax.barh(range(len(t)), t["kendall_tau"].to_numpy(), color="tab:blue")
@@ -77,7 +106,8 @@ def plot_chain(result, ax=None):
         ax.text(tau, i, f"  dSort={ds}", va="center", fontsize=8)
     ax.set_yticks(range(len(t)), list(t["step"]), fontsize=7)
     ax.set_xlabel("Kendall tau between system orderings")
-    ax.set_xlim(0, 1.3)
+    lo = float(t["kendall_tau"].min()) if len(t) else 0.0
+    ax.set_xlim(min(0.0, lo - 0.05) if lo == lo else 0.0, 1.3)
     ax.invert_yaxis()
     fig.tight_layout()
     return fig
@@ -85,6 +115,7 @@ def plot_chain(result, ax=None):
 
 def plot_tracks(result, ax=None):
     """Distribution of each measure's per-system values over the tracks (paper Figs. 1-4)."""
+    _check(result, "asl-tracks")
     fig, ax = _fig_ax(ax, size=(8.0, 4.0))
     s = result.tables["systems"]
     measures = [c for c in s.columns if c not in ("track", "system")]
@@ -98,5 +129,84 @@ def plot_tracks(result, ax=None):
     ax.set_yscale("log")
     ax.set_ylabel("value per system (log scale)")
     ax.set_title("Measures across systems, per track")
+    fig.tight_layout()
+    return fig
+
+
+def plot_rrie(result, ax=None):
+    """Relative reduction in error of run B over run A per measure (an ``asl-rrie`` result):
+    one bar per measure, green where B removes error, red where it adds some."""
+    import numpy as np
+
+    _check(result, "asl-rrie")
+    t = result.table
+    fig, ax = _fig_ax(ax, size=(7.0, 0.9 + 0.35 * max(len(t), 1)))
+    vals = t["rrie"].to_numpy(np.float64)
+    colors = ["tab:green" if v > 0 else "tab:red" if v < 0 else "grey" for v in vals]
+    y = np.arange(len(t))
+    ax.barh(y, np.nan_to_num(vals), color=colors)
+    for i, v in enumerate(vals):
+        ax.text(0 if v != v else v, i, "  n/a" if v != v else f" {v:+.2f} ", va="center",
+                ha="left" if not v < 0 else "right", fontsize=8)
+    ax.set_yticks(y, list(t["measure"]))
+    ax.invert_yaxis()
+    ax.axvline(0, color="black", lw=0.6)
+    a, b = result.summary.get("a", "A"), result.summary.get("b", "B")
+    ax.set_xlabel(f"RRIE = (err {a} - err {b}) / err {a}  (> 0: {b} is better)")
+    ax.set_title(f"Relative reduction in error: {b} over {a}")
+    lim = float(np.nanmax(np.abs(vals))) if np.isfinite(vals).any() else 1.0
+    ax.set_xlim(-1.25 * max(lim, 0.1), 1.25 * max(lim, 0.1))
+    fig.tight_layout()
+    return fig
+
+
+def plot_evaluation(result, ax=None):
+    """Each system's measures from an ``asl-evaluate`` result: horizontal bars per system, one
+    panel for the measures where higher is better (AP, P@k, RR, nDCG...) and one for the ASL
+    measures (lower is better), with the bootstrap confidence intervals as error bars.
+
+    ``ax`` (optional) is used for a single panel when the result has one kind of measure only.
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    _check(result, "asl-evaluate")
+    t = result.table
+    measures = [str(m) for m in result.summary.get("measures", [])]
+    groups = [[m for m in measures if not m.startswith("ASL")],
+              [m for m in measures if m.startswith("ASL")]]
+    groups = [g for g in groups if g]
+    systems = list(t["system"])
+    height = 1.2 + 0.22 * max(len(systems), 1) * max(1, max((len(g) for g in groups), default=1)) / 2
+    if ax is not None and len(groups) <= 1:
+        fig, axes = ax.figure, [ax]
+    else:
+        fig, axes = plt.subplots(1, max(len(groups), 1), figsize=(5.0 * max(len(groups), 1),
+                                                                  min(height, 40.0)),
+                                 squeeze=False)
+        axes = list(axes[0])
+    if not groups or not systems:
+        return _note(fig, axes[0], "no measures or systems to plot")
+    ci = result.tables.get("ci")
+    y = np.arange(len(systems))
+    for a, group in zip(axes, groups):
+        w = 0.8 / len(group)
+        for i, m in enumerate(group):
+            vals = t[m].to_numpy(np.float64)
+            err = None
+            if ci is not None and not ci.empty:
+                c = ci[ci["measure"] == m].set_index("system").reindex(systems)
+                lo, hi = c["ci_low"].to_numpy(np.float64), c["ci_high"].to_numpy(np.float64)
+                err = np.vstack([np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)])
+                err = np.nan_to_num(err)
+            a.barh(y + i * w - 0.4 + w / 2, np.nan_to_num(vals), height=w, xerr=err, label=m,
+                   capsize=2, error_kw={"lw": 0.6})
+        a.set_yticks(y, systems, fontsize=7 if len(systems) > 15 else 9)
+        a.invert_yaxis()
+        asl = group[0].startswith("ASL")
+        a.set_xlabel("ASL (lower is better)" if asl else "value (higher is better)")
+        a.legend(fontsize=7)
+    fig.suptitle("Measures per system (bars: mean over queries; whiskers: bootstrap CI)",
+                 fontsize=9)
     fig.tight_layout()
     return fig
