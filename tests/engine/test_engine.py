@@ -204,3 +204,22 @@ def test_two_processes_share_one_cache(tmp_path):
 
     conn = sqlite3.connect(cache / "cache.sqlite")
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_models_that_call_the_engine_use_their_callers_engine(tmp_path, monkeypatch):
+    """A bi-encoder ranker encodes through the engine that is scoring it (its cache, its
+    stats), never through the process-wide default."""
+    import ranklens.engine as eng
+    from ranklens.rankers import BiEncoderRanker
+
+    default = ScoringEngine(cache=False, show_progress=False)
+    monkeypatch.setattr(eng, "_DEFAULT", default)
+    mine = ScoringEngine(cache=tmp_path / "mine", show_progress=False)
+    ranker = BiEncoderRanker()
+    object.__setattr__(ranker, "_emb", HashEmbedder(dim=16))  # no model download in unit tests
+    out = mine.score(ranker, ["q one", "q two"], ["text a", "text b"])
+    assert out.shape == (2,)
+    assert mine.stats.texts_encoded == 4 and default.stats.texts_encoded == 0
+    # outside any engine call the default is used, as before
+    score_pairs(ranker, ["q three"], ["text c"])
+    assert default.stats.texts_encoded == 2

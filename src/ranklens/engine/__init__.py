@@ -18,6 +18,7 @@ The cache is persistent (SQLite, see :mod:`ranklens.engine.cache`) unless disabl
 
 from __future__ import annotations
 
+import contextvars
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -200,6 +201,7 @@ class ScoringEngine:
 
             bar = progress(total=len(misses), desc=desc or f"scoring {_short(fp)}", unit="pair",
                            show=self.show_progress)
+            token = _ACTIVE.set(self)
             try:
                 for number, out in self.dispatcher.run(call, batches):
                     positions = batches[number][1]
@@ -212,6 +214,7 @@ class ScoringEngine:
                     self.stats.by_fingerprint[fp] = self.stats.by_fingerprint.get(fp, 0) + len(positions)
                     bar.update(len(positions))
             finally:
+                _ACTIVE.reset(token)
                 bar.close()
         return np.fromiter((found[k] for k in keys), dtype=np.float64, count=n)
 
@@ -256,6 +259,7 @@ class ScoringEngine:
 
             bar = progress(total=len(misses), desc=desc or f"encoding {_short(fp)}", unit="text",
                            show=self.show_progress)
+            token = _ACTIVE.set(self)
             try:
                 for number, out in self.dispatcher.run(call, batches):
                     positions = batches[number][1]
@@ -268,6 +272,7 @@ class ScoringEngine:
                     self.stats.by_fingerprint[fp] = self.stats.by_fingerprint.get(fp, 0) + len(positions)
                     bar.update(len(positions))
             finally:
+                _ACTIVE.reset(token)
                 bar.close()
         if n == 0:
             return np.zeros((0, 0), dtype=np.float32)
@@ -289,6 +294,10 @@ def _short(fp: str) -> str:
 
 _DEFAULT: ScoringEngine | None = None
 _LOCK = threading.Lock()
+# The engine whose batch is being computed: a model that itself calls the engine (a bi-encoder
+# ranker encoding through it, a passage ranker scoring passages) uses the same engine -- and so
+# the same cache -- as its caller, not the process-wide default.
+_ACTIVE: contextvars.ContextVar[ScoringEngine | None] = contextvars.ContextVar("ranklens_engine", default=None)
 
 
 def default_engine() -> ScoringEngine:
@@ -313,12 +322,14 @@ def score_pairs(
     ranker: Any, queries: Sequence[str], texts: Sequence[str], *, engine: ScoringEngine | None = None,
     desc: str | None = None,
 ) -> npt.NDArray[np.float64]:
-    """Score aligned pairs through ``engine`` (default: :func:`default_engine`)."""
-    return (engine or default_engine()).score(ranker, queries, texts, desc=desc)
+    """Score aligned pairs through ``engine`` (default: the engine whose batch is being computed,
+    if any, else :func:`default_engine`)."""
+    return (engine or _ACTIVE.get() or default_engine()).score(ranker, queries, texts, desc=desc)
 
 
 def encode_texts(
     embedder: Any, texts: Sequence[str], *, engine: ScoringEngine | None = None, desc: str | None = None
 ) -> npt.NDArray[np.float32]:
-    """Encode texts through ``engine`` (default: :func:`default_engine`)."""
-    return (engine or default_engine()).encode(embedder, texts, desc=desc)
+    """Encode texts through ``engine`` (default: the engine whose batch is being computed, if
+    any, else :func:`default_engine`)."""
+    return (engine or _ACTIVE.get() or default_engine()).encode(embedder, texts, desc=desc)

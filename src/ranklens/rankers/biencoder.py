@@ -23,8 +23,8 @@ class BiEncoderRanker(BaseRanker):
         similarity: ``"cosine"`` (embeddings L2-normalised) or ``"dot"`` (raw embeddings).
         device, precision, max_seq_length: as :class:`~ranklens.embedders.SentenceTransformerEmbedder`.
 
-    Embeddings are computed through :func:`ranklens.engine.encode_texts` (the process-wide
-    engine), so every distinct query and text is encoded once across all calls and its vector is
+    Embeddings are computed through :func:`ranklens.engine.encode_texts` (the engine that is
+    scoring this ranker, else the process-wide one), so every distinct query and text is encoded once across all calls and its vector is
     cached on disk, shared with every analysis that encodes the same text with the same embedder.
     """
 
