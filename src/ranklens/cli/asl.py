@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._asl_common import FORMATS, add_convention_options, write_frame
+from ._asl_common import FORMATS, add_convention_options, collect_runs, write_frame
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,57 +60,56 @@ def register(sub: argparse._SubParsersAction) -> None:
     common(x)
 
 
-def _runs(items):
-    from ..metrics.evaluation import load_runs
+def _pair(*paths):
+    """Names of the runs compared by distribution/rrie (told apart by folder if needed)."""
+    names = list(collect_runs([p for p in paths if p]))
+    if len(names) != len([p for p in paths if p]):
+        from ..errors import ValidationError
 
-    out: dict = {}
-    for r in items:
-        for k, val in load_runs(r).items():
-            out.setdefault(k, val)
-    return out
-
-
-def _name(path) -> str:
-    from ..metrics.evaluation import load_runs
-
-    return next(iter(load_runs(path)))
+        raise ValidationError("give one run file per argument (not a directory)")
+    return names
 
 
 def run(args: argparse.Namespace) -> int:
     from ..metrics import analyses, plots
 
-    conv = {"ties": args.ties, "rel": args.rel, "unretrieved": args.unretrieved} \
-        if hasattr(args, "ties") else {}
+    conv = {"ties": args.ties, "rel": args.rel, "unretrieved": args.unretrieved,
+            "duplicates": args.duplicates} if hasattr(args, "ties") else {}
     figs = {}
     if args.analysis == "distribution":
+        names = _pair(args.run, args.other)
         res = analyses.asl_distribution(
-            args.qrels, args.run, args.other, name=_name(args.run),
-            other_name=_name(args.other) if args.other else None,
+            args.qrels, args.run, args.other, name=names[0],
+            other_name=names[1] if args.other else None,
             collection_size=args.collection_size, **conv)
         figs["distribution"] = plots.plot_distribution(res)
         if args.other:
             figs["deltas"] = plots.plot_deltas(res)
     elif args.analysis == "rrie":
-        res = analyses.rrie(args.qrels, args.run_a, args.run_b, name_a=_name(args.run_a),
-                            name_b=_name(args.run_b), collection_size=args.collection_size,
+        name_a, name_b = _pair(args.run_a, args.run_b)
+        res = analyses.rrie(args.qrels, args.run_a, args.run_b, name_a=name_a,
+                            name_b=name_b, collection_size=args.collection_size,
                             missing=args.missing, **conv)
+        figs["rrie"] = plots.plot_rrie(res)
     elif args.analysis == "chain":
-        res = analyses.map_to_asl_chain(args.qrels, _runs(args.runs),
+        res = analyses.map_to_asl_chain(args.qrels, collect_runs(args.runs),
                                         collection_size=args.collection_size,
                                         missing=args.missing, min_rel_diff=args.min_rel_diff,
                                         alpha=args.alpha, **conv)
         figs["chain"] = plots.plot_chain(res)
     elif args.analysis == "coverage":
-        res = analyses.map_coverage(args.qrels, _runs(args.runs),
+        res = analyses.map_coverage(args.qrels, collect_runs(args.runs),
                                     collection_size=args.collection_size, missing=args.missing,
                                     **conv)
     elif args.analysis == "tracks":
-        res = analyses.track_summary(args.directory, missing=args.missing, **conv)
+        res = analyses.track_summary(args.directory, missing=args.missing,
+                                     collection_size=args.collection_size, **conv)
         figs["tracks"] = plots.plot_tracks(res)
     else:
-        res = analyses.tie_report(args.qrels, _runs(args.runs), rel=args.rel,
+        res = analyses.tie_report(args.qrels, collect_runs(args.runs), rel=args.rel,
                                   unretrieved=args.unretrieved,
-                                  collection_size=args.collection_size)
+                                  collection_size=args.collection_size,
+                                  duplicates=args.duplicates)
     write_frame(res.table, args.format)
     if args.out:
         from pathlib import Path

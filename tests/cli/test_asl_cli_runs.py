@@ -1,0 +1,129 @@
+"""``ranklens evaluate`` / ``ranklens asl``: runs with the same name, CI columns, duplicates,
+``asl tracks --unretrieved expected``."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ranklens.cli import main
+
+QRELS = "1 0 b 1\n1 0 d 1\n2 0 x 1\n"
+CUT = "1 Q0 a 1 5 t\n1 Q0 b 2 4 t\n2 Q0 x 1 3 t\n"  # cut to the top 2/1
+FULL = "1 Q0 b 1 5 t\n1 Q0 a 2 4 t\n1 Q0 d 3 3 t\n2 Q0 y 1 3 t\n2 Q0 x 2 2 t\n"
+
+
+@pytest.fixture
+def tree(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    for top, text in (("official", CUT), ("official_full_depth", FULL)):
+        d = tmp_path / top / "dl20"
+        d.mkdir(parents=True)
+        (d / "p_bm25.run").write_text(text)
+    (tmp_path / "official" / "dl20" / "other.run").write_text(FULL)
+    return tmp_path
+
+
+def _table(out: str) -> pd.DataFrame:
+    lines = out.strip().splitlines()
+    header = lines[0].split()
+    return pd.DataFrame([ln.split() for ln in lines[1:]], columns=header)
+
+
+def test_same_run_name_in_two_folders_keeps_both(tree, capsys):
+    rc = main(["evaluate", str(tree / "qrels.txt"), str(tree / "official" / "dl20"),
+               str(tree / "official_full_depth" / "dl20"), "-m", "ASL", "--format", "table"])
+    assert rc == 0
+    t = _table(capsys.readouterr().out)
+    assert set(t["run"]) == {"official/dl20/p_bm25", "official_full_depth/dl20/p_bm25", "other"}
+    asl = dict(zip(t["run"], t["value"].astype(float)))
+    # cut: q1 a b -> SL(b)=2, d unretrieved: 1 + 1 = 2; q2 x -> 1 => (2 + 1) / 2
+    assert asl["official/dl20/p_bm25"] == pytest.approx(1.5)
+    # full: q1 b a d -> 1, 2; q2 y x -> 2 => (1.5 + 2) / 2
+    assert asl["official_full_depth/dl20/p_bm25"] == pytest.approx(1.75)
+
+
+def test_baseline_by_short_name_must_be_unambiguous(tree, capsys):
+    args = ["evaluate", str(tree / "qrels.txt"), str(tree / "official" / "dl20"),
+            str(tree / "official_full_depth" / "dl20"), "-m", "AP"]
+    assert main([*args, "--baseline", "p_bm25"]) == 1
+    err = capsys.readouterr().err
+    assert "'p_bm25' is ambiguous" in err
+    assert "official/dl20/p_bm25" in err and "official_full_depth/dl20/p_bm25" in err
+    assert main([*args, "--baseline", "official_full_depth/dl20/p_bm25", "--resamples",
+                 "200"]) == 0
+    assert main([*args, "--baseline", "nosuch"]) == 1
+    assert "no run is named 'nosuch'" in capsys.readouterr().err
+
+
+def test_same_file_twice_is_an_error(tree, capsys):
+    f = str(tree / "official" / "dl20" / "p_bm25.run")
+    assert main(["evaluate", str(tree / "qrels.txt"), f, f]) == 1
+    assert "is given twice" in capsys.readouterr().err
+
+
+def test_asl_rrie_and_chain_tell_same_named_runs_apart(tree, capsys):
+    a = str(tree / "official" / "dl20" / "p_bm25.run")
+    b = str(tree / "official_full_depth" / "dl20" / "p_bm25.run")
+    assert main(["asl", "rrie", str(tree / "qrels.txt"), a, b, "--format", "table"]) == 0
+    out = capsys.readouterr().out
+    assert "value_a" in out
+    assert main(["asl", "distribution", str(tree / "qrels.txt"), a, b, "--format", "tsv"]) == 0
+    rows = [ln.split("\t") for ln in capsys.readouterr().out.strip().splitlines()]
+    assert {r[0] for r in rows} == {"official/dl20/p_bm25", "official_full_depth/dl20/p_bm25"}
+    assert main(["asl", "chain", str(tree / "qrels.txt"), str(tree / "official" / "dl20"),
+                 str(tree / "official_full_depth" / "dl20")]) == 0
+
+
+def test_ci_columns(tree, capsys):
+    args = ["evaluate", str(tree / "qrels.txt"), str(tree / "official_full_depth" / "dl20"),
+            str(tree / "official" / "dl20" / "other.run"), "-m", "ASL", "-m", "AP",
+            "--format", "table", "--resamples", "300"]
+    assert main(args) == 0
+    assert "ci_low" not in capsys.readouterr().out
+    assert main([*args, "--ci", "--confidence", "0.9"]) == 0
+    t = _table(capsys.readouterr().out)
+    assert list(t.columns) == ["run", "measure", "value", "ci_low", "ci_high"]
+    v, lo, hi = (t[c].astype(float) for c in ("value", "ci_low", "ci_high"))
+    assert ((lo <= v) & (v <= hi)).all()
+    assert main([*args, "--baseline", "other"]) == 0  # a baseline shows the CIs too
+    t = _table(capsys.readouterr().out)
+    assert {"ci_low", "ci_high", "ttest_p_adj"} <= set(t.columns)
+    assert main([*args, "--confidence", "95"]) == 1
+    assert "--confidence must be between 0 and 1" in capsys.readouterr().err
+
+
+def test_duplicates_flag(tmp_path, capsys):
+    (tmp_path / "qrels.txt").write_text("q 0 a 1\nq 0 c 1\n")
+    (tmp_path / "dup.run").write_text("q Q0 a 1 4 t\nq Q0 b 2 3 t\nq Q0 a 3 2 t\nq Q0 c 4 1 t\n")
+    args = ["evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "dup.run"), "-m", "ASL",
+            "-m", "RR"]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "dup.run: duplicate (query_id, doc_id) = ('q', 'a') at ranks 1 and 3" in err
+    assert "--duplicates best" in err
+    assert main([*args, "--duplicates", "best"]) == 0
+    got = {r.split("\t")[1]: float(r.split("\t")[2])
+           for r in capsys.readouterr().out.strip().splitlines()}
+    assert got == {"ASL": 1.5, "RR": 1.0}
+
+
+def test_asl_tracks_expected_unretrieved(tmp_path, capsys):
+    for name in ("t1", "t2"):
+        d = tmp_path / name / "runs"
+        d.mkdir(parents=True)
+        (tmp_path / name / "qrels.txt").write_text(QRELS)
+        (d / "a.run").write_text(CUT)
+        (d / "b.run").write_text(FULL)
+    base = ["asl", "tracks", str(tmp_path), "--format", "tsv"]
+    assert main([*base, "--unretrieved", "expected"]) == 1
+    assert "needs collection_size" in capsys.readouterr().err
+    assert main([*base, "--unretrieved", "expected", "--collection-size", "50"]) == 0
+    rows = [ln.split("\t") for ln in capsys.readouterr().out.strip().splitlines()]
+    # columns: track measure best_system best_value n_systems min median max
+    worst = {r[0]: float(r[7]) for r in rows if r[1] == "ASL"}
+    best = {r[0]: (r[2], float(r[3])) for r in rows if r[1] == "ASL"}
+    # run a misses d for q1: 47 non-relevant unretrieved docs, d expected after half of them:
+    # SL(d) = 1 + 1 + 47/2 = 25.5 -> ASL_q1 = (2 + 25.5) / 2, q2: 1 -> 7.375
+    assert worst == {"t1": 7.375, "t2": 7.375}
+    assert best == {"t1": ("b", 1.75), "t2": ("b", 1.75)}
