@@ -64,6 +64,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ood-depth", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="output directory")
+    p.add_argument("--no-plot", action="store_true",
+                   help="diagnose: no nearest-neighbour similarity histogram (nn_similarity.png); restrain/resttest: "
+                        "no 2-D PCA of each split (split-pca/ result and pca.png next to each split)")
     p.set_defaults(func=run)
 
 
@@ -156,6 +159,12 @@ def _diagnose(args: argparse.Namespace) -> int:
     tr, te = _read_queries(args.train_queries, "train-queries"), _read_queries(args.test_queries, "test-queries")
     sim = query_similarity(te, tr, method=_method(args.similarity), k=args.k, backend=args.backend)
     sim.save(out / "query-similarity")
+    if not args.no_plot:
+        from ..resampling import plot_nn_similarity
+
+        fig = plot_nn_similarity(sim)
+        fig.savefig(out / "nn_similarity.png", dpi=110)
+        _close(fig)
     print(f"nearest training query ({sim.summary['method']}): mean {sim.summary['nn_mean']:.4f} "
           f"median {sim.summary['nn_median']:.4f} q90 {sim.summary['nn_q90']:.4f} over {len(te)} test queries")
     if args.qrels:
@@ -183,30 +192,53 @@ def _diagnose(args: argparse.Namespace) -> int:
 def _splits(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from ..resampling import ReSTrain, ReSTTest, queries_with_positives, split_similarity_stats
+    from ..resampling import (
+        ReSTrain,
+        ReSTTest,
+        plot_split_pca_result,
+        queries_with_positives,
+        split_pca,
+        split_similarity_stats,
+    )
 
     out = _out(args)
     tr, te = _read_queries(args.train_queries, "train-queries"), _read_queries(args.test_queries, "test-queries")
     qrels = _read_qrels(args.qrels) if args.qrels else None
     if qrels is not None:
         tr, te = queries_with_positives(tr, qrels), queries_with_positives(te, qrels)
+    similarity = _method(args.similarity)
     if args.action == "restrain":
         sizes = args.size or [None]
         splits = []
         for size in sizes:
             name = f"restrain-{size}" if size else f"restrain-k{args.k}"
             splits += ReSTrain(k=args.k if size is None else 1, size=size, k_exclude=args.k_exclude,
-                               similarity=_method(args.similarity), seed=args.seed, backend=args.backend,
+                               similarity=similarity, seed=args.seed, backend=args.backend,
                                name=name).fit(tr, te).splits_
+        # PCA of embedder vectors when the similarity is an embedder, else of TF-IDF (BM25 has no vectors)
+        pca_vectors = similarity if not isinstance(similarity, str) else "tfidf"
     else:
-        splits = ReSTTest(n_buckets=args.buckets, vectors=_method(args.vectors), seed=args.seed).fit(tr, te).splits_
+        pca_vectors = _method(args.vectors)
+        splits = ReSTTest(n_buckets=args.buckets, vectors=pca_vectors, seed=args.seed).fit(tr, te).splits_
     allq = pd.concat([tr, te], ignore_index=True)
     for s in splits:
-        st = split_similarity_stats(s, allq, method="bm25" if args.similarity == "bm25" else _method(args.similarity))
-        s.save(out / s.name, qrels=qrels, stats=st)
+        st = split_similarity_stats(s, allq, method=similarity)
+        d = s.save(out / s.name, qrels=qrels, stats=st)
+        if not args.no_plot:
+            pca = split_pca(s, allq, vectors=pca_vectors, seed=args.seed)
+            pca.save(d / "split-pca")
+            fig = plot_split_pca_result(pca)
+            fig.savefig(d / "pca.png", dpi=110)
+            _close(fig)
         print(st.to_string(index=False, header=s is splits[0]))
     print(f"{len(splits)} split(s) written under {out}")
     return 0
+
+
+def _close(fig: Any) -> None:
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
 
 
 def _load_splits(path: str | None):
@@ -276,7 +308,9 @@ def _train_eval(args: argparse.Namespace) -> int:
         ood = pd.concat(rows, ignore_index=True)
         corr = ood_correlation(variant_scores(res, measure=(args.measure or ["nDCG@10"])[0]), ood)
         corr.save(out / "ood-correlation")
-        plot_ood(corr).savefig(out / "ood-correlation.png", dpi=110)
+        fig = plot_ood(corr)
+        fig.savefig(out / "ood-correlation.png", dpi=110)
+        _close(fig)
         print(corr.table.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     return 0
 

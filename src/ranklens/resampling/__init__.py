@@ -4,7 +4,8 @@ Performance of Neural Retrieval Models", CIKM 2022).
 - diagnostics of a benchmark: :func:`query_similarity`, :func:`label_overlap`,
   :func:`near_duplicates`, :func:`export_annotation_sheet`, :func:`read_annotation_sheets`;
 - resampling: :class:`ReSTrain`, :class:`ReSTTest` (sklearn splitter protocol) producing
-  :class:`Split` objects (save/load, sizes, :func:`split_similarity_stats`, :func:`plot_split_pca`);
+  :class:`Split` objects (save/load, sizes, :func:`split_similarity_stats`, the 2-D PCA Result
+  :func:`split_pca` drawn by :func:`plot_split_pca_result`, :func:`plot_split_pca`);
 - retraining: the :class:`Trainer` protocol, :class:`BiEncoderTrainer`,
   :class:`CrossEncoderTrainer`, :class:`BM25Trainer`, :class:`MemorizingTrainer`,
   :class:`CallableTrainer`, and the resumable :func:`train_variants`;
@@ -30,7 +31,7 @@ from .evaluation import (
     setting_name,
     variant_scores,
 )
-from .plots import plot_nn_similarity, plot_split_pca, project_2d
+from .plots import plot_nn_similarity, plot_split_pca, plot_split_pca_result, project_2d, split_pca
 from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker, MemorizingRanker, SparseBM25Ranker
 from .similarity import analyze, bm25_matrix, nearest_queries, query_similarity
 from .splits import (
@@ -91,12 +92,14 @@ __all__ = [
     "plot_ood",
     "plot_regimes",
     "plot_split_pca",
+    "plot_split_pca_result",
     "project_2d",
     "queries_with_positives",
     "query_similarity",
     "read_annotation_sheets",
     "regime_table",
     "setting_name",
+    "split_pca",
     "split_similarity_stats",
     "train_variants",
     "training_id",
