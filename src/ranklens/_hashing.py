@@ -50,3 +50,14 @@ def sha256_frame(frame: pd.DataFrame, columns: list[str] | None = None) -> str:
     h = hashlib.sha256(json.dumps(cols).encode())
     h.update(hashed.tobytes())
     return h.hexdigest()
+
+
+#: fingerprint -> the readable class and parameters it hashes (model path, precision, device,
+#: k1, b ...), so provenance can show them next to each component's fingerprint.
+FINGERPRINT_PARAMS: dict[str, Any] = {}
+
+
+def remember_fingerprint(fp: str, payload: Any) -> None:
+    """Record the readable payload behind fingerprint ``fp`` (JSON-safe: odd values as str)."""
+    if fp not in FINGERPRINT_PARAMS:
+        FINGERPRINT_PARAMS[fp] = json.loads(json.dumps(payload, sort_keys=True, default=str))

@@ -16,6 +16,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import sys
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ class Provenance:
     inputs: Mapping[str, str] = field(default_factory=dict)
     seed: int | None = None
     environment: Mapping[str, str] = field(default_factory=dict)
+    component_params: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -87,14 +89,24 @@ def make_provenance(
     from . import __version__
 
     env = {"python": platform.python_version(), "numpy": np.__version__, "pandas": pd.__version__}
+    torch = sys.modules.get("torch")  # only when a neural model ran: never import torch here
+    if torch is not None:
+        env["torch"] = str(torch.__version__)
+        env["device"] = "cuda" if torch.cuda.is_available() else "cpu"
+    from ._hashing import FINGERPRINT_PARAMS
+
+    comps = dict(components or {})
+    readable = {name: FINGERPRINT_PARAMS[fp] for name, fp in comps.items()
+                if isinstance(fp, str) and fp in FINGERPRINT_PARAMS}
     return Provenance(
         ranklens_version=__version__,
         created_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         params=_jsonable(dict(params or {})),
-        components=dict(components or {}),
+        components=comps,
         inputs=dict(inputs or {}),
         seed=seed,
         environment=env,
+        component_params=readable,
     )
 
 

@@ -53,3 +53,16 @@ def test_summary_json_is_plain(tmp_path):
     _result().save(tmp_path / "r")
     meta = json.loads((tmp_path / "r" / "result.json").read_text())
     assert meta["provenance"]["components"] == {"ranker": "BM25@abc"}
+
+
+def test_provenance_shows_component_parameters_readably(tmp_path):
+    from ranklens.rankers import BM25Ranker
+
+    r = BM25Ranker(k1=1.1, b=0.6)
+    prov = make_provenance(components={"bm25": r.fingerprint, "other": "not-a-fingerprint"})
+    shown = prov.component_params["bm25"]
+    assert shown["class"].endswith("BM25Ranker") and shown["params"]["k1"] == 1.1 and shown["params"]["b"] == 0.6
+    assert "other" not in prov.component_params
+    res = Result(kind="x", summary={}, table=pd.DataFrame({"a": [1]}), provenance=prov)
+    loaded = Result.load(res.save(tmp_path / "r"))
+    assert loaded.provenance.component_params["bm25"]["params"]["k1"] == 1.1

@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from .._hashing import sha256_json
+from .._hashing import remember_fingerprint, sha256_json
 from ..errors import ValidationError
 
 __all__ = ["BaseRanker", "FunctionRanker", "Ranker", "check_pairs", "component_fingerprint"]
@@ -66,7 +66,9 @@ def component_fingerprint(obj: Any, extra: dict[str, Any] | None = None) -> str:
     payload = {"class": f"{cls.__module__}.{cls.__qualname__}", "params": _params(obj)}
     if extra:
         payload["extra"] = extra
-    return f"{cls.__name__}@{sha256_json(payload)[:16]}"
+    fp = f"{cls.__name__}@{sha256_json(payload)[:16]}"
+    remember_fingerprint(fp, payload)
+    return fp
 
 
 @dataclass(kw_only=True)
