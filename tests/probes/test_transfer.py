@@ -191,3 +191,35 @@ def test_real_transfer_probes_generate(shared_data):
         assert 0 < len(out.samples) <= 50, name
         for s in out.samples[:10]:
             assert shares_content_lemma(s.query, s.text_1, s.text_2)
+
+
+def test_nq_answers_match_whole_words_only(tmp_path):
+    recs = [
+        # "5" occurs only inside "1950" and "15": not an answer occurrence -> no pair
+        {"question": "how many a", "answers": ["5"],
+         "ctxs": [{"text": "Founded in 1950 with 15 members.", "isgold": True}]},
+        # "5" as a word (twice) and inside "1950": only the words are replaced
+        {"question": "how many b", "answers": ["5"],
+         "ctxs": [{"text": "In 1950 it had 5 rooms; by 1955 still 5.", "isgold": True}]},
+        {"question": "how many c", "answers": ["7"],
+         "ctxs": [{"text": "There are 7 hills (77 in legend).", "isgold": True}]},
+        # answers with punctuation at an edge are still found
+        {"question": "how much d", "answers": ["$5"],
+         "ctxs": [{"text": "It cost $5, then $50.", "isgold": True}]},
+        {"question": "how much e", "answers": ["$9"],
+         "ctxs": [{"text": "A ticket: $9.", "isgold": True}]},
+    ]
+    f = tmp_path / "nq.jsonl.gz"
+    with gzip.open(f, "wt") as g:
+        g.write("\n".join(json.dumps(r) for r in recs))
+    by = {r.query: r for r in load_nq_factuality(f).itertuples()}
+    assert "how many a" not in by
+    # the replacement (another answer of the same type and length) is drawn at random: check
+    # that exactly the whole-word occurrences changed
+    b = by["how many b"]
+    assert b.text_b == f"In 1950 it had {b.replacement} rooms; by 1955 still {b.replacement}."
+    assert b.replacement in {"7", "$5", "$9"}
+    c = by["how many c"]
+    assert c.text_b == f"There are {c.replacement} hills (77 in legend)."
+    d = by["how much d"]
+    assert d.text_b == f"It cost {d.replacement}, then $50." and d.replacement != "$5"

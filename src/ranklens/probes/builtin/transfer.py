@@ -18,6 +18,7 @@ import csv
 import gzip
 import json
 import os
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -234,14 +235,23 @@ def _content_len(text: str) -> int:
     return sum(1 for t in tokenize(text) if t not in STOPWORDS)
 
 
+def _answer_pattern(answer: str) -> re.Pattern[str]:
+    """Case-insensitive whole-word match of ``answer``: word boundaries (``\\b``) on both
+    sides, written as ``(?<!\\w)``/``(?!\\w)`` so that answers that start or end with
+    punctuation (``$5``, ``U.S.``) are matched too."""
+    return re.compile(rf"(?<!\w){re.escape(answer)}(?!\w)", re.IGNORECASE)
+
+
 def load_nq_factuality(path: str | os.PathLike[str], *, seed: int = 0) -> pd.DataFrame:
     """Natural Questions factuality pairs from ``nq-open-oracle.jsonl.gz`` (question, answers,
     one gold passage in ``ctxs``).
 
-    For each question, the first answer found verbatim in the gold passage is typed (year, date,
-    number, name, other; spaCy NER when installed, else the regex typer) and every occurrence is
-    replaced by the answer of *another* question with the same entity type and the same number
-    of non-stopword tokens (chosen with ``seed``), never by one of this question's answers.
+    For each question, the first answer found as whole words in the gold passage (case-
+    insensitive; not inside a longer word or number: answer ``5`` does not match ``1950``) is
+    typed (year, date, number, name, other; spaCy NER when installed, else the regex typer) and
+    every whole-word occurrence is replaced by the answer of *another* question with the same
+    entity type and the same number of non-stopword tokens (chosen with ``seed``), never by one
+    of this question's answers.
     ``text_a`` = original (factual), ``text_b`` = replaced, ``query`` = question; column
     ``entity_type``.
     """
@@ -257,7 +267,7 @@ def load_nq_factuality(path: str | os.PathLike[str], *, seed: int = 0) -> pd.Dat
         passage = " ".join(str(gold.get("text", "")).split())
         for a in r["answers"]:
             a = " ".join(str(a).split())
-            if a and a.lower() in passage.lower():
+            if a and _answer_pattern(a).search(passage):
                 recs.append((i, str(r["question"]), passage, a, [x.lower() for x in r["answers"]]))
                 break
     groups: dict[tuple[str, int], list[str]] = defaultdict(list)
@@ -269,14 +279,12 @@ def load_nq_factuality(path: str | os.PathLike[str], *, seed: int = 0) -> pd.Dat
         typed.append((rec, t, key))
     rng = np.random.default_rng(seed)
     rows = []
-    import re
-
     for (i, q, passage, ans, all_ans), t, key in typed:
         pool = sorted({x for x in groups[key] if x.lower() not in all_ans})
         if not pool:
             continue
         repl = pool[int(rng.integers(len(pool)))]
-        new = re.sub(re.escape(ans), lambda _m: repl, passage, flags=re.I)
+        new = _answer_pattern(ans).sub(lambda _m: repl, passage)
         if new == passage:
             continue
         rows.append({"pair_id": f"nq-{i}", "text_a": passage, "text_b": new, "query": q,
