@@ -38,6 +38,9 @@ from .results import Result
 
 __all__ = ["MODEL_ROWS", "ROW_COLUMNS", "ResultsStore", "model_rows", "summary_rows"]
 
+#: written into each indexed result directory: the labels given to :meth:`ResultsStore.add`
+LABELS_FILE = "index-labels.json"
+
 ROW_COLUMNS = ["analysis", "item", "model", "dataset", "metric", "value", "ci_low", "ci_high", "n"]
 
 
@@ -175,11 +178,8 @@ class ResultsStore:
         conn.execute("CREATE INDEX IF NOT EXISTS rows_result ON rows(result_id)")
         return conn
 
-    def add(self, result_dir: str | os.PathLike[str], *, name: str | None = None, model: str = "",
-            dataset: str = "", result: Result | None = None) -> str:
-        """Index a saved result directory (replacing an older entry for the same path)."""
-        d = Path(result_dir)
-        res = result or Result.load(d)
+    def _entry(self, d: Path, res: Result, name: str | None, model: str, dataset: str
+               ) -> tuple[str, list[Any], list[list[Any]]]:
         try:
             rel = str(d.resolve().relative_to(self.root.resolve()))
         except ValueError:
@@ -187,22 +187,26 @@ class ResultsStore:
         prov = res.provenance.to_dict()
         rid = sha256_json({"path": rel})[:16]
         rows = summary_rows(res, model=model, dataset=dataset)
+        result_row = [rid, res.kind, name or d.name, rel, model, dataset, prov.get("created_utc", ""),
+                      json.dumps(prov.get("params", {}), sort_keys=True),
+                      json.dumps(prov.get("components", {}), sort_keys=True),
+                      json.dumps(res.summary, sort_keys=True, default=str), json.dumps(prov, sort_keys=True)]
+        row_rows = [[rid, *[None if pd.isna(v) else v for v in r]] for r in rows[ROW_COLUMNS].itertuples(index=False)]
+        return rid, result_row, row_rows
+
+    def _write(self, entries: list[tuple[str, list[Any], list[list[Any]]]], *, replace_all: bool = False) -> None:
+        """Write index entries in ONE transaction (a crash leaves the old index or the new one)."""
         conn = self._conn()
         try:
             conn.execute("BEGIN IMMEDIATE")
-            conn.execute("DELETE FROM results WHERE id=?", [rid])
-            conn.execute("DELETE FROM rows WHERE result_id=?", [rid])
-            conn.execute(
-                "INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                [rid, res.kind, name or d.name, rel, model, dataset, prov.get("created_utc", ""),
-                 json.dumps(prov.get("params", {}), sort_keys=True),
-                 json.dumps(prov.get("components", {}), sort_keys=True),
-                 json.dumps(res.summary, sort_keys=True, default=str), json.dumps(prov, sort_keys=True)],
-            )
-            conn.executemany(
-                "INSERT INTO rows VALUES (?,?,?,?,?,?,?,?,?,?)",
-                [[rid, *[None if pd.isna(v) else v for v in r]] for r in rows[ROW_COLUMNS].itertuples(index=False)],
-            )
+            if replace_all:
+                conn.execute("DELETE FROM results")
+                conn.execute("DELETE FROM rows")
+            for rid, result_row, row_rows in entries:
+                conn.execute("DELETE FROM results WHERE id=?", [rid])
+                conn.execute("DELETE FROM rows WHERE result_id=?", [rid])
+                conn.execute("INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?)", result_row)
+                conn.executemany("INSERT INTO rows VALUES (?,?,?,?,?,?,?,?,?,?)", row_rows)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -210,21 +214,36 @@ class ResultsStore:
         finally:
             conn.close()
         self._export_rows()
-        return rid
+
+    def add(self, result_dir: str | os.PathLike[str], *, name: str | None = None, model: str = "",
+            dataset: str = "", result: Result | None = None) -> str:
+        """Index a saved result directory (replacing an older entry for the same path).
+
+        The labels (``name``, ``model``, ``dataset``) are also written next to the result
+        (``LABELS_FILE``), so :meth:`reindex` restores them."""
+        d = Path(result_dir)
+        res = result or Result.load(d)
+        labels = {"name": name, "model": model, "dataset": dataset}
+        tmp = d / f".{LABELS_FILE}.tmp"
+        tmp.write_text(json.dumps(labels))
+        os.replace(tmp, d / LABELS_FILE)
+        entry = self._entry(d, res, name, model, dataset)
+        self._write([entry])
+        return entry[0]
 
     def reindex(self) -> int:
-        """Rebuild the index from every ``result.json`` below the root; returns the count."""
-        conn = self._conn()
-        conn.execute("DELETE FROM results")
-        conn.execute("DELETE FROM rows")
-        conn.close()
-        n = 0
+        """Rebuild the index from every ``result.json`` below the root (labels from each result's
+        ``LABELS_FILE``), in one transaction; returns the count."""
+        entries = []
         for meta in sorted(self.root.rglob("result.json")):
             if any(part.startswith(".") for part in meta.relative_to(self.root).parts):
                 continue  # temp or old copies of an atomic save
-            self.add(meta.parent)
-            n += 1
-        return n
+            d = meta.parent
+            labels = json.loads((d / LABELS_FILE).read_text()) if (d / LABELS_FILE).is_file() else {}
+            entries.append(self._entry(d, Result.load(d), labels.get("name"), labels.get("model") or "",
+                                       labels.get("dataset") or ""))
+        self._write(entries, replace_all=True)
+        return len(entries)
 
     def list(self, *, kind: str | None = None, model: str | None = None,
              dataset: str | None = None) -> pd.DataFrame:
@@ -286,7 +305,14 @@ class ResultsStore:
                                 values="value", aggfunc="first")
 
     def _export_rows(self) -> None:
+        import tempfile
+
         rows = self.rows()
-        tmp = self.root / ".summary_rows.tsv.tmp"
-        rows.to_csv(tmp, sep="\t", index=False)
-        os.replace(tmp, self.root / "summary_rows.tsv")
+        fd, tmp = tempfile.mkstemp(prefix=".summary_rows.", suffix=".tmp", dir=self.root)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+                rows.to_csv(f, sep="\t", index=False)
+            os.replace(tmp, self.root / "summary_rows.tsv")
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

@@ -53,6 +53,9 @@ def test_store_indexes_lists_compares_and_reindexes(tmp_path):
     (tmp_path / "index.sqlite").unlink()
     assert ResultsStore(tmp_path).reindex() == 2
     assert store.get("a")["kind"] == "asl-evaluate"
+    # labels given to add() survive a rebuild of the index
+    assert set(store.list(dataset="demo")["name"]) == {"a", "b"}
+    assert not list(tmp_path.glob(".summary_rows*"))
 
 
 def test_summary_rows_flatten_when_no_rows_given():
@@ -117,3 +120,17 @@ def test_model_rows_from_built_in_tables_fill_the_overview(tmp_path):
     store = ResultsStore(tmp_path)
     store.add(tmp_path / "ev", dataset="demo")
     assert store.compare("ASL").loc[("asl-evaluate", "demo", "", "ASL"), "minilm"] == 3.0
+
+
+def test_cli_compare_filters_model_and_dataset(tmp_path, capsys):
+    prov = make_provenance()
+    Result(kind="asl-evaluate", summary={}, provenance=prov, table=pd.DataFrame(
+        {"system": ["bm25", "minilm"], "ASL": [6.0, 3.0], "n_queries": [4, 4]})).save(tmp_path / "r" / "ev")
+    ResultsStore(tmp_path / "r").add(tmp_path / "r" / "ev", dataset="demo")
+    capsys.readouterr()
+    assert main(["results", "compare", str(tmp_path / "r"), "--metric", "ASL", "--model", "minilm"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split("\t") == ["analysis", "dataset", "item", "metric", "minilm"] and "\t3.0" in out
+    assert main(["results", "compare", str(tmp_path / "r"), "--dataset", "other"]) == 0
+    assert len(capsys.readouterr().out.strip().splitlines()) == 1  # header only
+    assert main(["results", "compare", str(tmp_path / "r"), "--model", "nope"]) == 1

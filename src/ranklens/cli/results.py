@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("dir", help="results directory")
     p.add_argument("id", nargs="?", help="with show: result id (prefix) or name")
     p.add_argument("--kind", help="filter by analysis kind (trailing * = prefix)")
-    p.add_argument("--model")
+    p.add_argument("--model", help="filter by model (with compare: comma-separated model columns)")
     p.add_argument("--dataset")
     p.add_argument("--metric", help="with compare: one metric")
     p.add_argument("--format", choices=["tsv", "json"], default="tsv")
@@ -36,6 +36,13 @@ def run(args: argparse.Namespace) -> int:
         frame = store.list(kind=args.kind, model=args.model, dataset=args.dataset)
     else:
         frame = store.compare(args.metric, analysis=args.kind).reset_index()
+        if args.dataset and "dataset" in frame:
+            frame = frame[frame["dataset"] == args.dataset]
+        if args.model:
+            models = [m for m in args.model.split(",") if m in frame.columns]
+            if not models:
+                raise ValidationError(f"--model {args.model!r}: no such model in the store")
+            frame = frame[[c for c in ("analysis", "dataset", "item", "metric") if c in frame] + models]
     if args.format == "json":
         print(frame.to_json(orient="records", indent=2))
     else:
