@@ -101,3 +101,59 @@ def test_report_in_headless_chromium(tmp_path, monkeypatch):
         assert driver.save_screenshot(str(ARTIFACTS / "report.png"))
     finally:
         driver.quit()
+
+
+def test_real_report_of_a_small_experiment_in_headless_chromium(tmp_path):
+    """Real results (BM25 and TF-IDF on the demo collection, every analysis): every section has
+    real charts, rationales are highlighted, no console error."""
+    from ranklens.experiment import load_experiment, run_experiment
+
+    driver = _driver()
+    f = tmp_path / "exp.toml"
+    f.write_text("""
+results = "res"
+[models.bm25]
+spec = "bm25"
+[models.tfidf]
+spec = "tfidf"
+[datasets.demo]
+spec = "demo"
+[[analyses]]
+type = "asl"
+params = { k = 50, n_resamples = 200 }
+[[analyses]]
+type = "probes"
+params = { cap = 20, probes = ["mm-tf-ctrl-len", "tr-shuffle-words"], sweep = ["tr-shuffle-words"] }
+[[analyses]]
+type = "neighbors"
+params = { n_queries = 10, n_samples = 2, k = 5 }
+[[analyses]]
+type = "regimes"
+params = { buckets = 2 }
+[[analyses]]
+type = "explain"
+params = { max_queries = 2, pool = 5, k = [5], sweep_m = [1, 2], granularities = ["sentence"] }
+""")
+    info = run_experiment(load_experiment(f), show_progress=False)
+    try:
+        from selenium.webdriver.common.by import By
+
+        driver.get(Path(info["report"]).as_uri())
+        titles = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "section.analysis > h2")]
+        for expected in ("Summary across models", "Atomized search length", "Behavioural probes (ABNIRML)",
+                         "Nearest-neighbour overlap", "Interpolation vs extrapolation", "Explanation consistency"):
+            assert expected in titles
+        for section in driver.find_elements(By.CSS_SELECTOR, "section.analysis")[1:]:
+            title = section.find_element(By.TAG_NAME, "h2").text
+            if title != "Other results":
+                assert section.find_elements(By.CSS_SELECTOR, "figure svg"), f"no chart in {title}"
+        assert driver.find_elements(By.CSS_SELECTOR, "mark"), "no highlighted rationale"
+        overview = driver.find_elements(By.CSS_SELECTOR, "section.analysis")[0].text
+        assert "bm25" in overview and "tfidf" in overview
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert errors == []
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        driver.set_window_size(1400, 4000)
+        assert driver.save_screenshot(str(ARTIFACTS / "report-experiment.png"))
+    finally:
+        driver.quit()
