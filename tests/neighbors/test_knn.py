@@ -153,6 +153,9 @@ def test_hnsw_recall_on_clustered_data():
 def test_recall_at_k_hand_values():
     assert recall_at_k([[1, 2], [3, 4]], [[2, 1], [3, 5]]) == pytest.approx(0.75)
     assert recall_at_k([[1, -1]], [[1, 2]]) == pytest.approx(0.5)
+    # a query with no exact neighbour at all (zero vector) has no recall to measure
+    assert recall_at_k([[1, 2], [-1, -1]], [[1, 3], [-1, -1]]) == pytest.approx(0.5)
+    assert np.isnan(recall_at_k([[-1, -1]], [[-1, -1]]))
 
 
 def test_errors():

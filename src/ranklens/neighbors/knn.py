@@ -294,14 +294,20 @@ def hnsw_knn(
 
 
 def recall_at_k(approx: npt.ArrayLike, exact: npt.ArrayLike) -> float:
-    """Mean over queries of ``|approx ∩ exact| / k`` (rows of neighbour indices, ``-1`` = none)."""
+    """Mean over queries of ``|approx ∩ exact| / k`` (rows of neighbour indices, ``-1`` = none).
+
+    Queries without any exact neighbour (e.g. zero-vector queries) have no recall to measure and
+    are left out; NaN when no query is left.
+    """
     a = np.asarray(approx)
     e = np.asarray(exact)
     if a.shape != e.shape:
         raise ValidationError(f"shapes differ: {a.shape} vs {e.shape}")
     if a.size == 0:
         return float("nan")
-    hits = [len(np.intersect1d(r1[r1 >= 0], r2[r2 >= 0])) for r1, r2 in zip(a, e)]
+    hits = [len(np.intersect1d(r1[r1 >= 0], r2[r2 >= 0])) for r1, r2 in zip(a, e) if (r2 >= 0).any()]
+    if not hits:
+        return float("nan")
     return float(np.mean(hits) / a.shape[1])
 
 
