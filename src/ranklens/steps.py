@@ -232,6 +232,7 @@ def regimes_step(collection: Any, models: Mapping[str, Mapping[str, Any]], param
 
     from .resampling.diagnostics import label_overlap
     from .resampling.evaluation import evaluate_regimes
+    from .resampling.plots import split_pca
     from .resampling.similarity import query_similarity
     from .resampling.splits import ReSTTest, queries_with_positives
     from .resampling.trainers import BiEncoderTrainer, BM25Trainer, MemorizingTrainer, train_variants
@@ -259,6 +260,7 @@ def regimes_step(collection: Any, models: Mapping[str, Mapping[str, Any]], param
     if int(p["fine_tune_steps"]) > 0:
         trainers.append(BiEncoderTrainer(max_steps=int(p["fine_tune_steps"]), name="minilm-ft"))
     allq = judged
+    results.append(split_pca(splits[0], allq, seed=seed))  # paper Fig. 1, first fold
     variants = train_variants(trainers, splits, allq, qrels, corpus, out_dir / "models", engine=engine)
     results.append(evaluate_regimes(variants, splits, allq, qrels, corpus, seed=seed, engine=engine))
     return _save(results, out_dir)

@@ -47,6 +47,8 @@ FAMILIES: list[tuple[str, str]] = [
 _M, _P, _N = "ranklens.metrics.plots", "ranklens.probes.report", "ranklens.neighbors.plots"
 _E, _R = "ranklens.explain.plots", "ranklens.resampling.evaluation"
 PLOTTERS: dict[str, list[str]] = {
+    "asl-evaluate": [f"{_M}:plot_evaluation"],
+    "asl-rrie": [f"{_M}:plot_rrie"],
     "asl-distribution": [f"{_M}:plot_distribution", f"{_M}:plot_deltas"],
     "asl-chain": [f"{_M}:plot_chain"],
     "asl-tracks": [f"{_M}:plot_tracks"],
@@ -59,6 +61,7 @@ PLOTTERS: dict[str, list[str]] = {
     "ranker-overlap": [f"{_N}:plot_ranker_overlap"],
     "regime-table": [f"{_R}:plot_regimes"],
     "ood-correlation": [f"{_R}:plot_ood"],
+    "split-pca": ["ranklens.resampling.plots:plot_split_pca_result"],
     "explain-consistency": [f"{_E}:plot_consistency", f"{_E}:plot_relevance_scatter"],
     "explain-sweep": [f"{_E}:plot_sweep"],
 }
