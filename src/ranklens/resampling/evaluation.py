@@ -221,7 +221,8 @@ def evaluate_regimes(
 
     Returns:
         ``Result``; table: per query (``model``, ``setting``, ``split``, ``regime``,
-        ``query_id``, ``measure``, ``value``; ``setting`` = :func:`setting_name` of the split); ``tables["regime_table"]`` long and
+        ``query_id``, ``measure``, ``value``; ``setting`` = :func:`setting_name` of the split);
+        ``tables["regime_table"]`` long and
         ``tables["paper"]`` wide (models × {interpolation, extrapolation, gap} per measure).
     """
     from ..results import Result, make_provenance

@@ -387,7 +387,8 @@ class ReSTrain(_SplitterMixin):
         if self.k < 1:
             raise ValidationError(f"ReSTrain needs k >= 1, got {self.k}")
         if self.k_exclude is not None and self.k_exclude < 1:
-            raise ValidationError(f"ReSTrain needs k_exclude >= 1 (or None for the default 10 x k), got {self.k_exclude}")
+            raise ValidationError(
+                f"ReSTrain needs k_exclude >= 1 (or None for the default 10 x k), got {self.k_exclude}")
         if self.size is not None and not 1 <= self.size <= n_train // 2:
             raise ValidationError(
                 f"ReSTrain size must be between 1 and half the training pool ({n_train // 2}) so that an "
