@@ -134,3 +134,15 @@ def test_cli_compare_filters_model_and_dataset(tmp_path, capsys):
     assert main(["results", "compare", str(tmp_path / "r"), "--dataset", "other"]) == 0
     assert len(capsys.readouterr().out.strip().splitlines()) == 1  # header only
     assert main(["results", "compare", str(tmp_path / "r"), "--model", "nope"]) == 1
+
+
+def test_latex_marks_go_on_the_score_column():
+    from ranklens.report import _latex_marks
+
+    frame = pd.DataFrame({"probe": ["a", "b"], "score": [0.5, 0.1], "p_adjusted": [0.001, 0.5],
+                          "significant": [True, False], "bm25": [1.0, 2.0], "bm25_sig": [False, True]})
+    out = _latex_marks(frame)
+    assert list(out["score"]) == ["0.5$^{*}$", "0.1"]
+    assert "$" not in "".join(out["p\\_adjusted"])
+    assert list(out["bm25"]) == ["1", "2$^{*}$"] or list(out["bm25"]) == ["1.0", "2.0$^{*}$"]
+    assert "significant" not in out.columns and "bm25\\_sig" not in out.columns

@@ -340,19 +340,28 @@ def _latex_escape(s: str) -> str:
 
 
 def _latex_marks(frame: pd.DataFrame) -> pd.DataFrame:
+    """Escape cells; a boolean ``X_sig`` column marks column ``X`` and ``significant`` marks the
+    ``score`` (else ``value``, else the column to its left) with a superscript ``*``."""
     cols = list(frame.columns)
-    out = pd.DataFrame(index=frame.index)
-    skip = set()
-    for i, c in enumerate(cols):
+    skip = {c for c in cols if str(c) == "significant" or str(c).endswith("_sig")}
+    marks: dict[Any, Any] = {}
+    for c in skip:
         sc = str(c)
-        if sc == "significant" or sc.endswith("_sig"):
-            skip.add(c)
-    for i, c in enumerate(cols):
+        if sc.endswith("_sig") and sc[: -len("_sig")] in map(str, cols):
+            target = next(x for x in cols if str(x) == sc[: -len("_sig")])
+        else:
+            target = next((x for x in cols if str(x) in ("score", "value")), None)
+            if target is None:
+                i = cols.index(c)
+                target = cols[i - 1] if i > 0 else None
+        if target is not None and target not in skip:
+            marks[target] = frame[c]
+    out = pd.DataFrame(index=frame.index)
+    for c in cols:
         if c in skip:
             continue
         vals = [_latex_escape(_fmt(v)[0]) for v in frame[c]]
-        nxt = cols[i + 1] if i + 1 < len(cols) else None
-        if nxt in skip:
-            vals = [v + (r"$^{*}$" if bool(m) else "") for v, m in zip(vals, frame[nxt])]
+        if c in marks:
+            vals = [v + (r"$^{*}$" if bool(m) else "") for v, m in zip(vals, marks[c])]
         out[_latex_escape(str(c))] = vals
     return out
