@@ -36,6 +36,14 @@ B = _run({"1": ["r1", "r2", "n1"], "2": ["n1", "n2", "n3"], "3": ["n1", "n2", "t
 C = _run({"1": ["r2", "n1", "r1"], "2": ["s1"], "3": ["n1", "t1"]})
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def _texts(fig):
     return [t.get_text() for ax in fig.axes for t in ax.texts]
 

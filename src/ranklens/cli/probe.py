@@ -4,6 +4,8 @@ Example::
 
     ranklens probe --collection ../shared/data/cranfield --ranker bm25 --ranker minilm \\
         --probe 'mm-*' --probe 'tr-*' --data-dir ../shared/data --out out/probes
+    ranklens probe --collection demo --ranker bm25 --ranker toy --probe 'tr-*' \\
+        --delta p25 --delta toy=0.01 --plot-diffs --out out/probes
 
 Results accumulate in ``--out``: running again with another ``--ranker`` scores only that
 ranker, and the table lists every stored ranker whose scores match the current samples.
@@ -38,9 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                          "and delta calibration (demo, a directory, irds:ID)")
     p.add_argument("--data-dir", help="folder with the dataset-transfer data (mrpc/, jfleg/, ...); "
                                        "default $RANKLENS_SHARED_DATA or ../shared/data when present")
-    p.add_argument("--delta", default="calibrate",
-                   help="'calibrate' (median adjacent top-10 diff on --collection), 'pNN' (percentile) "
-                        "or a number; applied to every model")
+    p.add_argument("--delta", action="append", default=[], metavar="[LABEL=]VALUE",
+                   help="'calibrate' (median adjacent top-10 diff on --collection; default), 'pNN' "
+                        "(percentile) or a number; VALUE alone applies to every model, LABEL=VALUE "
+                        "to one ranker (repeatable, e.g. --delta p25 --delta bm25=0.5)")
     p.add_argument("--calib-queries", type=int, default=50, help="queries used for calibration")
     p.add_argument("--calib-depth", type=int, default=20, help="BM25 depth re-ranked for calibration")
     p.add_argument("--seed", type=int, default=0)
@@ -49,6 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output directory (result store)")
     p.add_argument("--format", choices=["text", "markdown"], default="text")
     p.add_argument("--sweep", action="store_true", help="also write a delta sweep and its plot")
+    p.add_argument("--plot-diffs", nargs="?", const="", default=None, metavar="PNG",
+                   help="write the distribution of score differences per probe and model (diff / "
+                        "delta) as a PNG (default OUT/probe-table/diff_distributions.png)")
     p.set_defaults(func=run)
 
 
@@ -100,9 +106,15 @@ def default_data_dir() -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import ValidationError
-    from ..probes import delta_sweep, format_table, plot_delta_sweep, run_probes, select_probes
+    from ..probes import (
+        delta_sweep,
+        format_table,
+        plot_delta_sweep,
+        plot_diff_distributions,
+        run_probes,
+        select_probes,
+    )
     from ..probes.base import PROBES
-    from ..probes.delta import parse_delta
 
     collection = None
     if args.collection:
@@ -120,14 +132,14 @@ def run(args: argparse.Namespace) -> int:
     for spec in args.ranker:
         label, _, s = spec.partition("=") if "=" in spec.split(":")[0] else (spec, "", spec)
         rankers[label] = build_ranker(s, collection)
-    spec = parse_delta(args.delta)
-    if spec.mode != "explicit":
-        from dataclasses import replace
-
-        spec = replace(spec, max_queries=args.calib_queries, depth=args.calib_depth, seed=args.seed)
-        if collection is None:
-            raise ValidationError("a calibrated delta needs --collection; or give --delta NUMBER")
-    res = run_probes(names, rankers, collection, delta=spec, seed=args.seed, alpha=args.alpha,
+    deltas = delta_specs(args.delta, list(rankers), calib_queries=args.calib_queries,
+                         calib_depth=args.calib_depth, seed=args.seed)
+    if collection is None:
+        calibrated = [k for k, v in deltas.items() if v.mode != "explicit"]
+        if calibrated:
+            raise ValidationError(f"a calibrated delta ({', '.join(calibrated)}) needs "
+                                  "--collection; or give --delta NUMBER (or LABEL=NUMBER)")
+    res = run_probes(names, rankers, collection, delta=deltas, seed=args.seed, alpha=args.alpha,
                      correction=args.correction, out_dir=args.out, probe_options=opts)
     sys.stdout.write(format_table(res, fmt=args.format))
     for name, why in res.summary.get("skipped", {}).items():
@@ -136,4 +148,48 @@ def run(args: argparse.Namespace) -> int:
         sw = delta_sweep(res)
         sw.save(Path(args.out) / "probe-delta-sweep")
         plot_delta_sweep(sw).savefig(Path(args.out) / "probe-delta-sweep" / "sweep.png", dpi=120)
+    if args.plot_diffs is not None:
+        png = Path(args.plot_diffs) if args.plot_diffs else (
+            Path(args.out) / "probe-table" / "diff_distributions.png")
+        png.parent.mkdir(parents=True, exist_ok=True)
+        plot_diff_distributions(res).savefig(png, dpi=110)
+        sys.stderr.write(f"ranklens: wrote {png}\n")
     return 0
+
+
+def delta_specs(items: list[str], labels: list[str], *, calib_queries: int = 50,
+                calib_depth: int = 20, seed: int = 0) -> dict[str, Any]:
+    """``--delta`` values -> ``{label: DeltaSpec}`` for every ranker label.
+
+    ``VALUE`` (at most one) applies to every ranker without a ``LABEL=VALUE`` of its own;
+    without any, δ is calibrated. Calibrated specs get the ``--calib-*`` settings.
+    """
+    from dataclasses import replace
+
+    from ..errors import ValidationError
+    from ..probes.delta import parse_delta
+
+    default: str | None = None
+    per: dict[str, str] = {}
+    for it in items:
+        label, sep, value = it.partition("=")
+        if not sep:
+            if default is not None:
+                raise ValidationError(f"--delta given twice for every model ({default!r} and "
+                                      f"{it!r}); use LABEL=VALUE for one model")
+            default = it
+            continue
+        label, value = label.strip(), value.strip()
+        if label not in labels:
+            raise ValidationError(f"--delta {it!r}: no ranker is labelled {label!r} (rankers: "
+                                  f"{', '.join(labels)}); name one with --ranker LABEL=SPEC")
+        if label in per:
+            raise ValidationError(f"--delta for {label!r} given twice ({per[label]!r}, {value!r})")
+        per[label] = value
+    out = {}
+    for label in labels:
+        spec = parse_delta(per.get(label, default if default is not None else "calibrate"))
+        if spec.mode != "explicit":
+            spec = replace(spec, max_queries=calib_queries, depth=calib_depth, seed=seed)
+        out[label] = spec
+    return out

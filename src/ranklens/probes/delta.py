@@ -21,7 +21,14 @@ import numpy.typing as npt
 
 from ..errors import ValidationError
 
-__all__ = ["DeltaInfo", "DeltaSpec", "calibrate_delta", "calibration_diffs", "parse_delta"]
+__all__ = [
+    "DeltaInfo",
+    "DeltaSpec",
+    "calibrate_delta",
+    "calibration_diffs",
+    "collection_fingerprint",
+    "parse_delta",
+]
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,30 @@ class DeltaInfo:
         return {"delta": float(self.delta), "mode": self.spec.mode, "percentile": self.spec.percentile,
                 "k": self.spec.k, "depth": self.spec.depth, "max_queries": self.spec.max_queries,
                 "n_diffs": int(len(self.diffs)), "describe": self.spec.describe()}
+
+
+def collection_fingerprint(collection: Any) -> dict[str, str] | None:
+    """Name and content hash of the collection δ is calibrated on (``None`` without one).
+
+    The hash covers what calibration reads: every document (id and text) and every query (id and
+    text), each sorted by id, so the same collection loaded twice has the same hash and a
+    collection with one edited document does not.
+    """
+    if collection is None:
+        return None
+    from .._hashing import sha256_texts
+
+    def texts():
+        docs = collection.docs
+        for did in sorted(docs):
+            yield did
+            yield docs[did]
+        yield "\x00queries"
+        for qid, text in sorted(collection.queries_dict().items()):
+            yield qid
+            yield text
+
+    return {"name": str(getattr(collection, "name", "")), "sha256": sha256_texts(texts())}
 
 
 def _bm25_topk(collection: Any, qids: list[str], depth: int) -> dict[str, list[str]]:

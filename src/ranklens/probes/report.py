@@ -130,7 +130,8 @@ def seed_variance(result: Result, models: Sequence[str]) -> tuple[pd.DataFrame, 
 
 
 def plot_delta_sweep(result: Result, ax: Any = None) -> Any:
-    """Score vs δ percentile, one line per (probe, model)."""
+    """Score vs δ percentile, one line per (probe, model), from a ``probe-delta-sweep`` result
+    (:func:`delta_sweep`). Returns the matplotlib ``Figure``."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -143,17 +144,21 @@ def plot_delta_sweep(result: Result, ax: Any = None) -> Any:
         fig = ax.figure
     for (p, m), g in result.table.groupby(["probe", "model"], sort=False):
         ax.plot(g["percentile"], g["score"], label=f"{p} / {m}")
+    if result.table.empty:
+        ax.text(50, 0.5, "no probe scores to sweep", ha="center", va="center")
     ax.axhline(0, color="grey", lw=0.5)
     ax.set_xlabel("delta percentile of calibration differences")
     ax.set_ylabel("probe score")
     ax.set_ylim(-1.05, 1.05)
-    ax.legend(fontsize=6)
+    if not result.table.empty:
+        ax.legend(fontsize=6)
     return fig
 
 
 def plot_diff_distributions(result: Result, *, probes: Sequence[str] | None = None, ax: Any = None) -> Any:
     """Histograms of ``diff = R(q,d1) - R(q,d2)`` per probe and model (each model's diffs are
-    divided by its δ, so ±1 marks the tie band)."""
+    divided by its δ, so ±1 marks the tie band), from a ``probe-table`` result. Returns the
+    matplotlib ``Figure`` (one panel per probe)."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -163,6 +168,12 @@ def plot_diff_distributions(result: Result, *, probes: Sequence[str] | None = No
     s = result.tables["samples"]
     deltas = result.summary.get("deltas", {})
     names = list(probes) if probes is not None else list(dict.fromkeys(s["probe"]))
+    if not names:  # every probe was skipped / had no samples: say so instead of failing
+        fig, a = (plt.subplots(figsize=(6, 1.5)) if ax is None else (ax.figure, ax))
+        a.text(0.5, 0.5, "no probe samples to plot", ha="center", va="center",
+               transform=a.transAxes)
+        a.set_axis_off()
+        return fig
     if ax is None:
         fig, axes = plt.subplots(len(names), 1, figsize=(6, 1.8 * max(1, len(names))), squeeze=False)
         axes = axes[:, 0]

@@ -8,7 +8,9 @@ Result store (``out_dir``): scores are kept per (probe, samples hash, model fing
 ``out_dir/store/scores/<probe>/<hash16>/<fingerprint>.tsv.gz`` and each model's δ in
 ``out_dir/store/models/<fingerprint>.json``; a later run with another model scores only that
 model, and the table it writes (``out_dir/probe-table``) contains every stored model whose
-scores match the current samples.
+scores match the current samples. A stored calibrated δ records the collection it was
+calibrated on (name and content hash, :func:`~ranklens.probes.delta.collection_fingerprint`)
+and is reused only for the same δ spec on the same collection; otherwise δ is calibrated again.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import pandas as pd
 from ..errors import ValidationError
 from ..results import Result, make_provenance
 from .base import Probe, ProbeSamples, get_probe, probe_rng, samples_hash
-from .delta import DeltaInfo, DeltaSpec, calibrate_delta, parse_delta
+from .delta import DeltaInfo, DeltaSpec, calibrate_delta, collection_fingerprint, parse_delta
 
 __all__ = [
     "PROBE_TABLE_COLUMNS",
@@ -226,6 +228,14 @@ def run_probes(
     labelled = _labels(rankers)
     if not labelled:
         raise ValidationError("run_probes needs at least one ranker")
+    seen: dict[str, str] = {}
+    for label, ranker in labelled.items():
+        other = seen.setdefault(ranker.fingerprint, label)
+        if other != label:
+            raise ValidationError(
+                f"rankers {other!r} and {label!r} are the same model (fingerprint "
+                f"{ranker.fingerprint}); results and δ are stored per model, so give each model "
+                "once")
     store = _Store(Path(out_dir) if out_dir is not None else None)
 
     gen = dict(samples or {})
@@ -237,16 +247,24 @@ def run_probes(
     models: dict[str, dict[str, Any]] = {}
     diffs_by_fp: dict[str, np.ndarray] = {}
     stored_models = store.models()
+    calib_coll = calibration_collection if calibration_collection is not None else collection
+    calib_id: dict[str, str] | None = None
     for label, ranker in labelled.items():
         spec = parse_delta(delta.get(label) if isinstance(delta, Mapping) else delta)
         fp = ranker.fingerprint
         prev = stored_models.get(fp)
-        if prev is not None and prev.get("spec") == spec.__dict__:
+        where = None
+        if spec.mode != "explicit":
+            if calib_id is None:
+                calib_id = collection_fingerprint(calib_coll)
+            where = calib_id
+        if (prev is not None and prev.get("spec") == spec.__dict__
+                and prev.get("calibration_collection") == where):
             info = DeltaInfo(float(prev["delta"]), spec, store.diffs(fp))
         else:
-            info = calibrate_delta(ranker, calibration_collection or collection, spec=spec, engine=engine)
+            info = calibrate_delta(ranker, calib_coll, spec=spec, engine=engine)
         rec = {"label": label, "fingerprint": fp, "component": repr(ranker), "spec": spec.__dict__,
-               **info.as_dict()}
+               **info.as_dict(), "calibration_collection": where}
         store.put_model(rec, info.diffs)
         models[fp] = rec
         diffs_by_fp[fp] = info.diffs
@@ -321,7 +339,10 @@ def run_probes(
     sample_table = pd.DataFrame(sample_rows, columns=SAMPLE_COLUMNS)
     deltas = pd.DataFrame([{"model": r["label"], "fingerprint": fp, "delta": r["delta"], "mode": r["mode"],
                             "percentile": r["percentile"], "k": r["k"], "depth": r["depth"],
-                            "n_diffs": r["n_diffs"]} for fp, r in models.items()])
+                            "n_diffs": r["n_diffs"],
+                            "calibration_collection": (r.get("calibration_collection") or {}).get("name", ""),
+                            "calibration_sha256": (r.get("calibration_collection") or {}).get("sha256", "")}
+                           for fp, r in models.items()])
     calib = pd.DataFrame([(models[fp]["label"], float(d)) for fp, ds in diffs_by_fp.items() for d in ds],
                          columns=["model", "diff"])
     summary = {

@@ -23,7 +23,17 @@ import numpy as np
 
 from ..errors import DataFormatError
 
-__all__ = ["char_typo", "edit_distance", "load_misspellings"]
+__all__ = [
+    "DEFAULT_MISSPELLINGS",
+    "char_typo",
+    "default_misspellings",
+    "edit_distance",
+    "load_misspellings",
+]
+
+#: The list used when a data folder holds ``misspellings/`` and no list is named (Wikipedia's
+#: "Lists of common misspellings/For machines", as in GNU Aspell's benchmark data).
+DEFAULT_MISSPELLINGS = "aspell_bench/common-all.batch0.tab"
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -35,6 +45,24 @@ def edit_distance(a: str, b: str) -> int:
             cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
         prev = cur
     return prev[-1]
+
+
+def default_misspellings(data_dir: str | os.PathLike[str] | None) -> str | None:
+    """The misspelling list of a data folder: ``<data_dir>/misspellings/`` +
+    :data:`DEFAULT_MISSPELLINGS` when present, else the first ``.tab``/``.tsv``/``.json`` file
+    under ``<data_dir>/misspellings/`` (sorted by path); ``None`` when there is no such folder
+    (the typo probe then falls back to character-level typos)."""
+    if not data_dir:
+        return None
+    folder = Path(data_dir) / "misspellings"
+    if not folder.is_dir():
+        return None
+    preferred = folder / DEFAULT_MISSPELLINGS
+    if preferred.is_file():
+        return str(preferred)
+    files = sorted(f for f in folder.rglob("*") if f.is_file()
+                   and f.suffix.lower() in (".tab", ".tsv", ".json"))
+    return str(files[0]) if files else None
 
 
 def load_misspellings(path: str | os.PathLike[str], *, max_edit: int = 2,

@@ -63,17 +63,38 @@ _TR_DESC = {
     "shuffle-preps": "shuffle prepositions among their positions",
     "del-stops-punct": "remove stopwords and punctuation",
     "lemmatize": "replace words by lemmas",
-    "typo": "common misspellings (misspellings=FILE) or character typos",
+    "typo": "common misspellings (misspellings=FILE, default <data-dir>/misspellings/) or "
+            "character typos",
     "doc2query": "append doc2query expansions (expander=MODEL_DIR|FILE)",
     "add-nonrel-sent": "append a sentence of a non-relevant document",
 }
 
 
+def typo_list(misspellings: str | None, data_dir: str | None) -> str | None:
+    """The misspelling list a typo probe uses: ``misspellings`` when given (``"char"`` forces the
+    character-level fallback), else ``<data_dir>/misspellings/`` (``data_dir`` defaults to
+    ``$RANKLENS_PROBE_DATA``; :func:`ranklens.probes.typos.default_misspellings`), else none."""
+    from ..typos import default_misspellings
+
+    if misspellings is not None:
+        m = str(misspellings)
+        if m.lower() in ("char", "chars", "none", "fallback"):
+            return None
+        if not Path(m).is_file():
+            raise ValidationError(f"misspellings={m!r}: no such file; pass a .tab/.json list "
+                                  "(--probe-opt misspellings=FILE) or misspellings=char for "
+                                  "character-level typos")
+        return m
+    return default_misspellings(data_dir or os.environ.get("RANKLENS_PROBE_DATA"))
+
+
 def _tr(transform: str, subset: str):
     def factory(cap: int | None = DEFAULT_CAP, misspellings: str | None = None, rate: float = 0.5,
-                expander: str | None = None, expander_obj: Any = None) -> TransformProbe:
+                expander: str | None = None, expander_obj: Any = None,
+                data_dir: str | None = None) -> TransformProbe:
         if transform == "typo":
-            return TypoProbe(subset=subset, cap=cap, misspellings=misspellings, rate=rate)
+            return TypoProbe(subset=subset, cap=cap, misspellings=typo_list(misspellings, data_dir),
+                             rate=rate)
         if transform == "doc2query":
             return Doc2QueryProbe(subset=subset, cap=cap, expander=expander, expander_obj=expander_obj)
         if transform == "add-nonrel-sent":

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -168,7 +169,11 @@ class TypoProbe(TransformProbe):
     """Replace words by common misspellings from a list (``misspellings`` file, see
     :func:`ranklens.probes.typos.load_misspellings`); every word with a known misspelling is
     replaced (a random one of its variants). Without a list: character-level typos
-    (:func:`ranklens.probes.typos.char_typo`) in a ``rate`` share of the words of 4+ letters."""
+    (:func:`ranklens.probes.typos.char_typo`) in a ``rate`` share of the words of 4+ letters.
+
+    The list is read once per probe (not per document). The samples' ``info`` records which
+    list was used (``typo_source``, ``typo_list``, ``typo_list_sha256``, ``typo_list_words``).
+    """
 
     transform: str = "typo"
     misspellings: str | None = None
@@ -177,16 +182,29 @@ class TypoProbe(TransformProbe):
     def params(self) -> dict[str, Any]:
         return {**super().params(), "misspellings": self.misspellings, "rate": self.rate}
 
+    @cached_property
+    def _table(self) -> dict[str, tuple[str, ...]] | None:
+        from ..typos import load_misspellings
+
+        return load_misspellings(self.misspellings) if self.misspellings else None
+
     def _info(self) -> dict[str, Any]:
         info = super()._info()
-        info["typo_source"] = f"list:{self.misspellings}" if self.misspellings else (
-            f"char-level fallback (rate={self.rate})")
+        if self.misspellings:
+            from ..._hashing import sha256_file
+
+            info["typo_source"] = f"list:{self.misspellings}"
+            info["typo_list"] = str(self.misspellings)
+            info["typo_list_sha256"] = sha256_file(self.misspellings)
+            info["typo_list_words"] = len(self._table or {})
+        else:
+            info["typo_source"] = f"char-level fallback (rate={self.rate})"
         return info
 
     def _rewrite(self, doc_id: str, text: str, rng: np.random.Generator) -> str | None:
-        from ..typos import char_typo, load_misspellings
+        from ..typos import char_typo
 
-        table = load_misspellings(self.misspellings) if self.misspellings else None
+        table = self._table
         out, last = [], 0
         for s, e in word_spans(text):
             w = text[s:e]
