@@ -65,9 +65,11 @@ def test_same_file_twice_is_an_error(tree, capsys):
 def test_asl_rrie_and_chain_tell_same_named_runs_apart(tree, capsys):
     a = str(tree / "official" / "dl20" / "p_bm25.run")
     b = str(tree / "official_full_depth" / "dl20" / "p_bm25.run")
-    assert main(["asl", "rrie", str(tree / "qrels.txt"), a, b, "--format", "table"]) == 0
+    assert main(["asl", "rrie", str(tree / "qrels.txt"), a, b, "--format", "table", "--out",
+                 str(tree / "rrie")]) == 0
     out = capsys.readouterr().out
     assert "value_a" in out
+    assert (tree / "rrie" / "rrie.png").is_file()
     assert main(["asl", "distribution", str(tree / "qrels.txt"), a, b, "--format", "tsv"]) == 0
     rows = [ln.split("\t") for ln in capsys.readouterr().out.strip().splitlines()]
     assert {r[0] for r in rows} == {"official/dl20/p_bm25", "official_full_depth/dl20/p_bm25"}

@@ -5,8 +5,9 @@ pytrec_eval provider, never by hand. Every run is first ordered under the chosen
 :func:`ranklens.metrics.asl.rank_coded`; what pytrec_eval receives is that order written as
 strictly decreasing integer scores, so ASL and the standard measures always see the same
 ranking (for ``ties="trec_eval"`` this equals trec_eval's own order). Duplicate (query, doc)
-rows follow one rule for every measure (``duplicates``, see :func:`~ranklens.metrics.asl.rank_coded`):
-an error by default, or the best-ranked row kept, before either ASL or pytrec_eval sees the run.
+rows follow one rule for every measure (``duplicates``, see
+:func:`~ranklens.metrics.asl.rank_coded`): an error by default, or the best-ranked row kept,
+before either ASL or pytrec_eval sees the run.
 """
 
 from __future__ import annotations

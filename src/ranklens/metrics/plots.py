@@ -22,7 +22,8 @@ def _check(result: Any, kind: str) -> None:
     from ..errors import ValidationError
 
     if getattr(result, "kind", None) != kind:
-        raise ValidationError(f"expected a {kind!r} result, got {getattr(result, 'kind', result)!r}")
+        got = getattr(result, "kind", result)
+        raise ValidationError(f"expected a {kind!r} result, got {got!r}")
 
 
 def _note(fig: Any, ax: Any, text: str) -> Any:
@@ -177,7 +178,8 @@ def plot_evaluation(result, ax=None):
               [m for m in measures if m.startswith("ASL")]]
     groups = [g for g in groups if g]
     systems = list(t["system"])
-    height = 1.2 + 0.22 * max(len(systems), 1) * max(1, max((len(g) for g in groups), default=1)) / 2
+    widest = max((len(g) for g in groups), default=1)
+    height = 1.2 + 0.11 * max(len(systems), 1) * max(1, widest)
     if ax is not None and len(groups) <= 1:
         fig, axes = ax.figure, [ax]
     else:
