@@ -65,3 +65,39 @@ def tiny():
     from ranklens.testing import tiny_collection
 
     return tiny_collection()
+
+
+SMALL_EXPERIMENT = """
+title = "smoke"
+results = "res"
+[models.bm25]
+spec = "bm25"
+[models.tfidf]
+spec = "tfidf"
+[datasets.demo]
+spec = "demo"
+[[analyses]]
+type = "asl"
+params = { k = 50, n_resamples = 200 }
+[[analyses]]
+type = "probes"
+params = { cap = 20, probes = ["mm-tf-ctrl-len", "tr-shuffle-words"], sweep = ["tr-shuffle-words"] }
+[[analyses]]
+type = "neighbors"
+params = { n_queries = 10, n_samples = 2, k = 5 }
+[[analyses]]
+type = "regimes"
+params = { buckets = 2 }
+[[analyses]]
+type = "explain"
+params = { max_queries = 2, pool = 5, k = [5], sweep_m = [1, 2], granularities = ["sentence"] }
+"""
+
+
+@pytest.fixture
+def small_experiment(tmp_path: Path) -> Path:
+    """An experiment file running every analysis with BM25 and TF-IDF on the demo collection
+    (cheap: seconds), results under ``tmp_path/res``."""
+    f = tmp_path / "exp.toml"
+    f.write_text(SMALL_EXPERIMENT)
+    return f

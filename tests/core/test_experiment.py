@@ -13,31 +13,6 @@ from ranklens.experiment import load_experiment, run_experiment
 from ranklens.results import Result
 from ranklens.store import ResultsStore
 
-CHEAP = """
-title = "smoke"
-results = "res"
-[models.bm25]
-spec = "bm25"
-[models.tfidf]
-spec = "tfidf"
-[datasets.demo]
-spec = "demo"
-[[analyses]]
-type = "asl"
-params = { k = 50 }
-[[analyses]]
-type = "probes"
-params = { cap = 20, probes = ["mm-rel-ctrl-len", "tr-shuffle-words"], sweep = ["tr-shuffle-words"] }
-[[analyses]]
-type = "neighbors"
-params = { n_queries = 10, n_samples = 2, k = 5 }
-[[analyses]]
-type = "regimes"
-params = { buckets = 2 }
-[[analyses]]
-type = "explain"
-params = { max_queries = 2, pool = 5, k = [5], sweep_m = [1, 2], granularities = ["sentence"] }
-"""
 
 
 def test_validation_lists_every_problem_with_its_key_path(tmp_path):
@@ -67,9 +42,8 @@ params = { kk = 3 }
     assert "6 problem(s)" in msg or "7 problem(s)" in msg
 
 
-def test_cheap_experiment_runs_every_analysis_resumes_and_reports(tmp_path, monkeypatch):
-    f = tmp_path / "exp.toml"
-    f.write_text(CHEAP)
+def test_cheap_experiment_runs_every_analysis_resumes_and_reports(small_experiment, monkeypatch):
+    f = small_experiment
     exp = load_experiment(f)
     assert [s.analysis for s in exp.steps] == ["asl", "probes", "neighbors", "regimes", "explain"]
 

@@ -103,38 +103,13 @@ def test_report_in_headless_chromium(tmp_path, monkeypatch):
         driver.quit()
 
 
-def test_real_report_of_a_small_experiment_in_headless_chromium(tmp_path):
+def test_real_report_of_a_small_experiment_in_headless_chromium(small_experiment):
     """Real results (BM25 and TF-IDF on the demo collection, every analysis): every section has
     real charts, rationales are highlighted, no console error."""
     from ranklens.experiment import load_experiment, run_experiment
 
     driver = _driver()
-    f = tmp_path / "exp.toml"
-    f.write_text("""
-results = "res"
-[models.bm25]
-spec = "bm25"
-[models.tfidf]
-spec = "tfidf"
-[datasets.demo]
-spec = "demo"
-[[analyses]]
-type = "asl"
-params = { k = 50, n_resamples = 200 }
-[[analyses]]
-type = "probes"
-params = { cap = 20, probes = ["mm-tf-ctrl-len", "tr-shuffle-words"], sweep = ["tr-shuffle-words"] }
-[[analyses]]
-type = "neighbors"
-params = { n_queries = 10, n_samples = 2, k = 5 }
-[[analyses]]
-type = "regimes"
-params = { buckets = 2 }
-[[analyses]]
-type = "explain"
-params = { max_queries = 2, pool = 5, k = [5], sweep_m = [1, 2], granularities = ["sentence"] }
-""")
-    info = run_experiment(load_experiment(f), show_progress=False)
+    info = run_experiment(load_experiment(small_experiment), show_progress=False)
     try:
         from selenium.webdriver.common.by import By
 
