@@ -66,13 +66,30 @@ def test_summary_rows_flatten_when_no_rows_given():
 
 
 def test_markdown_and_latex(tmp_path):
-    r = Result(kind="probe-table", summary={}, provenance=make_provenance(),
+    r = Result(kind="x-table", summary={}, provenance=make_provenance(),
                table=pd.DataFrame({"probe": ["shuf_words"], "bm25": [0.12], "bm25_sig": [True], "n_%": [3]}))
     r.save(tmp_path / "p")
     rep = Report.from_dirs([tmp_path])
     assert "| probe | bm25 | bm25_sig | n_% |" in rep.render_markdown()
     tex = rep.render_latex()
     assert r"0.12$^{*}$" in tex and r"n\_\%" in tex
+
+
+def test_probe_tables_in_the_papers_shape(tmp_path):
+    """Rows = probes, columns = models, significance marks: parentheses (HTML, Markdown) or a
+    superscript * (LaTeX)."""
+    table = pd.DataFrame({"probe": ["tr-shuffle-words"] * 2 + ["mm-tf-ctrl-len"] * 2, "dataset": ["cran"] * 4,
+                          "symmetric": [False] * 4, "model": ["bm25", "minilm"] * 2, "n": [40, 40, 0, 0],
+                          "score": [0.0, -0.25, float("nan"), float("nan")], "significant": [False, True, False, False]})
+    Result(kind="probe-table", summary={}, provenance=make_provenance(), table=table).save(tmp_path / "p")
+    rep = Report.from_dirs([tmp_path])
+    md = rep.render_markdown()
+    assert "| probe (dataset) | bm25 | minilm | n |" in md
+    assert "| tr-shuffle-words (cran) | (0) | -0.25 | 40 |" in md and "| mm-tf-ctrl-len (cran) | - | - | 0 |" in md
+    tex = rep.render_latex()
+    assert r"-0.25$^{*}$" in tex and "bm25\\_sig" not in tex
+    html = rep.render_html()
+    assert "paper table" in html and "(0)" in html
 
 
 def test_cli_report_and_results(tmp_path, capsys):

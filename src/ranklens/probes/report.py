@@ -15,6 +15,7 @@ from .run import probe_effects
 __all__ = [
     "delta_sweep",
     "format_table",
+    "paper_table",
     "plot_delta_sweep",
     "plot_diff_distributions",
     "seed_variance",
@@ -24,6 +25,29 @@ __all__ = [
 def _check(result: Result, kind: str) -> None:
     if result.kind != kind:
         raise ValidationError(f"expected a {kind!r} result, got {result.kind!r}")
+
+
+def paper_table(result: Result, *, models: Sequence[str] | None = None) -> pd.DataFrame:
+    """The probe table in the paper's shape as a frame: one row per probe, columns
+    ``probe (dataset)``, one score column per model with a boolean ``<model>_sig`` column after
+    it (``p_adjusted < alpha``; score NaN = no samples), and ``n`` (samples; the largest over
+    models -- samples are identical across models, see the samples hash)."""
+    _check(result, "probe-table")
+    t = result.table
+    models = list(models) if models is not None else list(dict.fromkeys(t["model"]))
+    rows = []
+    for probe, grp in t.groupby("probe", sort=False):
+        first = grp.iloc[0]
+        row: dict[str, Any] = {"probe (dataset)": f"{probe} ({first['dataset']})" if first["dataset"] else str(probe)}
+        for m in models:
+            g = grp[grp["model"] == m]
+            empty = g.empty or int(g["n"].iloc[0]) == 0
+            row[m] = float("nan") if empty else float(g["score"].iloc[0])
+            row[f"{m}_sig"] = (not empty) and bool(g["significant"].iloc[0])
+        row["n"] = int(grp["n"].max())
+        row["symmetric"] = bool(first["symmetric"])
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def format_table(result: Result, *, fmt: str = "text", models: Sequence[str] | None = None,
@@ -36,23 +60,19 @@ def format_table(result: Result, *, fmt: str = "text", models: Sequence[str] | N
     number of samples (the largest over models; samples are identical across models, see the
     samples hash).
     """
-    _check(result, "probe-table")
-    t = result.table
-    models = list(models) if models is not None else list(dict.fromkeys(t["model"]))
+    frame = paper_table(result, models=models)
+    models = list(models) if models is not None else list(dict.fromkeys(result.table["model"]))
     rows = []
-    for probe, grp in t.groupby("probe", sort=False):
-        first = grp.iloc[0]
-        label = f"{probe} ({first['dataset']})" if first["dataset"] else str(probe)
+    for r in frame.to_dict("records"):
         cells = []
         for m in models:
-            g = grp[grp["model"] == m]
-            if g.empty or int(g["n"].iloc[0]) == 0:
+            s = r[m]
+            if s != s:  # NaN: no samples
                 cells.append("-")
                 continue
-            s = float(g["score"].iloc[0])
-            txt = f"{s:+.{digits}f}" if not bool(first["symmetric"]) else f"{s:.{digits}f}"
-            cells.append(txt if bool(g["significant"].iloc[0]) else f"({txt})")
-        rows.append([label, *cells, str(int(grp["n"].max()))])
+            txt = f"{s:.{digits}f}" if r["symmetric"] else f"{s:+.{digits}f}"
+            cells.append(txt if r[f"{m}_sig"] else f"({txt})")
+        rows.append([r["probe (dataset)"], *cells, str(r["n"])])
     header = ["probe (dataset)", *models, "n"]
     alpha = result.summary.get("alpha", 0.01)
     corr = result.summary.get("correction", "bonferroni")

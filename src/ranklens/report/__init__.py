@@ -27,7 +27,7 @@ import pandas as pd
 from ..errors import ValidationError
 from ..results import Result
 
-__all__ = ["EXTRA_HTML", "FAMILIES", "PLOTTERS", "Report", "load_results"]
+__all__ = ["EXTRA_HTML", "FAMILIES", "PAPER_TABLES", "PLOTTERS", "Report", "load_results"]
 
 FAMILIES: list[tuple[str, str]] = [
     ("asl", "Atomized search length"),
@@ -73,6 +73,11 @@ EXTRA_HTML: dict[str, str] = {
     "explain-rationales": "ranklens.explain.display:result_html",
 }
 """kind -> ``"module:function"`` returning an HTML fragment (it must escape its own text)."""
+
+PAPER_TABLES: dict[str, str] = {"probe-table": "ranklens.probes.report:paper_table"}
+"""kind -> ``"module:function"`` giving the paper-shaped table of a result: a frame whose
+boolean ``X_sig`` columns mark column ``X`` as significant (shown plainly; non-significant values
+in parentheses in HTML/Markdown, significant ones with a superscript * in LaTeX)."""
 
 MAX_ROWS = 400
 
@@ -213,6 +218,32 @@ def _figure_svgs(result: Result) -> tuple[list[str], list[str]]:
     return svgs, errors
 
 
+def _paper_frame(result: Result) -> pd.DataFrame | None:
+    spec = PAPER_TABLES.get(result.kind)
+    if spec is None:
+        return None
+    frame = _resolve(spec)(result)
+    return frame.drop(columns=[c for c in ("symmetric",) if c in frame.columns])
+
+
+def _parenthesise(frame: pd.DataFrame) -> pd.DataFrame:
+    """``X`` + boolean ``X_sig`` -> one text column: the value, in parentheses when not
+    significant, ``-`` when missing."""
+    out = pd.DataFrame(index=frame.index)
+    cols = [str(c) for c in frame.columns]
+    for c in frame.columns:
+        sc = str(c)
+        if sc.endswith("_sig") and sc[:-4] in cols:
+            continue
+        if f"{sc}_sig" in cols:
+            sig = frame[f"{sc}_sig"].astype(bool)
+            out[c] = [("-" if pd.isna(v) else (_fmt(v)[0] if g else f"({_fmt(v)[0]})"))
+                      for v, g in zip(frame[c], sig)]
+        else:
+            out[c] = frame[c]
+    return out
+
+
 @dataclass
 class Report:
     """Render results into one HTML file (or Markdown / LaTeX)."""
@@ -243,6 +274,14 @@ class Report:
             name = path.name
             svgs, errors = _figure_svgs(res)
             tables = [{"title": f"per-item table ({len(res.table)} rows)", "html": table_html(res.table, ids, max_rows=self.max_rows)}]
+            try:
+                paper = _paper_frame(res)
+            except Exception as exc:
+                paper = None
+                errors.append(f"paper table failed: {type(exc).__name__}: {exc}")
+            if paper is not None:
+                tables.insert(0, {"title": "paper table (values in parentheses: not significant)",
+                                  "html": table_html(_parenthesise(paper), ids, max_rows=self.max_rows)})
             for tname, frame in res.tables.items():
                 tables.append({"title": f"{tname} ({len(frame)} rows)", "html": table_html(frame, ids, max_rows=self.max_rows)})
             extra = ""
@@ -292,6 +331,10 @@ class Report:
             sf = _summary_frame(dict(res.summary))
             if sf is not None:
                 out += [_md_table(sf), ""]
+            paper = _paper_frame(res)
+            if paper is not None:
+                out += [_md_table(_parenthesise(paper)), "", "_values in parentheses: not significant_", ""]
+                continue
             out += [_md_table(res.table.head(30)), ""]
             if len(res.table) > 30:
                 out += [f"_{len(res.table) - 30} more rows in {path}_", ""]
@@ -302,7 +345,8 @@ class Report:
         marks on the value column to their left."""
         out = []
         for path, res in self.results:
-            frame = _latex_marks(res.table.head(60))
+            paper = _paper_frame(res)
+            frame = _latex_marks(paper if paper is not None else res.table.head(60))
             cap = f"{path.name} ({res.kind})".replace("_", r"\_")
             out.append(frame.to_latex(index=False, escape=False, caption=cap, float_format="%.4f"))
         return "\n".join(out)
