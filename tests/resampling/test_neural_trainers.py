@@ -84,3 +84,54 @@ def test_cross_encoder_trainer_learns_on_tiny_model(tmp_path, data):
     reloaded = trainer.load(tmp_path / "out", ranker.training_id)
     np.testing.assert_allclose(score_pairs(reloaded, [q for q, _ in pos[:4]], [d for _, d in pos[:4]],
                                            engine=ScoringEngine(cache=False)), sp[:4], atol=1e-4)
+
+
+def test_killed_training_resumes_from_its_checkpoint_with_identical_weights(tmp_path, data, monkeypatch):
+    """A run killed after a checkpoint continues from it and ends with the same weights as an
+    uninterrupted run; the checkpoint is removed once the run is done."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+
+    import ranklens.resampling.trainers as tr
+
+    tq, eq, qrels, corpus, words = data
+    bert = _tiny_bert(tmp_path / "bert", words)
+    st_dir = tmp_path / "st"
+    SentenceTransformer(modules=[Transformer(str(bert)), Pooling(32, "mean")], device="cpu").save(str(st_dir))
+    trainer = BiEncoderTrainer(model=str(st_dir), epochs=3, batch_size=4, lr=1e-3, seed=0, device="cpu",
+                               checkpoint_every=2)
+    whole = trainer.train(tq, qrels, corpus, output_dir=tmp_path / "whole")
+    n_steps = json.loads((tmp_path / "whole" / "done.json").read_text())["steps"]
+    assert n_steps >= 4
+
+    real_optimise = tr._optimise
+
+    def killed_after_3_steps(model, batches, loss_of, **kw):
+        calls = {"n": 0}
+
+        def loss_then_die(batch):
+            calls["n"] += 1
+            if calls["n"] > 3:
+                raise KeyboardInterrupt("killed")
+            return loss_of(batch)
+
+        return real_optimise(model, batches, loss_then_die, **kw)
+
+    monkeypatch.setattr(tr, "_optimise", killed_after_3_steps)
+    with pytest.raises(KeyboardInterrupt):
+        trainer.train(tq, qrels, corpus, output_dir=tmp_path / "killed")
+    assert (tmp_path / "killed" / tr.CHECKPOINT_DIR / "state.pt").is_file()
+    assert not (tmp_path / "killed" / "done.json").exists()
+    monkeypatch.setattr(tr, "_optimise", real_optimise)
+
+    resumed = trainer.train(tq, qrels, corpus, output_dir=tmp_path / "killed")
+    info = json.loads((tmp_path / "killed" / "done.json").read_text())
+    assert info["resumed_at_step"] == 2 and info["steps"] == n_steps
+    assert not (tmp_path / "killed" / tr.CHECKPOINT_DIR).exists()
+    wa = SentenceTransformer(str(tmp_path / "whole" / "model"), device="cpu").state_dict()
+    wb = SentenceTransformer(str(tmp_path / "killed" / "model"), device="cpu").state_dict()
+    assert wa.keys() == wb.keys()
+    for k in wa:
+        torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=1e-6)
+    assert resumed.training_id == whole.training_id

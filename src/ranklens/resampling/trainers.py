@@ -25,6 +25,7 @@ import inspect
 import json
 import os
 import random
+import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -93,7 +94,7 @@ def _trainer_identity(trainer: Any) -> Any:
 
     if dataclasses.is_dataclass(trainer):
         params = {f.name: ident(getattr(trainer, f.name)) for f in dataclasses.fields(trainer)
-                  if f.name not in {"show_progress", "device"}}
+                  if f.name not in {"show_progress", "device", "checkpoint_every"}}
         return {"class": type(trainer).__qualname__, **params}
     return ident(trainer) if callable(trainer) and not hasattr(trainer, "train") else type(trainer).__qualname__
 
@@ -145,6 +146,63 @@ def _write_done(output_dir: Path | None, info: Mapping[str, Any]) -> None:
     if output_dir is not None:
         output_dir.mkdir(parents=True, exist_ok=True)
         (output_dir / "done.json").write_text(json.dumps(info, indent=2, sort_keys=True, default=str))
+        shutil.rmtree(output_dir / CHECKPOINT_DIR, ignore_errors=True)
+
+
+#: sub-folder of a training run's ``output_dir`` holding the latest checkpoint while it runs
+CHECKPOINT_DIR = "checkpoint"
+
+
+def _optimise(model: Any, batches: list[list[int]], loss_of: Callable[[list[int]], Any], *, lr: float,
+              warmup_ratio: float, output_dir: Path | None, checkpoint_every: int, desc: str,
+              show_progress: bool | None) -> tuple[list[float], int]:
+    """The optimisation loop of the neural trainers (AdamW, linear warm-up/decay, clipping).
+
+    Every ``checkpoint_every`` steps (0: never) the model, optimiser, scheduler and torch RNG
+    states and the losses so far are saved atomically under ``output_dir/checkpoint``; a run
+    that finds a checkpoint there continues from it, so a killed training resumes where it
+    stopped and ends with the same weights as an uninterrupted run (same seeded batches).
+    Returns the losses and the step it started from.
+    """
+    import torch
+
+    from .._progress import progress
+
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    sched = _schedule(optimizer, len(batches), int(warmup_ratio * len(batches)))
+    ckpt = output_dir / CHECKPOINT_DIR / "state.pt" if output_dir is not None and checkpoint_every > 0 else None
+    start, losses = 0, []
+    if ckpt is not None and ckpt.is_file():
+        state = torch.load(ckpt, map_location="cpu", weights_only=False)
+        if state.get("n_batches") == len(batches):
+            model.load_state_dict(state["model"])
+            optimizer.load_state_dict(state["optimizer"])
+            sched.load_state_dict(state["scheduler"])
+            torch.set_rng_state(state["rng"])
+            start, losses = int(state["step"]), list(state["losses"])
+    model.train()
+    bar = progress(total=len(batches), desc=desc, unit="step", show=show_progress, initial=start)
+    try:
+        for i in range(start, len(batches)):
+            loss = loss_of(batches[i])
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            sched.step()
+            optimizer.zero_grad()
+            losses.append(float(loss.detach()))
+            bar.update(1)
+            if ckpt is not None and (i + 1) % checkpoint_every == 0 and i + 1 < len(batches):
+                ckpt.parent.mkdir(parents=True, exist_ok=True)
+                tmp = ckpt.with_suffix(".tmp")
+                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                            "scheduler": sched.state_dict(), "rng": torch.get_rng_state(), "step": i + 1,
+                            "losses": losses, "n_batches": len(batches)}, tmp)
+                os.replace(tmp, ckpt)
+    finally:
+        bar.close()
+    model.eval()
+    return losses, start
 
 
 @dataclass(frozen=True)
@@ -162,6 +220,8 @@ class BiEncoderTrainer:
         seed: seeds shuffling and torch.
         device: ``None`` = CUDA when available.
         name: display name.
+        checkpoint_every: save a resumable checkpoint every this many steps under
+            ``output_dir/checkpoint`` (0: never); a killed run continues from it.
     """
 
     model: str = "minilm"
@@ -176,6 +236,7 @@ class BiEncoderTrainer:
     device: str | None = None
     name: str = "bi-encoder"
     show_progress: bool | None = None
+    checkpoint_every: int = 100
 
     def load(self, output_dir: Path, tid: str) -> FineTunedBiEncoderRanker:
         """The ranker of a finished run saved under ``output_dir``."""
@@ -187,7 +248,6 @@ class BiEncoderTrainer:
         """Fine-tune and return the ranker (saved to ``output_dir/model`` when given)."""
         from .._lazy import require
         from .._models import resolve_device, resolve_model
-        from .._progress import progress
 
         torch = require("torch", feature="bi-encoder fine-tuning")
         st = require("sentence_transformers", feature="bi-encoder fine-tuning")
@@ -208,29 +268,18 @@ class BiEncoderTrainer:
                         if len(order[s:s + self.batch_size]) > 1]
         if self.max_steps is not None:
             batches = batches[: self.max_steps]
-        optimizer = torch.optim.AdamW(model.parameters(), lr=self.lr, weight_decay=0.01)
-        sched = _schedule(optimizer, len(batches), int(self.warmup_ratio * len(batches)))
-        model.train()
-        losses = []
+        def loss_of(batch: list[int]) -> Any:
+            qf = model.preprocess([pairs[i][1] for i in batch])
+            df = model.preprocess([pairs[i][2] for i in batch])
+            qf = {k: v.to(device) if hasattr(v, "to") else v for k, v in qf.items()}
+            df = {k: v.to(device) if hasattr(v, "to") else v for k, v in df.items()}
+            return loss_fn([qf, df], None)
+
         t0 = time.time()
-        bar = progress(total=len(batches), desc=f"training {self.name}", unit="step", show=self.show_progress)
-        try:
-            for batch in batches:
-                qf = model.preprocess([pairs[i][1] for i in batch])
-                df = model.preprocess([pairs[i][2] for i in batch])
-                qf = {k: v.to(device) if hasattr(v, "to") else v for k, v in qf.items()}
-                df = {k: v.to(device) if hasattr(v, "to") else v for k, v in df.items()}
-                loss = loss_fn([qf, df], None)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                optimizer.step()
-                sched.step()
-                optimizer.zero_grad()
-                losses.append(float(loss.detach()))
-                bar.update(1)
-        finally:
-            bar.close()
-        model.eval()
+        out = Path(output_dir) if output_dir else None
+        losses, resumed_at = _optimise(model, batches, loss_of, lr=self.lr, warmup_ratio=self.warmup_ratio,
+                                       output_dir=out, checkpoint_every=self.checkpoint_every,
+                                       desc=f"training {self.name}", show_progress=self.show_progress)
         ranker = FineTunedBiEncoderRanker(path=str(Path(output_dir) / "model") if output_dir else resolve_model(self.model),
                                           training_id=tid, max_seq_length=self.max_seq_length, device=self.device)
         if output_dir is not None:
@@ -238,7 +287,7 @@ class BiEncoderTrainer:
         _write_done(Path(output_dir) if output_dir else None,
                     {"trainer": self.name, "training_id": tid, "steps": len(batches), "pairs": len(pairs),
                      "loss_first": losses[0] if losses else None, "loss_last": losses[-1] if losses else None,
-                     "seconds": time.time() - t0, "device": device})
+                     "seconds": time.time() - t0, "device": device, "resumed_at_step": resumed_at})
         return ranker.attach(model)
 
 
@@ -251,8 +300,8 @@ class CrossEncoderTrainer:
 
     Args:
         model: model name or path (``"minilm"`` gets a fresh 1-logit head).
-        epochs, batch_size, max_steps, lr, warmup_ratio, rel, seed, device: as for
-            :class:`BiEncoderTrainer`.
+        epochs, batch_size, max_steps, lr, warmup_ratio, rel, seed, device, checkpoint_every: as
+            for :class:`BiEncoderTrainer`.
         max_length: tokens per (query, document) pair.
     """
 
@@ -270,6 +319,7 @@ class CrossEncoderTrainer:
     device: str | None = None
     name: str = "cross-encoder"
     show_progress: bool | None = None
+    checkpoint_every: int = 100
 
     def load(self, output_dir: Path, tid: str) -> FineTunedCrossEncoderRanker:
         """The ranker of a finished run saved under ``output_dir``."""
@@ -304,7 +354,6 @@ class CrossEncoderTrainer:
         """Fine-tune and return the ranker (saved to ``output_dir/model`` when given)."""
         from .._lazy import require
         from .._models import resolve_device, resolve_model
-        from .._progress import progress
 
         torch = require("torch", feature="cross-encoder fine-tuning")
         st = require("sentence_transformers", feature="cross-encoder fine-tuning")
@@ -323,34 +372,21 @@ class CrossEncoderTrainer:
             batches += [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)]
         if self.max_steps is not None:
             batches = batches[: self.max_steps]
-        optimizer = torch.optim.AdamW(model.parameters(), lr=self.lr, weight_decay=0.01)
-        sched = _schedule(optimizer, len(batches), int(self.warmup_ratio * len(batches)))
-        model.train()
-        losses = []
+        def loss_of(batch: list[int]) -> Any:
+            labels = torch.tensor([examples[i][2] for i in batch], dtype=torch.float32, device=device)
+            return loss_fn([[examples[i][0] for i in batch], [examples[i][1] for i in batch]], labels)
+
         t0 = time.time()
-        bar = progress(total=len(batches), desc=f"training {self.name}", unit="step", show=self.show_progress)
-        try:
-            for batch in batches:
-                qs = [examples[i][0] for i in batch]
-                ds = [examples[i][1] for i in batch]
-                labels = torch.tensor([examples[i][2] for i in batch], dtype=torch.float32, device=device)
-                loss = loss_fn([qs, ds], labels)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                optimizer.step()
-                sched.step()
-                optimizer.zero_grad()
-                losses.append(float(loss.detach()))
-                bar.update(1)
-        finally:
-            bar.close()
-        model.eval()
+        out = Path(output_dir) if output_dir else None
+        losses, resumed_at = _optimise(model, batches, loss_of, lr=self.lr, warmup_ratio=self.warmup_ratio,
+                                       output_dir=out, checkpoint_every=self.checkpoint_every,
+                                       desc=f"training {self.name}", show_progress=self.show_progress)
         if output_dir is not None:
             model.save(str(Path(output_dir) / "model"))
         _write_done(Path(output_dir) if output_dir else None,
                     {"trainer": self.name, "training_id": tid, "steps": len(batches), "examples": len(examples),
                      "loss_first": losses[0] if losses else None, "loss_last": losses[-1] if losses else None,
-                     "seconds": time.time() - t0, "device": device})
+                     "seconds": time.time() - t0, "device": device, "resumed_at_step": resumed_at})
         ranker = FineTunedCrossEncoderRanker(path=str(Path(output_dir) / "model") if output_dir else resolve_model(self.model),
                                              training_id=tid, max_length=self.max_length, device=self.device)
         return ranker.attach(model)
