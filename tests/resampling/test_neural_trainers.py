@@ -135,3 +135,27 @@ def test_killed_training_resumes_from_its_checkpoint_with_identical_weights(tmp_
     for k in wa:
         torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=1e-6)
     assert resumed.training_id == whole.training_id
+
+
+def test_in_batch_negative_batches_never_repeat_a_query_or_a_positive():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from ranklens.resampling.trainers import in_batch_negative_batches
+
+    pairs = [("q1", "a", "d1"), ("q1", "a", "d2"), ("q2", "b", "d3"), ("q3", "c", "d1"), ("q4", "d", "d4")]
+    assert in_batch_negative_batches([0, 1, 2, 3, 4], pairs, 3) == [[0, 2, 4], [1, 3]]
+    assert in_batch_negative_batches([0, 1], pairs, 3) == []  # one query twice: no negatives at all
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=30), st.integers(2, 6))
+    def law(qd, bs):
+        ps = [(f"q{q}", f"t{q}", f"d{d}") for q, d in qd]
+        batches = in_batch_negative_batches(list(range(len(ps))), ps, bs)
+        used = [i for b in batches for i in b]
+        assert len(used) == len(set(used))
+        for b in batches:
+            assert 2 <= len(b) <= bs
+            assert len({ps[i][0] for i in b}) == len(b) and len({ps[i][2] for i in b}) == len(b)
+
+    law()

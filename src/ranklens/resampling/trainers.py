@@ -120,6 +120,34 @@ def _positive_pairs(train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Ma
     return out
 
 
+def in_batch_negative_batches(order: list[int], pairs: Sequence[tuple[str, str, str]],
+                              batch_size: int) -> list[list[int]]:
+    """Cut ``order`` (indices into ``pairs`` = (query_id, query, positive)) into batches for
+    in-batch negatives in which no query and no positive text occurs twice -- a repeated query
+    would make its other positive a negative, a repeated positive would be its own negative.
+    A pair that clashes waits for the next batch (order otherwise kept); batches of one pair
+    (no negative) are dropped."""
+    batches: list[list[int]] = []
+    pending = list(order)
+    while pending:
+        batch: list[int] = []
+        queries: set[str] = set()
+        docs: set[str] = set()
+        rest: list[int] = []
+        for i in pending:
+            qid, _, doc = pairs[i]
+            if len(batch) < batch_size and qid not in queries and doc not in docs:
+                batch.append(i)
+                queries.add(qid)
+                docs.add(doc)
+            else:
+                rest.append(i)
+        if len(batch) > 1:
+            batches.append(batch)
+        pending = rest  # the first pending pair always fits, so this shrinks every round
+    return batches
+
+
 def _seed_all(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed % (2**32))
@@ -263,11 +291,10 @@ class BiEncoderTrainer:
         rng = np.random.default_rng(self.seed)
         batches: list[list[int]] = []
         for _ in range(self.epochs):
-            order = rng.permutation(len(pairs)).tolist()
-            batches += [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)
-                        if len(order[s:s + self.batch_size]) > 1]
+            batches += in_batch_negative_batches(rng.permutation(len(pairs)).tolist(), pairs, self.batch_size)
         if self.max_steps is not None:
             batches = batches[: self.max_steps]
+
         def loss_of(batch: list[int]) -> Any:
             qf = model.preprocess([pairs[i][1] for i in batch])
             df = model.preprocess([pairs[i][2] for i in batch])
