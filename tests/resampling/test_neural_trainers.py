@@ -46,7 +46,7 @@ def test_bi_encoder_trainer_trains_saves_and_resumes(tmp_path, data):
     bert = _tiny_bert(tmp_path / "bert", words)
     st_dir = tmp_path / "st"
     SentenceTransformer(modules=[Transformer(str(bert)), Pooling(32, "mean")], device="cpu").save(str(st_dir))
-    splits = ReSTTest(n_buckets=2).fit(tq, eq).splits_[:1]
+    splits = ReSTTest(n_buckets=2).fit(tq, eq).splits_[1:]  # fold 1: 16 training pairs (fold 0 has 2 sharing one positive)
     allq = pd.concat([tq, eq], ignore_index=True)
     trainer = BiEncoderTrainer(model=str(st_dir), epochs=2, batch_size=4, lr=1e-3, seed=0, device="cpu")
     v1 = train_variants([trainer], splits, allq, qrels, corpus, tmp_path / "out")[0]
