@@ -41,6 +41,10 @@ def speed_section(train_texts, test_texts, embedder, engine):
 
     from ranklens.resampling.similarity import embed_queries, nearest_queries
 
+    # warm both sides first (imports, stemmer and stop-word tables), so only the search is timed
+    nearest_queries(test_texts[:5], train_texts[:50], method="bm25", k=3)
+    bm25s.BM25().index(bm25s.tokenize(list(train_texts[:50]), stopwords="en", show_progress=False),
+                       show_progress=False)
     t = time.perf_counter()
     idx_ours, _ = nearest_queries(test_texts, train_texts, method="bm25", k=10)
     ours = time.perf_counter() - t
