@@ -36,6 +36,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,8 +48,9 @@ from .errors import DataFormatError, ValidationError
 
 __all__ = ["ANALYSES", "Experiment", "Step", "load_experiment", "run_experiment"]
 
-ANALYSES: dict[str, str] = {name: f"ranklens.steps:{name}_step"
-                            for name in ("asl", "probes", "neighbors", "regimes", "explain")}
+ANALYSES: dict[str, str] = {**{name: f"ranklens.steps:{name}_step"
+                               for name in ("asl", "probes", "neighbors", "regimes", "explain")},
+                            "demo": "ranklens.demo:demo_step"}
 """analysis type -> ``"module:function"`` with signature
 ``fn(collection, models: dict[str, dict], params: dict, out_dir: Path, *, engine, seed) -> list[Path]``
 (``models`` maps a name to ``{"spec": str, "params": dict}``; it returns the result directories)."""
@@ -234,6 +236,7 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
     store = ResultsStore(root)
     collections: dict[str, Any] = {}
     done, ran = 0, 0
+    seconds: dict[str, float] = {}
     bar = progress(total=len(exp.steps), desc="experiment", unit="step", show=show_progress)
     try:
         for step in exp.steps:
@@ -248,7 +251,9 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
             fn = _resolve(ANALYSES[step.analysis])
             models = {m: dict(exp.models[m]) for m in step.models}
             bar.set_postfix_str(step.step_id)
+            t0 = time.perf_counter()
             dirs = fn(collections[step.dataset], models, dict(step.params), out, engine=engine, seed=exp.seed)
+            seconds[step.step_id] = round(time.perf_counter() - t0, 2)
             for d in dirs:
                 store.add(d, dataset=step.dataset, model=_model_of(d, step.models))
             marker.write_text(json.dumps({"step": step.step_id, "results": [str(Path(d).relative_to(root)) for d in dirs]}))
@@ -261,7 +266,8 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
         from .report import Report
 
         report_path = Report.from_dirs([root], title=exp.title).save(root / "report.html")
-    return {"results_dir": str(root), "steps_run": ran, "steps_skipped": done, "report": str(report_path)}
+    return {"results_dir": str(root), "steps_run": ran, "steps_skipped": done, "report": str(report_path),
+            "seconds": seconds}
 
 
 def _load_dataset(name: str, entry: Mapping[str, Any]) -> Any:

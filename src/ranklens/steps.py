@@ -34,6 +34,7 @@ STEP_PARAMS: dict[str, dict[str, Any]] = {
                "calibration_queries": 30, "calibration_depth": 20},
     "neighbors": {"k": 10, "n_queries": 50, "n_samples": 3, "ranker_k": 10, "max_sentences": 20000},
     "regimes": {"buckets": 5, "train_fraction": 0.5, "k": 10, "fine_tune_steps": 0},
+    "demo": {"part": None},
     "explain": {"pool": 20, "max_queries": 10, "m": 3, "k": [10], "granularities": ["sentence", "window:5"],
                 "samples": 12, "pool_model": None, "subdoc": None, "sweep_m": [1, 2, 3, 4]},
 }

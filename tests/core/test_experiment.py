@@ -99,3 +99,32 @@ def test_track_of_run_files_needs_no_models(tmp_path, capsys):
     # good: both relevant docs of q1 first (SL 1, 1), q2's b first -> 1; bad: a, c after b -> 2, 2; q2: b missing
     assert asl["good"] == pytest.approx(1.0)
     assert asl["bad"] > asl["good"]
+
+
+def test_demo_is_a_built_in_experiment_that_resumes(tmp_path, monkeypatch):
+    """``ranklens demo`` runs the packages' demo hooks as experiment steps: results indexed,
+    report rendered, finished parts skipped on a re-run, unknown parts rejected."""
+    import pandas as pd
+
+    import ranklens.metrics.demo as asl_demo
+    from ranklens.demo import run_demo
+    from ranklens.results import make_provenance
+
+    calls = []
+
+    def fake_hook(out_dir, *, engine=None):
+        calls.append(out_dir)
+        res = Result(kind="asl-evaluate", summary={"n_runs": 1}, provenance=make_provenance(),
+                     table=pd.DataFrame({"system": ["bm25"], "ASL": [2.0], "n_queries": [3]}))
+        res.save(out_dir / "asl-evaluate-demo")
+        return [res]
+
+    monkeypatch.setattr(asl_demo, "run_demo", fake_hook)
+    info = run_demo(tmp_path / "d", only=["asl"], show_progress=False)
+    assert len(calls) == 1 and set(info["seconds"]) == {"asl"}
+    assert (tmp_path / "d" / "report.html").is_file()
+    assert list(ResultsStore(tmp_path / "d").list()["kind"]) == ["asl-evaluate"]
+    again = run_demo(tmp_path / "d", only=["asl"], show_progress=False)
+    assert len(calls) == 1 and again["steps_skipped"] == 1 and again["seconds"] == {}
+    with pytest.raises(ValidationError, match="--only astl: unknown analysis"):
+        run_demo(tmp_path / "d", only=["astl"])
