@@ -114,6 +114,30 @@ def _order_rows(idx: np.ndarray, sc: np.ndarray, k: int) -> tuple[np.ndarray, np
     return idx, sc
 
 
+def _merge_above(best_i: np.ndarray, best_s: np.ndarray, s: np.ndarray, start: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Merge a similarity block into full, sorted running top-k lists.
+
+    Once every row holds k neighbours, only block entries scoring at least the row's current
+    k-th score can enter (``>=`` keeps ties, which the (score desc, index asc) order then
+    settles). Selecting them with one comparison is much cheaper than an ``argpartition`` of
+    the whole block, and after the first blocks very few entries pass: the search becomes
+    bound by the matrix product, as in FAISS.
+    """
+    m, kk = best_i.shape
+    r, c = np.nonzero(s >= best_s[:, -1:])
+    if r.size == 0:
+        return best_i, best_s
+    all_r = np.concatenate([np.repeat(np.arange(m), kk), r])
+    all_i = np.concatenate([best_i.ravel(), c.astype(np.int64) + start])
+    all_s = np.concatenate([best_s.ravel(), s[r, c]])
+    order = np.lexsort((all_i, -all_s, all_r))  # row, then score desc, then index asc
+    all_r = all_r[order]
+    pos = np.arange(all_r.size) - np.searchsorted(all_r, all_r, side="left")
+    keep = order[pos < kk]
+    return all_i[keep].reshape(m, kk), all_s[keep].reshape(m, kk)
+
+
 def _topk_block(s: np.ndarray, start: int, kk: int) -> tuple[np.ndarray, np.ndarray]:
     """Top ``kk`` of each row of a similarity block (exact under (score desc, index asc)).
 
@@ -209,12 +233,11 @@ def exact_knn(
         sel = (cols >= start) & (cols < start + block.shape[0])
         if sel.any():
             s[rows[sel], cols[sel] - start] = -np.inf
+        if best_i.shape[1] == kk and np.isfinite(best_s[:, -1]).all():
+            best_i, best_s = _merge_above(best_i, best_s, s, start)
+            continue
         bi, bs = _topk_block(s, start, min(kk, block.shape[0]))
-        best_i = np.concatenate([best_i, bi], axis=1)
-        best_s = np.concatenate([best_s, bs], axis=1)
-        if best_i.shape[1] > kk:
-            best_i, best_s = _order_rows(best_i, best_s, kk)
-    best_i, best_s = _order_rows(best_i, best_s, kk)
+        best_i, best_s = _order_rows(np.concatenate([best_i, bi], axis=1), np.concatenate([best_s, bs], axis=1), kk)
     # excluded rows (score -inf) can only appear when fewer than k rows are eligible
     best_i = np.where(np.isneginf(best_s), -1, best_i)
     return _blank_rows(KnnResult(indices=best_i.astype(np.int64), scores=best_s.astype(np.float32)),
