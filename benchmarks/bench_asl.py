@@ -34,7 +34,24 @@ def rss_mb() -> float:
     return float("nan")
 
 
+def reset_peak() -> None:
+    """Reset this process's peak RSS (Linux: VmHWM := VmRSS), so the peak measured next belongs
+    to the path being measured -- not to the data generation that may have run before it."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:  # not Linux / not permitted: ru_maxrss below then covers the whole process
+        pass
+
+
 def peak_mb() -> float:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -87,6 +104,7 @@ def ranklens_path(run_p: Path, qrels_p: Path, n_docs: int) -> dict:
 
     out = {}
     gc.collect()
+    reset_peak()
     base = rss_mb()
     t0 = time.perf_counter()
     table = read_run_table(run_p)
