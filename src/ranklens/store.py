@@ -312,6 +312,7 @@ class ResultsStore:
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
                 rows.to_csv(f, sep="\t", index=False)
+            os.chmod(tmp, 0o644)  # mkstemp makes it owner-only; the export is for any reader
             os.replace(tmp, self.root / "summary_rows.tsv")
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -56,6 +56,7 @@ def test_store_indexes_lists_compares_and_reindexes(tmp_path):
     # labels given to add() survive a rebuild of the index
     assert set(store.list(dataset="demo")["name"]) == {"a", "b"}
     assert not list(tmp_path.glob(".summary_rows*"))
+    assert (tmp_path / "summary_rows.tsv").stat().st_mode & 0o044 == 0o044  # readable by others
 
 
 def test_summary_rows_flatten_when_no_rows_given():
