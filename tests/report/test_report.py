@@ -164,3 +164,17 @@ def test_latex_marks_go_on_the_score_column():
     assert "$" not in "".join(out["p\\_adjusted"])
     assert list(out["bm25"]) == ["1", "2$^{*}$"] or list(out["bm25"]) == ["1.0", "2.0$^{*}$"]
     assert "significant" not in out.columns and "bm25\\_sig" not in out.columns
+
+
+def test_overview_keeps_datasets_apart(tmp_path):
+    """The same model on two datasets: two overview rows, never one value hiding the other."""
+    prov = make_provenance()
+    for ds, v in (("cran", 3.0), ("npl", 7.0)):
+        Result(kind="asl-evaluate", summary={}, provenance=prov, table=pd.DataFrame(
+            {"system": ["bm25"], "ASL": [v], "n_queries": [5]})).save(tmp_path / ds)
+        ResultsStore(tmp_path).add(tmp_path / ds, dataset=ds)
+    html = Report.from_dirs([tmp_path]).render_html()
+    overview = html.split("Summary across models", 1)[1].split("All results", 1)[0]
+    assert ">cran<" in overview and ">npl<" in overview
+    assert 'data-v="3.0"' in overview or ">3<" in overview
+    assert 'data-v="7.0"' in overview or ">7<" in overview

@@ -299,9 +299,12 @@ class Report:
             })
             index_rows.append({"section": fam, "kind": res.kind, "result": name,
                                "created": res.provenance.created_utc, "rows": len(res.table)})
-            from ..store import summary_rows
+            from ..store import LABELS_FILE, summary_rows
 
-            rows = summary_rows(res)
+            labels = {}
+            if (path / LABELS_FILE).is_file():  # the dataset/model labels of the results store
+                labels = json.loads((path / LABELS_FILE).read_text())
+            rows = summary_rows(res, model=labels.get("model") or "", dataset=labels.get("dataset") or "")
             rows = rows[rows["model"].astype(str) != ""] if "model" in rows else rows
             overview_rows.append(rows)
         overview = ""
@@ -309,8 +312,11 @@ class Report:
             allrows = pd.concat(overview_rows, ignore_index=True)
             allrows = allrows[allrows["model"].fillna("").astype(str) != ""]
             if not allrows.empty:
-                piv = allrows.pivot_table(index=["analysis", "item", "metric"], columns="model",
-                                          values="value", aggfunc="first").reset_index()
+                allrows = allrows.assign(dataset=allrows["dataset"].fillna("").astype(str))
+                piv = allrows.pivot_table(index=["analysis", "dataset", "item", "metric"], columns="model",
+                                          values="value", aggfunc="first", dropna=False).reset_index()
+                piv = piv.dropna(axis=0, how="all", subset=[c for c in piv.columns
+                                                            if c not in ("analysis", "dataset", "item", "metric")])
                 overview = table_html(piv, ids, max_rows=self.max_rows)
         env = Environment(autoescape=True)
         tmpl = env.from_string(resources.files(__package__).joinpath("templates/report.html.j2").read_text())
