@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-score", type=float, default=4.0, help="needle: lowest pair score (default 4)")
     p.add_argument("--max-overlap", type=float, default=0.6, help="needle: token overlap below this (default 0.6)")
     p.add_argument("-p", type=float, default=0.9, help="rankers: RBO persistence (default 0.9)")
-    p.add_argument("--backend", choices=["numpy", "torch", "faiss", "hnsw"], default="numpy",
+    p.add_argument("--backend", choices=["auto", "numpy", "torch", "faiss", "hnsw"], default="auto",
                    help="k-NN search (hnsw is approximate; its recall vs exact is reported)")
     p.add_argument("--block-size", type=int, default=65536, help="corpus rows per exact-search block")
     p.add_argument("--precision", choices=["fp32", "bf16"], default=None,

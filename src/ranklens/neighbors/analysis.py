@@ -62,14 +62,15 @@ class NeighborSearch:
     """How neighbours are searched.
 
     Args:
-        backend: ``"numpy"`` / ``"torch"`` (exact, blocked), ``"faiss"`` (exact ``IndexFlatIP``)
-            or ``"hnsw"`` (FAISS HNSW, approximate; recall reported).
+        backend: ``"auto"`` / ``"numpy"`` / ``"torch"`` (exact, blocked; auto = FAISS's BLAS
+            k-NN per block when installed), ``"faiss"`` (exact ``IndexFlatIP``) or ``"hnsw"``
+            (FAISS HNSW, approximate; recall reported).
         block_size: corpus rows per block for exact search.
         M, ef_construction, ef_search: HNSW parameters.
         n_holdout: held-out queries for measuring HNSW recall@k against exact search.
     """
 
-    backend: Literal["numpy", "torch", "faiss", "hnsw"] = "numpy"
+    backend: Literal["auto", "numpy", "torch", "faiss", "hnsw"] = "auto"
     block_size: int = 65_536
     M: int = 16
     ef_construction: int = 40
@@ -128,7 +129,7 @@ def corpus_neighbors(
     excl = [[int(i)] for i in query_idx]
     info: dict[str, float] = {}
     t0 = time.perf_counter()
-    if search.backend in ("numpy", "torch"):
+    if search.backend in ("auto", "numpy", "torch"):
         res = exact_knn(vectors, q, k, block_size=search.block_size, exclude=excl, backend=search.backend)
     elif search.backend == "faiss":
         res = faiss_knn(vectors, q, k, exclude=excl)
