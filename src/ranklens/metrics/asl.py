@@ -339,6 +339,7 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULT_DUPLI
         grade_row[hit_rows] = rel_u[hit_pos]
         del rkey, pos, found
     del run_dcode, jrows
+    pa.default_memory_pool().release_unused()  # the hash kernels' freed buffers (peak memory)
 
     # --- padded queries x depth matrix of score keys (rows grouped by query, stable) --------
     counts = np.bincount(qcode, minlength=nq).astype(np.int64)
@@ -414,7 +415,11 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULT_DUPLI
         keep[dup["drop_rows"]] = False
         out = _rank_coded(rt.filter(pa.array(keep)), qt, ties, "error", source)
         return replace(out, duplicates_dropped=int(dup["drop_rows"].size))
-    grades = np.take(grade_row, rows, mode="clip")
+    # in blocks of queries: np.take converts int32 indices to intp, a full-size copy otherwise
+    grades = np.empty(rows.shape, grade_row.dtype)
+    step = max(1, (1 << 20) // max(depth, 1))
+    for a in range(0, nq, step):
+        grades[a:a + step] = np.take(grade_row, rows[a:a + step], mode="clip")
     np.putmask(grades, ~valid, _PAD)
     del grade_row, valid
 
