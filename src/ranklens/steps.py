@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .errors import ValidationError
@@ -203,7 +204,10 @@ def neighbors_step(collection: Any, models: Mapping[str, Mapping[str, Any]], par
     docs = list(collection.docs.iter_docs())
     corpus = build_corpus(docs)
     if p["max_sentences"] and len(corpus) > int(p["max_sentences"]):
-        corpus = build_corpus(docs[: max(1, len(docs) * int(p["max_sentences"]) // len(corpus))])
+        # a seeded uniform sample of whole documents, sized to about max_sentences sentences
+        keep = max(1, len(docs) * int(p["max_sentences"]) // len(corpus))
+        pick = np.sort(np.random.default_rng(seed).choice(len(docs), size=keep, replace=False))
+        corpus = build_corpus([docs[i] for i in pick])
     texts = list(corpus.texts)
     embedders, skipped = _build(models, make_embedder, texts)
     results: list[Any] = []

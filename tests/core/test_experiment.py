@@ -128,3 +128,22 @@ def test_demo_is_a_built_in_experiment_that_resumes(tmp_path, monkeypatch):
     assert len(calls) == 1 and again["steps_skipped"] == 1 and again["seconds"] == {}
     with pytest.raises(ValidationError, match="--only astl: unknown analysis"):
         run_demo(tmp_path / "d", only=["astl"])
+
+
+def test_neighbors_step_samples_documents_when_the_corpus_is_too_big(tmp_path):
+    """max_sentences caps the sentence corpus with a seeded sample of whole documents (not the
+    first documents of the collection)."""
+    from ranklens.datasets.demo import load_demo
+    from ranklens.steps import neighbors_step
+
+    coll = load_demo()
+    models = {"tfidf": {"spec": "tfidf", "params": {}}}
+    dirs = neighbors_step(coll, models, {"max_sentences": 300, "n_queries": 5, "k": 3, "n_samples": 1},
+                          tmp_path / "n", seed=1)
+    tok = Result.load(next(d for d in dirs if d.name == "n2o-token-overlap"))
+    full = tok.provenance.params["n_corpus"]
+    assert 150 <= full <= 450  # about 300 sentences, from whole documents
+    again = neighbors_step(coll, models, {"max_sentences": 300, "n_queries": 5, "k": 3, "n_samples": 1},
+                           tmp_path / "m", seed=2)
+    other = Result.load(next(d for d in again if d.name == "n2o-token-overlap"))
+    assert other.provenance.inputs["corpus"] != tok.provenance.inputs["corpus"]  # another seed, another sample
