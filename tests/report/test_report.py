@@ -178,3 +178,18 @@ def test_overview_keeps_datasets_apart(tmp_path):
     assert ">cran<" in overview and ">npl<" in overview
     assert 'data-v="3.0"' in overview or ">3<" in overview
     assert 'data-v="7.0"' in overview or ">7<" in overview
+
+
+def test_overview_numbers_link_to_their_result(tmp_path):
+    """Every overview row names the result it comes from and links to it (its provenance is
+    there); results with the same directory name get distinct labels."""
+    prov = make_provenance()
+    for ds in ("dl19", "dl20"):
+        Result(kind="asl-evaluate", summary={}, provenance=prov, table=pd.DataFrame(
+            {"system": ["bm25"], "ASL": [2.0], "n_queries": [5]})).save(tmp_path / ds / "asl-evaluate")
+    html = Report.from_dirs([tmp_path]).render_html()
+    overview = html.split("Summary across models", 1)[1].split("All results", 1)[0]
+    links = re.findall(r'<a href="#(res\d+)">([^<]+)</a>', overview)
+    assert sorted(label for _, label in links) == ["dl19/asl-evaluate", "dl20/asl-evaluate"]
+    for anchor, _ in links:
+        assert f'id="{anchor}"' in html

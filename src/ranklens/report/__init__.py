@@ -16,7 +16,7 @@ import io
 import json
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -138,8 +138,12 @@ class _Ids:
         return f"{prefix}{self.n}"
 
 
-def table_html(frame: pd.DataFrame, ids: _Ids, *, max_rows: int = MAX_ROWS) -> str:
-    """A sortable, escaped HTML table (with a model filter when a ``model`` column exists)."""
+def table_html(frame: pd.DataFrame, ids: _Ids, *, max_rows: int = MAX_ROWS,
+               links: tuple[str, Mapping[str, str]] | None = None) -> str:
+    """A sortable, escaped HTML table (with a model filter when a ``model`` column exists).
+
+    ``links = (column, {value: anchor})`` makes that column's cells links to ``#anchor`` (the
+    result a number comes from, with its provenance)."""
     tid = ids.next("tbl")
     shown = frame.head(max_rows)
     cols = [str(c) for c in frame.columns]
@@ -152,12 +156,16 @@ def table_html(frame: pd.DataFrame, ids: _Ids, *, max_rows: int = MAX_ROWS) -> s
                      f'data-col="{col}"><option value="">all</option>{opts}</select></div>')
     head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
     body = []
+    link_at = cols.index(links[0]) if links is not None and links[0] in cols else -1
     for row in shown.itertuples(index=False):
         cells = []
-        for v in row:
+        for i, v in enumerate(row):
             text, key, num = _fmt(v)
             cls = ' class="num"' if num else ""
-            cells.append(f'<td{cls} data-v="{html.escape(key)}">{html.escape(text)}</td>')
+            shown_text = html.escape(text)
+            if i == link_at and links is not None and text in links[1]:
+                shown_text = f'<a href="#{html.escape(links[1][text])}">{shown_text}</a>'
+            cells.append(f'<td{cls} data-v="{html.escape(key)}">{shown_text}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     parts.append(f'<div class="tablewrap"><table class="sortable" id="{tid}"><thead><tr>{head}</tr></thead>'
                  f'<tbody>{"".join(body)}</tbody></table></div>')
@@ -267,11 +275,15 @@ class Report:
         sections: dict[str, dict[str, Any]] = {}
         index_rows = []
         overview_rows = []
+        anchors: dict[str, str] = {}
+        # a result's label: its directory name, with its parent's where two results share a name
+        names = [p.name for p, _ in self.results]
+        clash = {n for n in names if names.count(n) > 1}
         for path, res in self.results:
             fam = _family(res.kind)
             sec = sections.setdefault(fam, {"title": fam, "anchor": ids.next("sec"), "family": fam, "results": []})
             anchor = ids.next("res")
-            name = path.name
+            name = f"{path.parent.name}/{path.name}" if path.name in clash else path.name
             svgs, errors = _figure_svgs(res)
             tables = [{"title": f"per-item table ({len(res.table)} rows)", "html": table_html(res.table, ids, max_rows=self.max_rows)}]
             try:
@@ -305,6 +317,8 @@ class Report:
             if (path / LABELS_FILE).is_file():  # the dataset/model labels of the results store
                 labels = json.loads((path / LABELS_FILE).read_text())
             rows = summary_rows(res, model=labels.get("model") or "", dataset=labels.get("dataset") or "")
+            rows["result"] = name
+            anchors[name] = anchor
             rows = rows[rows["model"].astype(str) != ""] if "model" in rows else rows
             overview_rows.append(rows)
         overview = ""
@@ -313,18 +327,18 @@ class Report:
             allrows = allrows[allrows["model"].fillna("").astype(str) != ""]
             if not allrows.empty:
                 allrows = allrows.assign(dataset=allrows["dataset"].fillna("").astype(str))
-                piv = allrows.pivot_table(index=["analysis", "dataset", "item", "metric"], columns="model",
-                                          values="value", aggfunc="first", dropna=False).reset_index()
-                piv = piv.dropna(axis=0, how="all", subset=[c for c in piv.columns
-                                                            if c not in ("analysis", "dataset", "item", "metric")])
-                overview = table_html(piv, ids, max_rows=self.max_rows)
+                keys = ["analysis", "dataset", "item", "metric", "result"]
+                piv = allrows.pivot_table(index=keys, columns="model", values="value", aggfunc="first",
+                                          dropna=False).reset_index()
+                piv = piv.dropna(axis=0, how="all", subset=[c for c in piv.columns if c not in keys])
+                overview = table_html(piv, ids, max_rows=self.max_rows, links=("result", anchors))
         env = Environment(autoescape=True)
         tmpl = env.from_string(resources.files(__package__).joinpath("templates/report.html.j2").read_text())
         return tmpl.render(
             title=self.title, version=__version__, n_results=len(self.results),
             generated=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             sections=sorted(sections.values(), key=lambda sec: _family_order(sec["title"])), overview=overview,
-            index_table=table_html(pd.DataFrame(index_rows), ids) if index_rows else "",
+            index_table=table_html(pd.DataFrame(index_rows), ids, links=("result", anchors)) if index_rows else "",
             css=resources.files(__package__).joinpath("static/report.css").read_text(),
             js=resources.files(__package__).joinpath("static/report.js").read_text(),
         )
