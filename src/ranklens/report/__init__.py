@@ -330,7 +330,11 @@ class Report:
                 keys = ["analysis", "dataset", "item", "metric", "result"]
                 piv = allrows.pivot_table(index=keys, columns="model", values="value", aggfunc="first",
                                           dropna=False).reset_index()
-                piv = piv.dropna(axis=0, how="all", subset=[c for c in piv.columns if c not in keys])
+                models = [c for c in piv.columns if c not in keys]
+                piv = piv.dropna(axis=0, how="all", subset=models)
+                # models that appear in the most rows first (the track's 100 runs after them)
+                models.sort(key=lambda c: -int(piv[c].notna().sum()))
+                piv = piv[keys + models]
                 overview = table_html(piv, ids, max_rows=self.max_rows, links=("result", anchors))
         env = Environment(autoescape=True)
         tmpl = env.from_string(resources.files(__package__).joinpath("templates/report.html.j2").read_text())
