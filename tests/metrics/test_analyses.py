@@ -135,3 +135,15 @@ def test_tracks_directory_and_ties(tmp_path):
     ties = tie_report(tmp_path / "t1" / "qrels.txt", tmp_path / "t1" / "runs")
     assert (ties.table["tied_rows_float32"] > 0).all()  # scores rounded to 0.1
     assert {"ASL[trec_eval]", "ASL[input_order]", "AP[float64]"} <= set(ties.table.columns)
+
+
+def test_coverage_keeps_rank_order_under_the_paper_policy():
+    """Relevant r1 at rank 3 (SL 3) and r2 never retrieved (SL = irrel_q = 2 under "paper"):
+    the running mean follows rank order (3, 2.5), so AP = 1/6 (target 6) is matched at k = 1;
+    sorting by SL (2, 2.5) would wrongly give k = 2."""
+    qrels = pd.DataFrame([("q", "r1", 1), ("q", "r2", 1)], columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame([("q", "n1", 3.0), ("q", "n2", 2.0), ("q", "r1", 1.0)],
+                       columns=["query_id", "doc_id", "score"])
+    res = map_coverage(qrels, {"A": run}, unretrieved="paper")
+    per = res.tables["per_query"]
+    assert per["k"].tolist() == [1] and per["relevant"].tolist() == [2]

@@ -444,7 +444,9 @@ def map_coverage(
         sl = sl[sl[QUERY_ID].isin(ap)]
         # vectorised coverage_kernel over all queries: running mean of the sorted SLs per query,
         # distance to 1/AP, first argmin per query (AP = 0 -> all relevant documents)
-        sl = sl.sort_values([QUERY_ID, "sl"], kind="stable")
+        # search_lengths is in rank order (unretrieved last); keep it -- sorting by SL could put an
+        # unretrieved document (SL = irrel_q under "paper") before the last retrieved one
+        sl = sl.sort_values([QUERY_ID], kind="stable")
         g = sl.groupby(QUERY_ID, sort=False)["sl"]
         k_pos = g.cumcount().to_numpy() + 1
         running = g.cumsum().to_numpy() / k_pos
