@@ -20,7 +20,7 @@ An experiment file (TOML or YAML)::
     runs = "../shared/data/trec_dl_runs/official/dl19"
 
     [[analyses]]
-    type = "asl"                       # see ANALYSES
+    type = "asl"                       # any analysis of ranklens.registry
     datasets = ["cranfield"]           # default: all datasets
     models = ["bm25", "minilm"]        # default: all models
     params = { k = 100 }
@@ -33,27 +33,20 @@ indexed in the results store, and ``report.html`` is rendered at the end.
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ._hashing import sha256_json
 from ._progress import progress
+from .declare import make_params, path_fields
 from .errors import DataFormatError, ValidationError
+from .registry import get_analysis
 
-__all__ = ["ANALYSES", "Experiment", "Step", "load_experiment", "run_experiment"]
-
-ANALYSES: dict[str, str] = {**{name: f"ranklens.steps:{name}_step"
-                               for name in ("asl", "probes", "neighbors", "regimes", "explain")},
-                            "demo": "ranklens.demo:demo_step"}
-"""analysis type -> ``"module:function"`` with signature
-``fn(collection, models: dict[str, dict], params: dict, out_dir: Path, *, engine, seed) -> list[Path]``
-(``models`` maps a name to ``{"spec": str, "params": dict}``; it returns the result directories)."""
+__all__ = ["Experiment", "Step", "load_experiment", "run_experiment"]
 
 _TOP_KEYS = {"title", "results", "seed", "models", "datasets", "analyses"}
 
@@ -67,8 +60,13 @@ class Step:
 
     @property
     def step_id(self) -> str:
-        h = sha256_json({"a": self.analysis, "d": self.dataset, "m": self.models, "p": self.params})[:8]
-        return f"{self.analysis}-{self.dataset}-{h}"
+        """``<analysis>-<dataset>-<hash>``: the hash covers the full (defaulted) parameters, so a
+        changed default never reuses an old step; names are sanitised into one directory name."""
+        from .drive import safe_name, step_params
+
+        params = step_params(self.analysis, self.params)
+        h = sha256_json({"a": self.analysis, "d": self.dataset, "m": self.models, "p": params})[:8]
+        return f"{safe_name(self.analysis)}-{safe_name(self.dataset)}-{h}"
 
 
 @dataclass(frozen=True)
@@ -169,8 +167,11 @@ def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experi
             errors.append(f"{where}: must be a table")
             continue
         typ = a.get("type")
-        if typ not in ANALYSES:
-            errors.append(f"{where}.type: unknown analysis {typ!r}; valid: {sorted(ANALYSES)}")
+        try:
+            analysis = get_analysis(str(typ))
+        except ValidationError as exc:
+            errors.append(f"{where}.type: {exc}")
+            analysis = None
         for k in a:
             if k not in {"type", "datasets", "models", "params"}:
                 errors.append(f"{where}.{k}: unknown key (use type, datasets, models, params)")
@@ -189,11 +190,16 @@ def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experi
         if not isinstance(params, Mapping):
             errors.append(f"{where}.params: must be a table")
             params = {}
-        from .steps import check_params
-
-        errors.extend(f"{where}.{problem}" for problem in check_params(str(typ), params))
+        if analysis is not None:
+            params = {k: (str(base / v) if k in path_fields(analysis.params) and isinstance(v, str) and v != "demo"
+                          and not Path(v).is_absolute() else v) for k, v in params.items()}
+            try:
+                make_params(analysis.params, params, where=f"{where}.params")
+            except ValidationError as exc:
+                errors.extend(str(exc).split("; "))
         for d in ds:
-            if not ms and typ != "regimes" and "runs" not in datasets.get(d, {}):
+            if (not ms and analysis is not None and analysis.min_models > 0
+                    and "runs" not in datasets.get(d, {})):
                 errors.append(f"{where}: no models for dataset {d!r}; define [models.NAME] tables "
                               "(or give the dataset 'runs' for an asl analysis)")
             steps.append(Step(str(typ), str(d), tuple(ms), dict(params)))
@@ -221,14 +227,10 @@ def load_experiment(path: str | Path) -> Experiment:
     return Experiment(**{**exp.__dict__, "source": p})
 
 
-def _resolve(spec: str) -> Callable[..., Any]:
-    mod, _, fn = spec.partition(":")
-    return getattr(importlib.import_module(mod), fn)
-
-
 def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
                    show_progress: bool | None = None) -> dict[str, Any]:
     """Run the missing steps of ``exp``, index every result, render the report."""
+    from .drive import load_dataset, run_analysis, save_results
     from .store import ResultsStore
 
     root = exp.results_dir
@@ -247,12 +249,13 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
                 bar.update(1)
                 continue
             if step.dataset not in collections:
-                collections[step.dataset] = _load_dataset(step.dataset, exp.datasets[step.dataset])
-            fn = _resolve(ANALYSES[step.analysis])
+                collections[step.dataset] = load_dataset(step.dataset, exp.datasets[step.dataset])
             models = {m: dict(exp.models[m]) for m in step.models}
             bar.set_postfix_str(step.step_id)
             t0 = time.perf_counter()
-            dirs = fn(collections[step.dataset], models, dict(step.params), out, engine=engine, seed=exp.seed)
+            results = run_analysis(step.analysis, collections[step.dataset], models, step.params, engine=engine,
+                                   seed=exp.seed, work_dir=out / ".work")
+            dirs = save_results(results, out)
             seconds[step.step_id] = round(time.perf_counter() - t0, 2)
             for d in dirs:
                 store.add(d, dataset=step.dataset, model=_model_of(d, step.models))
@@ -270,29 +273,7 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
             "seconds": seconds}
 
 
-def _load_dataset(name: str, entry: Mapping[str, Any]) -> Any:
-    """A dataset entry -> Collection (a qrels + runs track gets no documents or queries)."""
-    from .io import Collection, DocStore, load_collection, read_qrels
-
-    if "spec" in entry:
-        coll = load_collection(entry["spec"])
-        if "qrels" in entry:
-            coll = Collection(coll.name, coll.docs, coll.queries, read_qrels(entry["qrels"]), coll.meta)
-    else:
-        import pandas as pd
-
-        coll = Collection(name, DocStore({}, name=name), pd.DataFrame({"query_id": [], "text": []}, dtype=str),
-                          read_qrels(entry["qrels"]))
-    if "runs" in entry:
-        coll = Collection(coll.name, coll.docs, coll.queries, coll.qrels, {**coll.meta, "runs": entry["runs"]})
-    return coll
-
-
 def _model_of(result_dir: Path, models: tuple[str, ...]) -> str:
     name = Path(result_dir).name
     hits = [m for m in models if name.endswith(f"-{m}") or f"-{m}-" in name]
     return hits[0] if len(hits) == 1 else ""
-
-
-def _main_hint() -> None:  # pragma: no cover - documentation helper
-    print(__doc__, file=sys.stderr)

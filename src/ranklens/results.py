@@ -141,6 +141,8 @@ class Result:
         table: the per-item table (per query, per sample, per document ...).
         tables: further named tables.
         provenance: versions, parameters, fingerprints, input hashes, seed.
+        warnings: why a number may not mean what it seems (degenerate input, skipped models,
+            deviations from the paper); printed by the CLI and shown in the report.
     """
 
     kind: str
@@ -148,6 +150,12 @@ class Result:
     table: pd.DataFrame
     provenance: Provenance
     tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def with_warnings(self, *warnings: str) -> Result:
+        """A copy with ``warnings`` added (duplicates dropped)."""
+        new = tuple(w for w in warnings if w not in self.warnings)
+        return dataclasses.replace(self, warnings=(*self.warnings, *new)) if new else self
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
         """Write the result directory atomically (a temp dir renamed into place)."""
@@ -165,6 +173,7 @@ class Result:
             "summary": _jsonable(dict(self.summary)),
             "provenance": self.provenance.to_dict(),
             "tables": schemas,
+            "warnings": list(self.warnings),
         }
         (tmp / "result.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
         if target.exists():
@@ -206,6 +215,7 @@ class Result:
             table=table,
             tables=tables,
             provenance=Provenance.from_dict(meta.get("provenance", {})),
+            warnings=tuple(str(w) for w in meta.get("warnings", [])),
         )
 
     def to_frame(self) -> pd.DataFrame:

@@ -15,7 +15,7 @@ Long-format rows have the columns ``analysis, item, model, dataset, metric, valu
 ci_high, n``. An analysis can supply them as ``summary["rows"]`` (a list of dicts with those
 keys); otherwise numeric summary entries are flattened (``item`` = dotted key path). Results of
 the built-in analyses also get one row per model and headline figure, read from their per-item
-table (see ``MODEL_ROWS``): these fill the report's "summary across models" and
+table (declared by each result kind's ``model_rows`` in its analysis declaration): these fill the report's "summary across models" and
 ``ranklens results compare``.
 """
 
@@ -25,7 +25,6 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ from ._hashing import sha256_json
 from .errors import ValidationError
 from .results import Result
 
-__all__ = ["MODEL_ROWS", "ROW_COLUMNS", "ResultsStore", "model_rows", "summary_rows"]
+__all__ = ["ROW_COLUMNS", "ResultsStore", "model_rows", "summary_rows"]
 
 #: written into each indexed result directory: the labels given to :meth:`ResultsStore.add`
 LABELS_FILE = "index-labels.json"
@@ -56,39 +55,12 @@ def _flatten(prefix: str, obj: Any) -> Iterator[tuple[str, float]]:
         yield prefix, float(obj)
 
 
-@dataclass(frozen=True)
-class _ModelRows:
-    """How to read per-model headline rows from an analysis's per-item table."""
-
-    model: str                               # column naming the model / system / embedder
-    metrics: tuple[str, ...] = ()            # numeric columns to report (wide tables)
-    items: tuple[str, ...] = ()              # columns that name the item (joined with "/")
-    long: tuple[str, str] | None = None      # (metric column, value column) of long tables
-    ci: tuple[str, str] | None = None        # CI columns, kept when one row per group
-    n: str | None = None                     # sample-count column
-    prefix: str = ""                         # put before the item (e.g. "vs ")
-    rename: tuple[tuple[str, str], ...] = ()  # metric column -> reported metric name
-
-
-#: Per-model headline rows of the built-in analyses. Rows of a per-query table are averaged
-#: over queries (``n`` = number of queries).
-MODEL_ROWS: dict[str, _ModelRows] = {
-    "asl-evaluate": _ModelRows("system", ("ASL", "ASL@g1-1", "ASL@g1-10", "AP", "P@20", "RR", "nDCG@10"),
-                               n="n_queries"),
-    "probe-table": _ModelRows("model", ("score",), items=("probe", "dataset"), ci=("ci_low", "ci_high"), n="n"),
-    "explain-consistency": _ModelRows("ranker", ("mrc@10", "mrc@50", "mer@10", "ndcg@10"), items=("granularity",)),
-    "n2o-matrix": _ModelRows("embedder_a", ("n2o_mean",), items=("embedder_b",), prefix="vs "),
-    "n2o-needle": _ModelRows("embedder", ("mrr", "n_top1", "n_top5"), n="n_pairs"),
-    "n2o-token-overlap": _ModelRows("embedder", ("mean",), ci=("ci_low", "ci_high"), n="n_queries",
-                                    rename=(("mean", "token_overlap"),)),
-    "ranker-overlap": _ModelRows("ranker_a", ("overlap_mean", "rbo_mean"), items=("ranker_b",), prefix="vs "),
-    "regime-table": _ModelRows("model", items=("setting", "regime"), long=("measure", "value")),
-}
-
-
 def model_rows(result: Result, *, dataset: str = "") -> pd.DataFrame:
     """Per-model long-format rows of a built-in analysis (empty for other kinds)."""
-    spec = MODEL_ROWS.get(result.kind)
+    from .registry import kind_info
+
+    info = kind_info(result.kind)
+    spec = info.model_rows if info is not None else None
     table = result.table
     if spec is None or spec.model not in table.columns or table.empty:
         return pd.DataFrame(columns=ROW_COLUMNS)
@@ -100,7 +72,10 @@ def model_rows(result: Result, *, dataset: str = "") -> pd.DataFrame:
         long = table[[spec.model, *items, metric_col, value_col]].rename(
             columns={metric_col: "metric", value_col: "value"})
     else:
-        metrics = [c for c in spec.metrics if c in table.columns]
+        named = {spec.model, *spec.items, *(spec.ci or ()), spec.n or ""}
+        metrics = ([c for c in spec.metrics if c in table.columns] if spec.metrics else
+                   [c for c in table.columns if c not in named and pd.api.types.is_numeric_dtype(table[c])
+                    and not pd.api.types.is_bool_dtype(table[c])])
         if not metrics:
             return pd.DataFrame(columns=ROW_COLUMNS)
         extra = [c for c in (*(spec.ci or ()), spec.n or "") if c and c in table.columns]

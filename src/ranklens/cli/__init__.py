@@ -45,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(sub)
+    from ..registry import analyses
+    from ._analysis import add_analysis_parser
+
+    for name, analysis in analyses().items():
+        if name not in sub.choices:
+            add_analysis_parser(sub, analysis)
     return parser
 
 

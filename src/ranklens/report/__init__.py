@@ -2,16 +2,14 @@
 
 Every text from a dataset or model is escaped (Jinja2 autoescape plus :func:`html.escape` in the
 table renderer). Charts are matplotlib figures embedded as inline SVG. Sections are chosen by
-``Result.kind``; plot functions per kind are listed in :data:`PLOTTERS` (``"module:function"``
-strings taking a Result and returning a matplotlib Figure, or a list of them), extra HTML
-blocks (e.g. highlighted rationales) in :data:`EXTRA_HTML`.
+``Result.kind``: each analysis's declaration (:mod:`ranklens.registry`) names its section title and,
+per result kind, its plots, extra HTML blocks (e.g. highlighted rationales) and paper table.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import html
-import importlib
 import io
 import json
 import math
@@ -27,70 +25,36 @@ import pandas as pd
 from ..errors import ValidationError
 from ..results import Result
 
-__all__ = ["EXTRA_HTML", "FAMILIES", "PAPER_TABLES", "PLOTTERS", "Report", "load_results"]
+__all__ = ["Report", "load_results"]
 
-FAMILIES: list[tuple[str, str]] = [
-    ("asl", "Atomized search length"),
-    ("probe", "Behavioural probes (ABNIRML)"),
-    ("n2o", "Nearest-neighbour overlap"),
-    ("ranker-overlap", "Nearest-neighbour overlap"),
-    ("regime", "Interpolation vs extrapolation"),
-    ("resample", "Interpolation vs extrapolation"),
-    ("split", "Interpolation vs extrapolation"),
-    ("label-overlap", "Interpolation vs extrapolation"),
-    ("query-similarity", "Interpolation vs extrapolation"),
-    ("ood-correlation", "Interpolation vs extrapolation"),
-    ("annotation-summary", "Interpolation vs extrapolation"),
-    ("explain", "Explanation consistency"),
-]
+# Sections, plots, HTML extras and paper tables come from the analyses' declarations
+# (ranklens.registry): an analysis's title is its section; each result kind declares its
+# plots (``fn(result)`` -> Figure/Axes/list; a failing plot is reported in its section), an HTML
+# fragment (it must escape its own text) and a paper-shaped table (boolean ``X_sig`` columns mark
+# column ``X`` as significant: non-significant values in parentheses in HTML/Markdown,
+# significant ones with a superscript * in LaTeX).
 
-_M, _P, _N = "ranklens.metrics.plots", "ranklens.probes.report", "ranklens.neighbors.plots"
-_E, _R = "ranklens.explain.plots", "ranklens.resampling.evaluation"
-PLOTTERS: dict[str, list[str]] = {
-    "asl-evaluate": [f"{_M}:plot_evaluation"],
-    "asl-rrie": [f"{_M}:plot_rrie"],
-    "asl-distribution": [f"{_M}:plot_distribution", f"{_M}:plot_deltas"],
-    "asl-chain": [f"{_M}:plot_chain"],
-    "asl-tracks": [f"{_M}:plot_tracks"],
-    "probe-table": [f"{_P}:plot_diff_distributions"],
-    "probe-delta-sweep": [f"{_P}:plot_delta_sweep"],
-    "n2o-matrix": [f"{_N}:plot_n2o_matrix", f"{_N}:plot_n2o_distribution"],
-    "n2o-robustness": [f"{_N}:plot_robustness"],
-    "n2o-token-overlap": [f"{_N}:plot_token_overlap"],
-    "n2o-needle": [f"{_N}:plot_needle"],
-    "ranker-overlap": [f"{_N}:plot_ranker_overlap"],
-    "regime-table": [f"{_R}:plot_regimes"],
-    "ood-correlation": [f"{_R}:plot_ood"],
-    "split-pca": ["ranklens.resampling.plots:plot_split_pca_result"],
-    "explain-consistency": [f"{_E}:plot_consistency", f"{_E}:plot_relevance_scatter"],
-    "explain-sweep": [f"{_E}:plot_sweep"],
-}
-"""kind -> plot functions (``"module:function"``), each called as ``fn(result)`` and returning a
-matplotlib Figure (or Axes, or a list of them); a failing plot is reported in its section."""
 
-EXTRA_HTML: dict[str, str] = {
-    "explain-consistency": "ranklens.explain.display:result_html",
-    "explain-rationales": "ranklens.explain.display:result_html",
-}
-"""kind -> ``"module:function"`` returning an HTML fragment (it must escape its own text)."""
+def _kind(kind: str) -> Any:
+    from ..registry import kind_info
 
-PAPER_TABLES: dict[str, str] = {"probe-table": "ranklens.probes.report:paper_table"}
-"""kind -> ``"module:function"`` giving the paper-shaped table of a result: a frame whose
-boolean ``X_sig`` columns mark column ``X`` as significant (shown plainly; non-significant values
-in parentheses in HTML/Markdown, significant ones with a superscript * in LaTeX)."""
+    return kind_info(kind)
+
 
 MAX_ROWS = 400
 
 
 def _family(kind: str) -> str:
-    for prefix, title in FAMILIES:
-        if kind == prefix or kind.startswith(prefix + "-"):
-            return title
-    return "Other results"
+    from ..registry import owner_of
+
+    owner = owner_of(kind)
+    return "Other results" if owner is None else owner.title
 
 
 def _family_order(title: str) -> int:
-    titles = [t for _, t in FAMILIES]
+    from ..registry import analyses
+
+    titles = list(dict.fromkeys(a.title for a in analyses().values()))
     return titles.index(title) if title in titles else len(titles)
 
 
@@ -190,13 +154,15 @@ def _summary_frame(summary: dict[str, Any]) -> pd.DataFrame | None:
 
 
 def _resolve(spec: str) -> Any:
-    mod, _, fn = spec.partition(":")
-    return getattr(importlib.import_module(mod), fn)
+    from ..declare import resolve
+
+    return resolve(spec)
 
 
 def _figure_svgs(result: Result) -> tuple[list[str], list[str]]:
     svgs, errors = [], []
-    specs = PLOTTERS.get(result.kind, [])
+    info = _kind(result.kind)
+    specs = list(info.plots) if info is not None else []
     if not specs:
         return svgs, errors
     import matplotlib
@@ -227,7 +193,8 @@ def _figure_svgs(result: Result) -> tuple[list[str], list[str]]:
 
 
 def _paper_frame(result: Result) -> pd.DataFrame | None:
-    spec = PAPER_TABLES.get(result.kind)
+    info = _kind(result.kind)
+    spec = info.paper_table if info is not None else None
     if spec is None:
         return None
     frame = _resolve(spec)(result)
@@ -297,11 +264,12 @@ class Report:
             for tname, frame in res.tables.items():
                 tables.append({"title": f"{tname} ({len(frame)} rows)", "html": table_html(frame, ids, max_rows=self.max_rows)})
             extra = ""
-            if res.kind in EXTRA_HTML:
+            extra_spec = getattr(_kind(res.kind), "extra_html", None)
+            if extra_spec:
                 try:
-                    extra = _resolve(EXTRA_HTML[res.kind])(res)
+                    extra = _resolve(extra_spec)(res)
                 except Exception as exc:
-                    errors.append(f"{EXTRA_HTML[res.kind]} failed: {type(exc).__name__}: {exc}")
+                    errors.append(f"{extra_spec} failed: {type(exc).__name__}: {exc}")
             sf = _summary_frame(dict(res.summary))
             sec["results"].append({
                 "name": name, "kind": res.kind, "anchor": anchor, "figures": svgs, "errors": errors,

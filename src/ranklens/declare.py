@@ -1,0 +1,335 @@
+"""How an analysis is declared: its parameters, its result kinds and its one driver.
+
+Every analysis has one :class:`Analysis` value in its package (``<package>/declaration.py``),
+listed in :mod:`ranklens.registry`. Everything a user reaches is derived from it:
+
+* the CLI subcommand ``ranklens NAME`` (one option per ``Params`` field, every default shown),
+* the experiment-file ``type = "NAME"`` and the validation of its ``params`` table,
+* the demo (its :attr:`Analysis.demo` parameters, run through the same experiment runner),
+* the report's section, plots, HTML extras and paper tables, and the store's per-model rows.
+
+``Params`` is a frozen dataclass whose fields are made with :func:`param`: a default, a one-line
+doc and optional ``choices`` / ``min`` / ``max``. :func:`make_params` turns a mapping (an
+experiment's ``params`` table, parsed CLI options) into a ``Params`` value, reporting every
+problem with its key path before any model loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ValidationError
+
+__all__ = ["Analysis", "ModelRows", "ResultKind", "add_cli_options", "make_params", "param",
+           "params_dict", "params_from_args", "path_fields", "resolve"]
+
+
+def param(default: Any, doc: str, *, choices: Sequence[Any] | None = None, min: float | None = None,
+          max: float | None = None, cli: str | None = None, path: bool = False) -> Any:
+    """A ``Params`` field: ``default``, a one-line ``doc``, allowed ``choices`` or ``min``/``max``.
+
+    ``cli`` overrides the option name (default ``--field-name``); ``path=True`` marks a file or
+    directory that must exist (checked by :func:`make_params`, unless the value is ``"demo"``).
+    Mutable defaults are given as tuples.
+    """
+    meta = {"doc": doc, "choices": tuple(choices) if choices is not None else None, "min": min,
+            "max": max, "cli": cli, "path": path}
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class ModelRows:
+    """How to read per-model headline rows (the report's overview, ``summary_rows.tsv``) from
+    a result kind's per-item table."""
+
+    model: str = "model"                     # column naming the model
+    metrics: tuple[str, ...] = ()            # numeric columns to report (wide tables); () = every
+    #                                          numeric column not named below
+    items: tuple[str, ...] = ()              # columns that name the item (joined with "/")
+    long: tuple[str, str] | None = None      # (metric column, value column) of long tables
+    ci: tuple[str, str] | None = None        # CI columns, kept when one row per group
+    n: str | None = None                     # sample-count column
+    prefix: str = ""                         # put before the item (e.g. "vs ")
+    rename: tuple[tuple[str, str], ...] = ()  # metric column -> reported metric name
+
+
+@dataclass(frozen=True)
+class ResultKind:
+    """One kind of result an analysis writes (``Result.kind``)."""
+
+    name: str
+    title: str = ""
+    plots: tuple[str, ...] = ()          # "module:function", each fn(result) -> Figure/Axes/list
+    extra_html: str | None = None        # "module:function", fn(result) -> escaped HTML fragment
+    paper_table: str | None = None       # "module:function", fn(result) -> frame with X_sig columns
+    model_rows: ModelRows | None = None  # per-model headline rows for the store and the overview
+    higher_is_better: Mapping[str, bool] = field(default_factory=dict)  # metric -> direction
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The declaration of one analysis.
+
+    ``run`` is ``"module:function"`` with the signature
+    ``fn(collection, models, params, *, engine=None, seed=0, work_dir=None) -> list[Result]``:
+    ``models`` maps a model name to ``{"spec": str, "params": dict}``; ``work_dir`` is where it may
+    keep files it needs between runs (trained models); it returns results and saves nothing.
+    """
+
+    name: str
+    title: str
+    params: type
+    run: str
+    kinds: tuple[ResultKind, ...] = ()
+    prefixes: tuple[str, ...] = ()       # result-kind prefixes of this analysis (default: name)
+    demo: Mapping[str, Any] = field(default_factory=dict)  # Params overrides for `ranklens demo`
+    help: str = ""                       # one line for `ranklens --help`
+    description: str = ""                # paragraph for `ranklens NAME --help`
+    needs_qrels: bool = False
+    min_models: int = 1
+    tools: str | None = None             # "module:function(parser)": extra subcommands of `ranklens NAME`
+
+    def driver(self) -> Callable[..., list[Any]]:
+        return resolve(self.run)
+
+    def kind(self, name: str) -> ResultKind | None:
+        return next((k for k in self.kinds if k.name == name), None)
+
+    def owns(self, kind: str) -> bool:
+        return any(kind == p or kind.startswith(p + "-") for p in (self.prefixes or (self.name,)))
+
+    def defaults(self) -> Any:
+        return self.params()
+
+
+def resolve(spec: str | Callable[..., Any]) -> Any:
+    """``"module:attr"`` -> the attribute (callables pass through)."""
+    if not isinstance(spec, str):
+        return spec
+    module, _, attr = spec.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+# --------------------------------------------------------------------------- types
+
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _split_optional(tp: Any) -> tuple[Any, bool]:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(args) == 1 and len(typing.get_args(tp)) == 2:
+            return args[0], True
+    return tp, False
+
+
+def _is_seq(tp: Any) -> bool:
+    return typing.get_origin(tp) in (tuple, list)
+
+
+def _item_type(tp: Any) -> Any:
+    args = [a for a in typing.get_args(tp) if a is not Ellipsis]
+    return args[0] if args else str
+
+
+def _coerce_scalar(value: Any, tp: Any, where: str) -> Any:
+    if tp is Any:
+        return value
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in {"true", "yes", "1", "false", "no", "0"}:
+            return value.lower() in {"true", "yes", "1"}
+        raise ValidationError(f"{where}: expected true or false, got {value!r}")
+    if tp is int:
+        if isinstance(value, bool):
+            raise ValidationError(f"{where}: expected an integer, got {value!r}")
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str):
+            try:
+                return int(value.strip())
+            except ValueError:
+                pass
+        raise ValidationError(f"{where}: expected an integer, got {value!r}")
+    if tp is float:
+        if isinstance(value, bool):
+            raise ValidationError(f"{where}: expected a number, got {value!r}")
+        if isinstance(value, (int, float)):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value.strip())
+            except ValueError:
+                pass
+        raise ValidationError(f"{where}: expected a number, got {value!r}")
+    if tp is str:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        raise ValidationError(f"{where}: expected a string, got {value!r}")
+    return value
+
+
+def _coerce(value: Any, tp: Any, where: str) -> Any:
+    inner, optional = _split_optional(tp)
+    if value is None or (optional and isinstance(value, str) and value.lower() in {"none", "null"}):
+        if optional:
+            return None
+        raise ValidationError(f"{where}: a value is required")
+    if _is_seq(inner):
+        item = _item_type(inner)
+        if isinstance(value, str):
+            value = [] if value.strip().lower() in {"", "none"} else [
+                v for v in (x.strip() for x in value.split(",")) if v]
+        elif not isinstance(value, (list, tuple)):
+            value = [value]
+        return tuple(_coerce_scalar(v, item, f"{where}[{i}]") for i, v in enumerate(value))
+    return _coerce_scalar(value, inner, where)
+
+
+def _check_value(f: dataclasses.Field, value: Any, where: str) -> None:
+    meta = f.metadata
+    values = value if isinstance(value, tuple) else (value,)
+    for v in values:
+        if v is None:
+            continue
+        choices = meta.get("choices")
+        if choices is not None and v not in choices and not _matches_pattern(v, choices):
+            raise ValidationError(f"{where}: {v!r} is not one of {list(choices)}")
+        lo, hi = meta.get("min"), meta.get("max")
+        if lo is not None and isinstance(v, (int, float)) and v < lo:
+            raise ValidationError(f"{where}: {v!r} is below the minimum {lo}")
+        if hi is not None and isinstance(v, (int, float)) and v > hi:
+            raise ValidationError(f"{where}: {v!r} is above the maximum {hi}")
+        if meta.get("path") and isinstance(v, str) and v != "demo":
+            from pathlib import Path
+
+            if not Path(v).exists():
+                raise ValidationError(f"{where}: {v!r} does not exist; give an existing file or directory")
+
+
+def _matches_pattern(value: Any, choices: Sequence[Any]) -> bool:
+    """``"window:5"`` matches a choice ``"window:N"`` (a prefix followed by ``:N``)."""
+    if not isinstance(value, str) or ":" not in value:
+        return False
+    head, _, tail = value.partition(":")
+    return f"{head}:N" in choices and tail.isdigit() and int(tail) > 0
+
+
+def make_params(cls: type, values: Mapping[str, Any] | None = None, *, where: str = "params",
+                base: Any = None) -> Any:
+    """``cls(**values)`` with every value coerced to its declared type and checked.
+
+    Unknown keys, wrong types, values outside ``choices``/``min``/``max`` and missing paths are
+    all reported in one :class:`ValidationError`, each with its key path (``params.k``). ``base``
+    is a ``Params`` value whose fields are the starting point (default: the declared defaults).
+    """
+    values = dict(values or {})
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints = _hints(cls)
+    errors = [f"{where}.{k}: unknown parameter; valid: {sorted(fields)}" for k in values if k not in fields]
+    out: dict[str, Any] = {} if base is None else params_dict(base)
+    for name, f in fields.items():
+        if name not in values:
+            continue
+        key = f"{where}.{name}"
+        try:
+            v = _coerce(values[name], hints[name], key)
+            _check_value(f, v, key)
+        except ValidationError as exc:
+            errors.append(str(exc))
+            continue
+        out[name] = v
+    if errors:
+        raise ValidationError("; ".join(errors))
+    made = cls(**out)
+    check = getattr(made, "check", None)
+    if callable(check):
+        problems = list(check())
+        if problems:
+            raise ValidationError("; ".join(f"{where}: {p}" for p in problems))
+    return made
+
+
+def path_fields(cls: type) -> set[str]:
+    """Names of the fields declared with ``path=True`` (relative to an experiment file)."""
+    return {f.name for f in dataclasses.fields(cls) if f.metadata.get("path")}
+
+
+def params_dict(params: Any) -> dict[str, Any]:
+    """A ``Params`` value as a plain dict (tuples kept), for provenance and step ids."""
+    return {f.name: getattr(params, f.name) for f in dataclasses.fields(params)}
+
+
+# --------------------------------------------------------------------------- CLI
+
+def _option(f: dataclasses.Field) -> str:
+    return f.metadata.get("cli") or "--" + f.name.replace("_", "-")
+
+
+def _fmt_default(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ",".join(str(v) for v in value) if value else "none"
+    return "none" if value is None else str(value)
+
+
+def add_cli_options(parser: argparse.ArgumentParser, cls: type) -> None:
+    """One option per ``Params`` field; ``--help`` shows its doc, choices and default.
+
+    Lists are given comma-separated or by repeating the option; booleans as ``--x/--no-x``.
+    Options default to ``None`` (= the declared default), so the CLI and an experiment block that
+    sets nothing build the same ``Params``.
+    """
+    hints = _hints(cls)
+    group = parser.add_argument_group("analysis parameters (experiment files: the same names in "
+                                      "[analyses.params], with underscores)")
+    for f in dataclasses.fields(cls):
+        tp, _ = _split_optional(hints[f.name])
+        doc = f.metadata.get("doc", "")
+        choices = f.metadata.get("choices")
+        extra = f" {{{', '.join(str(c) for c in choices)}}}" if choices else ""
+        help_ = f"{doc}{extra} (default: {_fmt_default(f.default)})".replace("%", "%%")
+        if tp is bool:
+            group.add_argument(_option(f), dest=f"p_{f.name}", action=argparse.BooleanOptionalAction,
+                               default=None, help=help_)
+        elif _is_seq(tp):
+            group.add_argument(_option(f), dest=f"p_{f.name}", action="append", default=None,
+                               metavar="V[,V...]", help=help_)
+        else:
+            group.add_argument(_option(f), dest=f"p_{f.name}", default=None, metavar="V", help=help_)
+
+
+def params_from_args(cls: type, args: argparse.Namespace) -> Any:
+    """The ``Params`` of parsed CLI options (unset options keep their declared defaults)."""
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        v = getattr(args, f"p_{f.name}", None)
+        if v is None:
+            continue
+        if isinstance(v, list):  # repeated and/or comma-separated; "none" = empty
+            v = [x.strip() for item in v for x in str(item).split(",")
+                 if x.strip() and x.strip().lower() != "none"]
+        values[f.name] = v
+    try:
+        return make_params(cls, values, where="option")
+    except ValidationError as exc:  # name the option as typed: option.max_queries -> --max-queries
+        import re
+
+        raise ValidationError(re.sub(r"option\.(\w+)", lambda m: "--" + m.group(1).replace("_", "-"),
+                                     str(exc))) from None

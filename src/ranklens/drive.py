@@ -1,0 +1,211 @@
+"""The one door to an analysis: load the dataset, call the declared driver, save the results.
+
+The CLI subcommand ``ranklens NAME``, an experiment step ``type = "NAME"``, the demo and Python
+all come through :func:`run_analysis` (and :func:`save_results` to write ``OUT/<kind>/``), with a
+``Params`` value made by :func:`ranklens.declare.make_params` -- so the same parameters give the
+same numbers whichever door is used.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .declare import Analysis, make_params, params_dict, resolve
+from .errors import ValidationError
+from .registry import get_analysis
+
+__all__ = ["build_models", "collection_texts", "load_dataset", "models_from_specs", "need_models", "run_analysis",
+           "runs_for_models", "safe_name", "save_results", "summary_text"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+def safe_name(name: str) -> str:
+    """A name usable as one directory name: no separators, no leading dots (``"/../x"`` -> ``"x"``)."""
+    out = _UNSAFE.sub("_", str(name)).strip("._") or "_"
+    return out[:120]
+
+
+def load_dataset(name: str, entry: Mapping[str, Any]) -> Any:
+    """A dataset entry (``spec`` and/or ``qrels`` and ``runs``) -> Collection.
+
+    A ``qrels`` + ``runs`` track without ``spec`` gets no documents or queries (enough for ASL).
+    """
+    import pandas as pd
+
+    from .io import Collection, DocStore, load_collection, read_qrels
+
+    if entry.get("spec"):
+        coll = load_collection(entry["spec"])
+        if entry.get("qrels"):
+            coll = Collection(coll.name, coll.docs, coll.queries, read_qrels(entry["qrels"]), coll.meta)
+    elif entry.get("qrels"):
+        coll = Collection(name, DocStore({}, name=name), pd.DataFrame({"query_id": [], "text": []}, dtype=str),
+                          read_qrels(entry["qrels"]))
+    else:
+        raise ValidationError(f"dataset {name!r}: give a collection spec, or qrels (and runs)")
+    if entry.get("runs"):
+        coll = Collection(coll.name, coll.docs, coll.queries, coll.qrels, {**coll.meta, "runs": entry["runs"]})
+    return coll
+
+
+def models_from_specs(specs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """CLI ``--model`` values (``SPEC`` or ``NAME=SPEC``) -> ``{name: {"spec", "params"}}``."""
+    out: dict[str, dict[str, Any]] = {}
+    for s in specs:
+        name, sep, spec = s.partition("=")
+        if not sep or ":" in name:
+            name, spec = s, s
+        if name in out:
+            raise ValidationError(f"--model {s}: the name {name!r} is given twice; use NAME=SPEC to rename")
+        out[name] = {"spec": spec, "params": {}}
+    return out
+
+
+def run_analysis(analysis: str | Analysis, collection: Any, models: Mapping[str, Mapping[str, Any]],
+                 params: Any = None, *, engine: Any = None, seed: int = 0, work_dir: str | Path | None = None,
+                 ) -> list[Any]:
+    """Run one analysis on one collection with the given models; returns its results (unsaved).
+
+    ``params`` is the analysis's ``Params`` value or a mapping of overrides (validated).
+    """
+    a = analysis if isinstance(analysis, Analysis) else get_analysis(analysis)
+    if params is None or isinstance(params, Mapping):
+        params = make_params(a.params, params or {})
+    elif not isinstance(params, a.params):
+        raise ValidationError(f"{a.name}: params must be {a.params.__module__}.{a.params.__qualname__}, "
+                              f"got {type(params).__name__}")
+    if a.needs_qrels and (collection.qrels is None or collection.qrels.empty):
+        raise ValidationError(f"{collection.name}: the {a.name} analysis needs qrels")
+    models = {str(k): {"spec": v["spec"], "params": dict(v.get("params") or {})} for k, v in models.items()}
+    return list(a.driver()(collection, models, params, engine=engine, seed=seed,
+                           work_dir=None if work_dir is None else Path(work_dir)))
+
+
+def save_results(results: Sequence[Any], out_dir: str | Path, *, plots: bool = True,
+                 skipped: Mapping[str, str] | None = None) -> list[Path]:
+    """Each result under ``out_dir/<kind>/`` (``<kind>-2`` ... when a kind repeats), with the PNG
+    plots its kind declares; ``skipped.json`` lists the models an analysis could not use."""
+    from .registry import kind_info
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if skipped:
+        (out / "skipped.json").write_text(json.dumps(skipped, indent=2), encoding="utf-8")
+    dirs: list[Path] = []
+    seen: dict[str, int] = {}
+    for res in results:
+        n = seen[res.kind] = seen.get(res.kind, 0) + 1
+        d = res.save(out / (safe_name(res.kind) if n == 1 else f"{safe_name(res.kind)}-{n}"))
+        dirs.append(Path(d))
+        info = kind_info(res.kind)
+        if plots and info is not None:
+            _save_plots(res, info.plots, Path(d))
+    return dirs
+
+
+def _save_plots(res: Any, specs: Sequence[str], d: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    for spec in specs:
+        figs = resolve(spec)(res)
+        figs = figs if isinstance(figs, list) else [figs]
+        for i, fig in enumerate(figs):
+            fig = getattr(fig, "figure", fig)
+            name = spec.rpartition(":")[2].removeprefix("plot_") + (f"-{i + 1}" if i else "")
+            fig.savefig(d / f"{name}.png", dpi=110)
+            plt.close(fig)
+
+
+def summary_text(results: Sequence[Any], dirs: Sequence[Path] | None = None) -> str:
+    """What every analysis command prints: per result its kind, directory and summary numbers."""
+    lines = []
+    for i, res in enumerate(results):
+        where = f"\t{dirs[i]}" if dirs is not None else ""
+        lines.append(f"# {res.kind}{where}")
+        for k, v in (res.summary or {}).items():
+            if isinstance(v, float):
+                v = f"{v:.4f}"
+            elif isinstance(v, (dict, list)):
+                v = json.dumps(v, default=str)
+            lines.append(f"{k}\t{v}")
+        for w in res.warnings:
+            lines.append(f"warning\t{w}")
+    return "\n".join(lines) + "\n"
+
+
+def step_params(analysis: str, values: Mapping[str, Any] | None, *, where: str = "params") -> dict[str, Any]:
+    """An experiment step's full parameter dict (defaults filled in, validated)."""
+    a = get_analysis(analysis)
+    return params_dict(make_params(a.params, values or {}, where=where))
+
+
+# --------------------------------------------------------------------------- helpers for drivers
+
+def collection_texts(collection: Any) -> list[str]:
+    """The document texts of a collection, in store order (the corpus of corpus-statistics models)."""
+    return [t for _, t in collection.docs.iter_docs()]
+
+
+def build_models(models: Mapping[str, Mapping[str, Any]], factory: Any, corpus: Any,
+                 ) -> tuple[dict[str, Any], dict[str, str]]:
+    """``{name: factory(spec, corpus=..., **params)}`` for the models the factory accepts, and
+    ``{name: why}`` for those it rejects (a ranker-only spec given to an embedder analysis)."""
+    built, skipped = {}, {}
+    for name, m in models.items():
+        try:
+            built[name] = factory(m["spec"], corpus=corpus, **dict(m.get("params") or {}))
+        except ValidationError as exc:
+            skipped[name] = str(exc)
+    return built, skipped
+
+
+def need_models(what: str, built: Mapping[str, Any], n: int, skipped: Mapping[str, str]) -> None:
+    if len(built) < n:
+        why = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "no models given"
+        raise ValidationError(f"{what} needs at least {n} usable model(s), got {len(built)} ({why})")
+
+
+def skipped_warnings(skipped: Mapping[str, str]) -> tuple[str, ...]:
+    return tuple(f"model {k} skipped: {v}" for k, v in skipped.items())
+
+
+def runs_for_models(collection: Any, models: Mapping[str, Mapping[str, Any]], k: int, engine: Any,
+                    ) -> tuple[dict[str, Any], dict[str, str]]:
+    """Top-``k`` run per model: embedders and first-stage rankers retrieve; other rankers
+    re-rank BM25's top ``k``."""
+    from .embedders import make_embedder
+    from .rankers import BM25Ranker, make_ranker
+    from .rankers._specs import split_spec
+    from .rankers.retrieval import rerank, retrieve
+
+    texts = collection_texts(collection)
+    runs: dict[str, Any] = {}
+    skipped: dict[str, str] = {}
+    first_stage = None
+    for name, m in models.items():
+        spec, params = m["spec"], dict(m.get("params") or {})
+        if split_spec(spec)[0] == "bm25":
+            runs[name] = retrieve(BM25Ranker(**params), collection.queries, collection.docs, k=k, engine=engine)
+            continue
+        try:
+            model = make_embedder(spec, corpus=texts, **params)
+        except ValidationError:
+            try:
+                ranker = make_ranker(spec, corpus=texts, **params)
+            except ValidationError as exc:
+                skipped[name] = str(exc)
+                continue
+            if first_stage is None:
+                first_stage = retrieve(BM25Ranker(), collection.queries, collection.docs, k=k, engine=engine)
+            runs[name] = rerank(ranker, first_stage, collection.queries, collection.docs, k=k, engine=engine)
+            continue
+        runs[name] = retrieve(model, collection.queries, collection.docs, k=k, engine=engine)
+    return runs, skipped

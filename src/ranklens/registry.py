@@ -1,0 +1,103 @@
+"""The one registry of analyses: name -> its :class:`~ranklens.declare.Analysis` declaration.
+
+Entries are lazy ``"module:attr"`` strings, so ``ranklens --help`` imports only the small
+declaration modules. Another package adds an analysis through the entry-point group
+``ranklens.analyses`` (``name = "pkg.declaration:ANALYSIS"``), or at run time with
+:func:`register`. The CLI, experiment files, the demo, the report and the store all read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import metadata
+from typing import Any
+
+from .declare import Analysis, ResultKind, resolve
+from .errors import ValidationError
+
+__all__ = ["ANALYSES", "analyses", "get_analysis", "kind_info", "owner_of", "register"]
+
+#: The built-in analyses, in report order.
+ANALYSES: dict[str, str] = {
+    "asl": "ranklens.metrics.declaration:ANALYSIS",
+    "probes": "ranklens.probes.declaration:ANALYSIS",
+    "neighbors": "ranklens.neighbors.declaration:ANALYSIS",
+    "regimes": "ranklens.resampling.declaration:ANALYSIS",
+    "explain": "ranklens.explain.declaration:ANALYSIS",
+}
+
+_EXTRA: dict[str, str | Analysis] = {}
+_LOADED: dict[str, Analysis] = {}
+
+
+def _entries() -> dict[str, str | Analysis]:
+    out: dict[str, str | Analysis] = dict(ANALYSES)
+    try:
+        eps = metadata.entry_points(group="ranklens.analyses")
+    except Exception:  # noqa: BLE001 - a broken third-party distribution must not break ranklens
+        eps = ()
+    for ep in eps:
+        out.setdefault(ep.name, ep.value)
+    out.update(_EXTRA)
+    return out
+
+
+def _load(name: str, entry: str | Analysis) -> Analysis:
+    if isinstance(entry, Analysis):
+        return entry
+    key = f"{name}={entry}"
+    if key not in _LOADED:
+        obj = resolve(entry)
+        if not isinstance(obj, Analysis):
+            raise ValidationError(f"analysis {name!r}: {entry} is not a ranklens.declare.Analysis")
+        if obj.name != name:
+            raise ValidationError(f"analysis {name!r}: {entry} declares the name {obj.name!r}")
+        _LOADED[key] = obj
+    return _LOADED[key]
+
+
+def analyses() -> dict[str, Analysis]:
+    """Every registered analysis, built-in ones first."""
+    return {name: _load(name, entry) for name, entry in _entries().items()}
+
+
+def get_analysis(name: str) -> Analysis:
+    entries = _entries()
+    if name not in entries:
+        raise ValidationError(f"unknown analysis {name!r}; use one of {sorted(entries)}")
+    return _load(name, entries[name])
+
+
+@contextmanager
+def register(name: str, entry: str | Analysis) -> Iterator[Analysis]:
+    """Register an analysis for the duration of a ``with`` block (tests, notebooks)."""
+    _EXTRA[name] = entry
+    try:
+        yield get_analysis(name)
+    finally:
+        _EXTRA.pop(name, None)
+
+
+def owner_of(kind: str) -> Analysis | None:
+    """The analysis a result kind belongs to (longest matching prefix)."""
+    best: tuple[int, Analysis] | None = None
+    for a in analyses().values():
+        for p in a.prefixes or (a.name,):
+            if (kind == p or kind.startswith(p + "-")) and (best is None or len(p) > best[0]):
+                best = (len(p), a)
+    return None if best is None else best[1]
+
+
+def kind_info(kind: str) -> ResultKind | None:
+    """The declaration of a result kind, if an analysis declares it."""
+    for a in analyses().values():
+        k = a.kind(kind)
+        if k is not None:
+            return k
+    return None
+
+
+def describe() -> list[dict[str, Any]]:
+    """Name, title and result kinds of every analysis (for ``ranklens ls analyses``)."""
+    return [{"name": a.name, "title": a.title, "kinds": [k.name for k in a.kinds]} for a in analyses().values()]
