@@ -28,7 +28,8 @@ from typing import Any
 from .errors import ValidationError
 
 __all__ = ["Analysis", "ModelRows", "ResultKind", "add_cli_options", "make_params", "param",
-           "params_dict", "params_from_args", "path_fields", "resolve"]
+           "param_problems", "params_dict", "params_from_args",
+           "path_fields", "resolve"]
 
 
 def param(default: Any, doc: str, *, choices: Sequence[Any] | None = None, min: float | None = None,
@@ -232,14 +233,11 @@ def _matches_pattern(value: Any, choices: Sequence[Any]) -> bool:
     return f"{head}:N" in choices and tail.isdigit() and int(tail) > 0
 
 
-def make_params(cls: type, values: Mapping[str, Any] | None = None, *, where: str = "params",
-                base: Any = None) -> Any:
-    """``cls(**values)`` with every value coerced to its declared type and checked.
-
-    Unknown keys, wrong types, values outside ``choices``/``min``/``max`` and missing paths are
-    all reported in one :class:`ValidationError`, each with its key path (``params.k``). ``base``
-    is a ``Params`` value whose fields are the starting point (default: the declared defaults).
-    """
+def param_problems(cls: type, values: Mapping[str, Any] | None, *, where: str = "params",
+                   base: Any = None) -> tuple[Any, list[str]]:
+    """``(params, problems)``: the ``Params`` value (``None`` when there are problems) and every
+    problem with its key path (unknown keys, wrong types, values outside ``choices``/``min``/
+    ``max``, missing paths, and the class's own ``check()``)."""
     values = dict(values or {})
     fields = {f.name: f for f in dataclasses.fields(cls)}
     hints = _hints(cls)
@@ -257,13 +255,21 @@ def make_params(cls: type, values: Mapping[str, Any] | None = None, *, where: st
             continue
         out[name] = v
     if errors:
-        raise ValidationError("; ".join(errors))
+        return None, errors
     made = cls(**out)
     check = getattr(made, "check", None)
-    if callable(check):
-        problems = list(check())
-        if problems:
-            raise ValidationError("; ".join(f"{where}: {p}" for p in problems))
+    problems = [f"{where}: {p}" for p in check()] if callable(check) else []
+    return (None, problems) if problems else (made, [])
+
+
+def make_params(cls: type, values: Mapping[str, Any] | None = None, *, where: str = "params",
+                base: Any = None) -> Any:
+    """``cls(**values)`` with every value coerced to its declared type and checked; one
+    :class:`ValidationError` lists every problem (see :func:`param_problems`). ``base`` is a
+    ``Params`` value whose fields are the starting point (default: the declared defaults)."""
+    made, problems = param_problems(cls, values, where=where, base=base)
+    if problems:
+        raise ValidationError("; ".join(problems))
     return made
 
 

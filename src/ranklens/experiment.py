@@ -42,7 +42,7 @@ from typing import Any
 
 from ._hashing import sha256_json
 from ._progress import progress
-from .declare import make_params, path_fields
+from .declare import param_problems, path_fields
 from .errors import DataFormatError, ValidationError
 from .registry import get_analysis
 
@@ -193,10 +193,7 @@ def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experi
         if analysis is not None:
             params = {k: (str(base / v) if k in path_fields(analysis.params) and isinstance(v, str) and v != "demo"
                           and not Path(v).is_absolute() else v) for k, v in params.items()}
-            try:
-                make_params(analysis.params, params, where=f"{where}.params")
-            except ValidationError as exc:
-                errors.extend(str(exc).split("; "))
+            errors.extend(param_problems(analysis.params, params, where=f"{where}.params")[1])
         for d in ds:
             if (not ms and analysis is not None and analysis.min_models > 0
                     and "runs" not in datasets.get(d, {})):

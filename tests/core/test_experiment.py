@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from ranklens import experiment as ex
 from ranklens.cli import main
 from ranklens.errors import ValidationError
 from ranklens.experiment import load_experiment, run_experiment
 from ranklens.results import Result
 from ranklens.store import ResultsStore
-
 
 
 def test_validation_lists_every_problem_with_its_key_path(tmp_path):
@@ -37,7 +33,7 @@ params = { kk = 3 }
     for needle in ("colour: unknown key", "models.bm25.flavour: unknown key", "datasets.d.spec:",
                    "does not exist", "analyses[0].type: unknown analysis 'aslx'",
                    "analyses[1].datasets[0]: unknown dataset 'nope'",
-                   "analyses[1].params.kk: unknown parameter for 'asl'"):
+                   "analyses[1].params.kk: unknown parameter"):
         assert needle in msg, needle
     assert "6 problem(s)" in msg or "7 problem(s)" in msg
 
@@ -48,21 +44,17 @@ def test_cheap_experiment_runs_every_analysis_resumes_and_reports(small_experime
     assert [s.analysis for s in exp.steps] == ["asl", "probes", "neighbors", "regimes", "explain"]
 
     # a crash in the fourth step: the first three are kept (markers), nothing after runs
-    real = ex._resolve
+    import ranklens.resampling.declaration as regimes
 
-    def crashing(spec):
-        if spec.endswith(":regimes_step"):
-            def boom(*a, **k):
-                raise RuntimeError("killed")
-            return boom
-        return real(spec)
+    def boom(*a, **k):
+        raise RuntimeError("killed")
 
-    monkeypatch.setattr(ex, "_resolve", crashing)
-    with pytest.raises(RuntimeError, match="killed"):
-        run_experiment(exp, show_progress=False)
+    with monkeypatch.context() as m:
+        m.setattr(regimes, "run", boom)  # the declaration names its driver "module:function"
+        with pytest.raises(RuntimeError, match="killed"):
+            run_experiment(exp, show_progress=False)
     done = sorted(p.parent.name.split("-")[0] for p in exp.results_dir.glob("*/.done"))
     assert done == ["asl", "neighbors", "probes"]
-    monkeypatch.setattr(ex, "_resolve", real)
 
     info = run_experiment(exp, show_progress=False)
     assert (info["steps_run"], info["steps_skipped"]) == (2, 3)
@@ -70,10 +62,10 @@ def test_cheap_experiment_runs_every_analysis_resumes_and_reports(small_experime
     assert {"asl-evaluate", "asl-chain", "probe-table", "n2o-token-overlap", "ranker-overlap",
             "regime-table", "explain-consistency", "explain-sweep"} <= kinds
     ev = Result.load(next(exp.results_dir.glob("asl-demo-*/asl-evaluate")))
-    assert set(ev.table["system"]) == {"bm25", "tfidf"}
-    # neighbors: bm25 is no embedder -> skipped with the reason, tfidf used
-    skipped = json.loads(next(exp.results_dir.glob("neighbors-demo-*/skipped.json")).read_text())
-    assert "bm25" in skipped
+    assert set(ev.table["model"]) == {"bm25", "tfidf"}
+    # neighbors: bm25 is no embedder -> skipped with the reason (a warning of the result), tfidf used
+    tok = Result.load(next(exp.results_dir.glob("neighbors-demo-*/n2o-token-overlap")))
+    assert any(w.startswith("model bm25 skipped:") for w in tok.warnings)
     html = (exp.results_dir / "report.html").read_text()
     assert html.count("<svg") >= 5 and "No per-model summary rows" not in html
 
@@ -102,26 +94,27 @@ def test_track_of_run_files_needs_no_models(tmp_path, capsys):
 
 
 def test_demo_is_a_built_in_experiment_that_resumes(tmp_path, monkeypatch):
-    """``ranklens demo`` runs the packages' demo hooks as experiment steps: results indexed,
-    report rendered, finished parts skipped on a re-run, unknown parts rejected."""
+    """``ranklens demo`` runs each registered analysis, with its declared demo parameters, as an
+    experiment step through the one driver: results indexed, report rendered, finished parts
+    skipped on a re-run, unknown parts rejected."""
     import pandas as pd
 
-    import ranklens.metrics.demo as asl_demo
+    import ranklens.metrics.declaration as asl_decl
     from ranklens.demo import run_demo
     from ranklens.results import make_provenance
 
     calls = []
 
-    def fake_hook(out_dir, *, engine=None):
-        calls.append(out_dir)
-        res = Result(kind="asl-evaluate", summary={"n_runs": 1}, provenance=make_provenance(),
-                     table=pd.DataFrame({"system": ["bm25"], "ASL": [2.0], "n_queries": [3]}))
-        res.save(out_dir / "asl-evaluate-demo")
-        return [res]
+    def fake_driver(collection, models, params, *, engine=None, seed=0, work_dir=None):
+        calls.append((collection.name, sorted(models), params))
+        return [Result(kind="asl-evaluate", summary={"n_runs": 1}, provenance=make_provenance(),
+                       table=pd.DataFrame({"model": ["bm25"], "ASL": [2.0], "n_queries": [3]}))]
 
-    monkeypatch.setattr(asl_demo, "run_demo", fake_hook)
+    monkeypatch.setattr(asl_decl, "run", fake_driver)
     info = run_demo(tmp_path / "d", only=["asl"], show_progress=False)
     assert len(calls) == 1 and set(info["seconds"]) == {"asl"}
+    assert calls[0][1] == ["bm25", "minilm", "tfidf"]
+    assert calls[0][2] == asl_decl.ANALYSIS.params(**dict(asl_decl.ANALYSIS.demo))
     assert (tmp_path / "d" / "report.html").is_file()
     assert list(ResultsStore(tmp_path / "d").list()["kind"]) == ["asl-evaluate"]
     again = run_demo(tmp_path / "d", only=["asl"], show_progress=False)
@@ -134,16 +127,15 @@ def test_neighbors_step_samples_documents_when_the_corpus_is_too_big(tmp_path):
     """max_sentences caps the sentence corpus with a seeded sample of whole documents (not the
     first documents of the collection)."""
     from ranklens.datasets.demo import load_demo
-    from ranklens.steps import neighbors_step
+    from ranklens.drive import run_analysis
 
     coll = load_demo()
     models = {"tfidf": {"spec": "tfidf", "params": {}}}
-    dirs = neighbors_step(coll, models, {"max_sentences": 300, "n_queries": 5, "k": 3, "n_samples": 1},
-                          tmp_path / "n", seed=1)
-    tok = Result.load(next(d for d in dirs if d.name == "n2o-token-overlap"))
+    params = {"max_sentences": 300, "n_queries": 5, "k": 3, "n_samples": 1}
+    res = run_analysis("neighbors", coll, models, params, seed=1)
+    tok = next(r for r in res if r.kind == "n2o-token-overlap")
     full = tok.provenance.params["n_corpus"]
     assert 150 <= full <= 450  # about 300 sentences, from whole documents
-    again = neighbors_step(coll, models, {"max_sentences": 300, "n_queries": 5, "k": 3, "n_samples": 1},
-                           tmp_path / "m", seed=2)
-    other = Result.load(next(d for d in again if d.name == "n2o-token-overlap"))
+    again = run_analysis("neighbors", coll, models, params, seed=2)
+    other = next(r for r in again if r.kind == "n2o-token-overlap")
     assert other.provenance.inputs["corpus"] != tok.provenance.inputs["corpus"]  # another seed, another sample
