@@ -15,3 +15,22 @@ def good(result):
 
 def bad(result):
     raise RuntimeError("boom")
+
+
+def use_plots(monkeypatch, plots: dict) -> None:
+    """Replace the declared plots of the given result kinds (``{kind: [spec, ...]}``) for one test."""
+    import dataclasses
+
+    import ranklens.report as report_mod
+    from ranklens.declare import ResultKind
+
+    original = report_mod._kind
+
+    def patched(kind):
+        info = original(kind)
+        if kind not in plots:
+            return info
+        info = info if info is not None else ResultKind(name=kind)
+        return dataclasses.replace(info, plots=tuple(plots[kind]))
+
+    monkeypatch.setattr(report_mod, "_kind", patched)

@@ -12,8 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranklens.report import PLOTTERS, Report
+from ranklens.report import Report
 from ranklens.results import Result, make_provenance
+
+from .plotting import use_plots
 
 ARTIFACTS = Path(os.environ.get("RANKLENS_ARTIFACTS", Path(__file__).resolve().parents[2] / "build" / "test-artifacts"))
 
@@ -59,7 +61,7 @@ def test_report_in_headless_chromium(tmp_path, monkeypatch):
         })
         Result(kind=kind, summary={"mean": float(table["value"].mean())}, table=table,
                provenance=make_provenance(params={"i": i})).save(tmp_path / "res" / kind)
-        monkeypatch.setitem(PLOTTERS, kind, ["tests.report.test_browser:_bar"])
+    use_plots(monkeypatch, {kind: ["tests.report.test_browser:_bar"] for kind in kinds})
     out = Report.from_dirs([tmp_path / "res"], title="browser test").save(tmp_path / "report.html")
 
     driver = _driver()

@@ -6,9 +6,11 @@ import pandas as pd
 import pytest
 
 from ranklens.cli import main
-from ranklens.report import PLOTTERS, Report
+from ranklens.report import Report
 from ranklens.results import Result, make_provenance
 from ranklens.store import ResultsStore, summary_rows
+
+from .plotting import use_plots
 
 EVIL = '<script>alert(1)</script><img src=x onerror="alert(2)">'
 
@@ -34,7 +36,7 @@ def test_html_escapes_every_text_and_is_self_contained(tmp_path):
 def test_plots_are_inline_svg_and_failures_are_reported(tmp_path, monkeypatch):
     _res().save(tmp_path / "r1")
 
-    monkeypatch.setitem(PLOTTERS, "asl-evaluate", ["tests.report.plotting:good", "tests.report.plotting:bad"])
+    use_plots(monkeypatch, {"asl-evaluate": ["tests.report.plotting:good", "tests.report.plotting:bad"]})
     html = Report.from_dirs([tmp_path]).render_html()
     assert "<svg" in html and "plot tests.report.plotting:bad failed" in html
 
