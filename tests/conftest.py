@@ -1,5 +1,7 @@
 """Shared fixtures. Real-data tests (``@pytest.mark.realdata``) read ``../shared/data`` and run
-only with ``--realdata`` (or ``RANKLENS_REALDATA=1``); CI passes the flag."""
+only with ``--realdata`` (or ``RANKLENS_REALDATA=1``); slow tests (``@pytest.mark.slow``: real
+neural models, training, full demo runs) only with ``--slow`` (or ``RANKLENS_SLOW=1``). CI passes
+both flags, so it runs every test; the default local run stays fast."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ def _shared_data() -> Path:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--realdata", action="store_true", help="run tests that read ../shared/data")
+    parser.addoption("--slow", action="store_true", help="run slow tests (real models, training, full demo)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -32,7 +35,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     except Exception:  # torch not installed
         has_gpu = False
     skip_gpu = pytest.mark.skip(reason="needs a CUDA device")
+    run_slow = config.getoption("--slow") or os.environ.get("RANKLENS_SLOW") == "1"
+    skip_slow = pytest.mark.skip(reason="slow test: run with --slow")
     for item in items:
+        if "slow" in item.keywords and not run_slow:
+            item.add_marker(skip_slow)
         if "realdata" in item.keywords:
             if not run_real:
                 item.add_marker(skip_flag)

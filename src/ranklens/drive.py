@@ -183,7 +183,7 @@ def runs_for_models(collection: Any, models: Mapping[str, Mapping[str, Any]], k:
     re-rank BM25's top ``k``."""
     from .embedders import make_embedder
     from .rankers import BM25Ranker, make_ranker
-    from .rankers._specs import split_spec
+    from .specs import split_spec
     from .rankers.retrieval import rerank, retrieve
 
     texts = collection_texts(collection)

@@ -106,39 +106,36 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experiment, list[str]]:
-    """Check an experiment mapping; returns the experiment and every error with its key path."""
-    errors: list[str] = []
-    for k in data:
-        if k not in _TOP_KEYS:
-            errors.append(f"{k}: unknown key; valid keys are {sorted(_TOP_KEYS)}")
+def _validate_models(raw: Any, errors: list[str]) -> dict[str, dict[str, Any]]:
+    from .specs import check_spec
+
     models: dict[str, dict[str, Any]] = {}
-    raw_models = data.get("models", {})
-    if not isinstance(raw_models, Mapping):
+    if not isinstance(raw, Mapping):
         errors.append("models: must be tables [models.NAME] with a 'spec'")
-        raw_models = {}
-    for name, m in raw_models.items():
-        if isinstance(m, str):
-            m = {"spec": m}
+        return models
+    for name, m in raw.items():
+        m = {"spec": m} if isinstance(m, str) else m
         if not isinstance(m, Mapping):
             errors.append(f"models.{name}: must be a table with 'spec' (and optional 'params')")
             continue
         if not isinstance(m.get("spec"), str) or not m.get("spec"):
             errors.append(f"models.{name}.spec: missing or not a string (e.g. \"bm25\", \"minilm\", \"st:PATH\")")
+        else:
+            errors.extend(f"models.{name}.spec: {p}" for p in check_spec(m["spec"]))
         if not isinstance(m.get("params", {}), Mapping):
             errors.append(f"models.{name}.params: must be a table")
-        for k in m:
-            if k not in {"spec", "params"}:
-                errors.append(f"models.{name}.{k}: unknown key (use spec, params)")
+        errors.extend(f"models.{name}.{k}: unknown key (use spec, params)" for k in m if k not in {"spec", "params"})
         models[name] = {"spec": m.get("spec"), "params": dict(m.get("params", {}) or {})}
+    return models
+
+
+def _validate_datasets(raw: Any, base: Path, errors: list[str]) -> dict[str, dict[str, Any]]:
     datasets: dict[str, dict[str, Any]] = {}
-    raw_ds = data.get("datasets", {})
-    if not isinstance(raw_ds, Mapping) or not raw_ds:
+    if not isinstance(raw, Mapping) or not raw:
         errors.append("datasets: need at least one [datasets.NAME] table with a 'spec'")
-        raw_ds = {}
-    for name, d in raw_ds.items():
-        if isinstance(d, str):
-            d = {"spec": d}
+        return datasets
+    for name, d in raw.items():
+        d = {"spec": d} if isinstance(d, str) else d
         if not isinstance(d, Mapping) or not (isinstance(d.get("spec"), str) or isinstance(d.get("qrels"), str)):
             errors.append(f"datasets.{name}.spec: missing or not a string (\"demo\", a directory, \"irds:ID\"; "
                           "or give 'qrels' and 'runs' files for a track without documents)")
@@ -148,7 +145,7 @@ def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experi
             if key not in {"spec", "qrels", "runs"}:
                 errors.append(f"datasets.{name}.{key}: unknown key (use spec, or qrels and runs)")
                 continue
-            if key == "spec" and (value == "demo" or str(value).startswith("irds:") or ":" in str(value)):
+            if key == "spec" and (value == "demo" or ":" in str(value)):
                 entry[key] = value
                 continue
             path = Path(str(value)) if Path(str(value)).is_absolute() else base / str(value)
@@ -156,60 +153,89 @@ def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experi
                 errors.append(f"datasets.{name}.{key}: {path} does not exist")
             entry[key] = str(path)
         datasets[name] = entry
-    steps: list[Step] = []
+    return datasets
+
+
+def _names(a: Mapping[str, Any], key: str, defined: Mapping[str, Any], where: str, errors: list[str]) -> list[str]:
+    names = a.get(key, list(defined))
+    if not isinstance(names, list):
+        errors.append(f"{where}.{key}: must be a list of names")
+        return []
+    for j, n in enumerate(names):
+        if n not in defined:
+            errors.append(f"{where}.{key}[{j}]: unknown {key[:-1]} {n!r}; defined: {sorted(defined)}")
+    return [str(n) for n in names]
+
+
+def _validate_analysis(a: Any, where: str, models: Mapping[str, Any], datasets: Mapping[str, Any], base: Path,
+                       errors: list[str]) -> list[Step]:
+    if not isinstance(a, Mapping):
+        errors.append(f"{where}: must be a table")
+        return []
+    errors.extend(f"{where}.{k}: unknown key (use type, datasets, models, params)"
+                  for k in a if k not in {"type", "datasets", "models", "params"})
+    try:
+        analysis = get_analysis(str(a.get("type")))
+    except ValidationError as exc:
+        errors.append(f"{where}.type: {exc}")
+        return []
+    ds = _names(a, "datasets", datasets, where, errors)
+    ms = _names(a, "models", models, where, errors)
+    params = a.get("params", {})
+    if not isinstance(params, Mapping):
+        errors.append(f"{where}.params: must be a table")
+        params = {}
+    paths = path_fields(analysis.params)
+    params = {k: (str(base / v) if k in paths and isinstance(v, str) and v != "demo" and not Path(v).is_absolute()
+                  else v) for k, v in params.items()}
+    problems = param_problems(analysis.params, params, where=f"{where}.params")[1]
+    errors.extend(problems)
+    if len(ms) < analysis.min_models and any("runs" not in datasets.get(d, {}) for d in ds):
+        errors.append(f"{where}: {analysis.name} needs at least {analysis.min_models} model(s); define "
+                      "[models.NAME] tables (or give the dataset 'runs' for an asl analysis)")
+    if problems:
+        return []
+    return [Step(analysis.name, d, tuple(ms), dict(params)) for d in ds if d in datasets]
+
+
+def _check_writable(results_dir: Path, errors: list[str]) -> None:
+    """The results directory (or its nearest existing parent) must be a writable directory."""
+    import os
+
+    p = results_dir
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    if not p.is_dir():
+        errors.append(f"results: {p} is a file, not a directory; choose another 'results' path")
+    elif not os.access(p, os.W_OK):
+        errors.append(f"results: {p} is not writable; choose another 'results' path")
+
+
+def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experiment, list[str]]:
+    """Check an experiment mapping; returns the experiment and every error with its key path.
+
+    Everything the analyses declare is checked here, before any model loads: parameter names,
+    types, ranges and choices; model specs that resolve; paths that exist; a writable results
+    directory.
+    """
+    errors = [f"{k}: unknown key; valid keys are {sorted(_TOP_KEYS)}" for k in data if k not in _TOP_KEYS]
+    models = _validate_models(data.get("models", {}), errors)
+    datasets = _validate_datasets(data.get("datasets", {}), base, errors)
     raw_an = data.get("analyses", [])
     if not isinstance(raw_an, list) or not raw_an:
         errors.append("analyses: need at least one [[analyses]] entry with a 'type'")
         raw_an = []
-    for i, a in enumerate(raw_an):
-        where = f"analyses[{i}]"
-        if not isinstance(a, Mapping):
-            errors.append(f"{where}: must be a table")
-            continue
-        typ = a.get("type")
-        try:
-            analysis = get_analysis(str(typ))
-        except ValidationError as exc:
-            errors.append(f"{where}.type: {exc}")
-            analysis = None
-        for k in a:
-            if k not in {"type", "datasets", "models", "params"}:
-                errors.append(f"{where}.{k}: unknown key (use type, datasets, models, params)")
-        ds = a.get("datasets", list(datasets))
-        ms = a.get("models", list(models))
-        for j, d in enumerate(ds if isinstance(ds, list) else []):
-            if d not in datasets:
-                errors.append(f"{where}.datasets[{j}]: unknown dataset {d!r}; defined: {sorted(datasets)}")
-        for j, m in enumerate(ms if isinstance(ms, list) else []):
-            if m not in models:
-                errors.append(f"{where}.models[{j}]: unknown model {m!r}; defined: {sorted(models)}")
-        if not isinstance(ds, list) or not isinstance(ms, list):
-            errors.append(f"{where}: 'datasets' and 'models' must be lists of names")
-            continue
-        params = a.get("params", {})
-        if not isinstance(params, Mapping):
-            errors.append(f"{where}.params: must be a table")
-            params = {}
-        if analysis is not None:
-            params = {k: (str(base / v) if k in path_fields(analysis.params) and isinstance(v, str) and v != "demo"
-                          and not Path(v).is_absolute() else v) for k, v in params.items()}
-            errors.extend(param_problems(analysis.params, params, where=f"{where}.params")[1])
-        for d in ds:
-            if (not ms and analysis is not None and analysis.min_models > 0
-                    and "runs" not in datasets.get(d, {})):
-                errors.append(f"{where}: no models for dataset {d!r}; define [models.NAME] tables "
-                              "(or give the dataset 'runs' for an asl analysis)")
-            steps.append(Step(str(typ), str(d), tuple(ms), dict(params)))
+    steps = [s for i, a in enumerate(raw_an)
+             for s in _validate_analysis(a, f"analyses[{i}]", models, datasets, base, errors)]
     seed = data.get("seed", 0)
-    if not isinstance(seed, int):
+    if not isinstance(seed, int) or isinstance(seed, bool):
         errors.append("seed: must be an integer")
         seed = 0
-    results = data.get("results", "results")
-    exp = Experiment(
-        title=str(data.get("title", "ranklens experiment")),
-        results_dir=Path(results) if Path(str(results)).is_absolute() else base / str(results),
-        seed=seed, models=models, datasets=datasets, steps=tuple(steps),
-    )
+    results = str(data.get("results", "results"))
+    results_dir = Path(results) if Path(results).is_absolute() else base / results
+    _check_writable(results_dir, errors)
+    exp = Experiment(title=str(data.get("title", "ranklens experiment")), results_dir=results_dir, seed=seed,
+                     models=models, datasets=datasets, steps=tuple(steps))
     return exp, errors
 
 

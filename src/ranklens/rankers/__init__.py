@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._specs import corpus_texts, need_arg, split_spec, unknown_spec
 from .base import BaseRanker, FunctionRanker, Ranker, component_fingerprint
 from .biencoder import BiEncoderRanker
 from .bm25 import BM25Ranker
@@ -49,36 +48,23 @@ __all__ = [
 ]
 
 RANKER_SPECS = ("bm25", "tfidf", "minilm", "st:<name|path>", "cross-encoder:<path>",
-                "monot5:<path>", "callable:<module>:<func>")
+                "monot5:<path>", "callable:<module>:<func>[@VERSION]")  # see ranklens.specs
 
 
 def make_ranker(spec: str, *, corpus: Any = None, **params: Any) -> Any:
-    """Build a ranker from a spec string (see the module docstring).
+    """Build a ranker from a spec string (the one registry: :mod:`ranklens.specs`).
 
     Args:
         spec: e.g. ``"bm25"``, ``"st:sentence-transformers/all-MiniLM-L6-v2"``,
             ``"cross-encoder:/models/ce"``, ``"callable:mypkg.scoring:score"``.
-        corpus: texts (DocStore, mapping or sequence) to fit corpus statistics for ``bm25`` and
-            ``tfidf``; ignored by the other kinds. Without it those come back unfitted.
+        corpus: texts (DocStore, mapping or sequence) to fit corpus statistics for the specs
+            that need them (``bm25``, ``tfidf``); ignored by the other kinds. Without it those
+            come back unfitted.
         **params: constructor parameters of the class (e.g. ``k1=1.2``, ``precision="bf16"``).
 
     Raises:
         ValidationError: unknown spec (with the valid ones and a did-you-mean) or missing argument.
     """
-    kind, arg = split_spec(spec)
-    if kind in ("bm25", "tfidf"):
-        r: Any = BM25Ranker(**params) if kind == "bm25" else TfidfRanker(**params)
-        return r.fit(corpus_texts(corpus)) if corpus is not None else r
-    if kind == "minilm":
-        return BiEncoderRanker(model=None, **params)
-    if kind in ("st", "sentence-transformers", "biencoder"):
-        return BiEncoderRanker(model=need_arg(spec, kind, arg, "st:sentence-transformers/all-MiniLM-L6-v2"),
-                               **params)
-    if kind in ("cross-encoder", "crossencoder", "ce"):
-        return CrossEncoderRanker(model=need_arg(spec, kind, arg, "cross-encoder:/path/to/model"), **params)
-    if kind == "monot5":
-        return MonoT5Ranker(model=need_arg(spec, kind, arg, "monot5:/path/to/monot5"), **params)
-    if kind == "callable":
-        target = need_arg(spec, kind, arg, "callable:mypkg.scoring:score")
-        return FunctionRanker(fn=load_callable(target), name_=target, **params)
-    raise unknown_spec(spec, kind, RANKER_SPECS, "ranker")
+    from ..specs import build_model
+
+    return build_model(spec, "ranker", corpus=corpus, **params)

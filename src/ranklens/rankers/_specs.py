@@ -7,16 +7,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import ValidationError
+from ..specs import split_spec  # noqa: F401 - re-exported (one parser of spec strings)
 
 __all__ = ["corpus_texts", "split_spec", "unknown_spec"]
-
-
-def split_spec(spec: str) -> tuple[str, str | None]:
-    """``"kind:arg"`` -> (``"kind"``, ``"arg"``); ``"kind"`` -> (``"kind"``, ``None``)."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValidationError(f"model spec must be a non-empty string, got {spec!r}")
-    kind, sep, arg = spec.strip().partition(":")
-    return kind.lower(), (arg if sep else None)
 
 
 def unknown_spec(spec: str, kind: str, valid: Iterable[str], what: str) -> ValidationError:

@@ -1,0 +1,216 @@
+"""The one registry of model specs: ``"kind[:arg]"`` strings -> rankers and embedders.
+
+Every door (CLI ``--model``, experiment ``[models.NAME] spec``, the demo, Python's
+:func:`ranklens.rankers.make_ranker` / :func:`ranklens.embedders.make_embedder`) resolves specs
+here, so a spec valid at one door is valid at all of them. Each entry says which roles it can
+play (ranker, embedder), whether it needs corpus statistics (fitted on the collection's texts
+by the driver: BM25, TF-IDF, corpus-trained word vectors), and whether it needs an argument.
+:func:`check_spec` validates a spec without loading anything (``ranklens run --check``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ValidationError
+
+__all__ = ["SPECS", "ModelSpec", "build_model", "check_spec", "spec_forms", "split_spec"]
+
+Factory = Callable[[str | None, Any, dict[str, Any]], Any]  # (arg, corpus texts or None, params)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One kind of model spec."""
+
+    kind: str
+    form: str                          # how it is written, e.g. "st:<name|path>"
+    doc: str
+    ranker: Factory | None = None
+    embedder: Factory | None = None
+    needs_corpus: bool = False         # fitted on the collection's texts (corpus statistics)
+    needs_arg: bool = False
+    aliases: tuple[str, ...] = ()
+
+
+def split_spec(spec: str) -> tuple[str, str | None]:
+    """``"kind:arg"`` -> (``"kind"``, ``"arg"``); ``"kind"`` -> (``"kind"``, ``None``)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValidationError(f"model spec must be a non-empty string, got {spec!r}")
+    kind, sep, arg = spec.strip().partition(":")
+    return kind.lower(), (arg if sep else None)
+
+
+def _fit(model: Any, corpus: Any) -> Any:
+    return model.fit(corpus) if corpus is not None else model
+
+
+# -- factories (imports are lazy: `ranklens --help` must not import torch) ---------------------
+
+def _bm25(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .rankers.bm25 import BM25Ranker
+
+    return _fit(BM25Ranker(**params), corpus)
+
+
+def _tfidf_ranker(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .rankers.tfidf import TfidfRanker
+
+    return _fit(TfidfRanker(**params), corpus)
+
+
+def _tfidf_embedder(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .embedders.tfidf import TfidfEmbedder
+
+    return _fit(TfidfEmbedder(**params), corpus)
+
+
+def _st_ranker(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .rankers.biencoder import BiEncoderRanker
+
+    return BiEncoderRanker(model=arg, **params)
+
+
+def _st_embedder(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .embedders.sentence_transformers import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(model=arg, **params)
+
+
+def _cross_encoder(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .rankers.cross_encoder import CrossEncoderRanker
+
+    return CrossEncoderRanker(model=arg, **params)
+
+
+def _monot5(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .rankers.monot5 import MonoT5Ranker
+
+    return MonoT5Ranker(model=arg, **params)
+
+
+def _hf(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .embedders.hf import POOLINGS, HFPoolingEmbedder
+
+    target = str(arg)
+    path, sep, pooling = target.rpartition(":")
+    if sep and pooling in POOLINGS:
+        params = {"pooling": pooling, **params}
+        target = path
+    return HFPoolingEmbedder(model=target, **params)
+
+
+def _callable_ranker(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .rankers.base import FunctionRanker
+    from .rankers.callables import load_callable
+
+    return FunctionRanker(fn=load_callable(str(arg)), name_=str(arg), **params)
+
+
+def _callable_embedder(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .embedders.base import FunctionEmbedder
+    from .rankers.callables import load_callable
+
+    return FunctionEmbedder(fn=load_callable(str(arg)), name_=str(arg), **params)
+
+
+def _wordvec(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .embedders.wordvectors import WordVectorFileEmbedder
+
+    return WordVectorFileEmbedder(path=str(arg), **params)
+
+
+def _trained(method: str, subwords: bool | None = None) -> Factory:
+    def make(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+        from .embedders.wordvectors import TrainedWordVectorEmbedder
+
+        if corpus is None:
+            raise ValidationError(f"{method} vectors are trained on the collection: give corpus=texts")
+        kw = {"method": method, **({"subwords": subwords} if subwords is not None else {}), **params}
+        return TrainedWordVectorEmbedder(corpus=tuple(corpus), **kw)
+
+    return make
+
+
+SPECS: tuple[ModelSpec, ...] = (
+    ModelSpec("bm25", "bm25", "BM25 (bm25s), fitted on the collection", ranker=_bm25, needs_corpus=True),
+    ModelSpec("tfidf", "tfidf", "tf-idf vectors / cosine ranker, fitted on the collection",
+              ranker=_tfidf_ranker, embedder=_tfidf_embedder, needs_corpus=True),
+    ModelSpec("minilm", "minilm", "sentence-transformers/all-MiniLM-L6-v2 (offline package)",
+              ranker=lambda a, c, p: _st_ranker(None, c, p), embedder=lambda a, c, p: _st_embedder(None, c, p)),
+    ModelSpec("st", "st:<name|path>", "any sentence-transformers model", ranker=_st_ranker, embedder=_st_embedder,
+              needs_arg=True, aliases=("sentence-transformers", "biencoder")),
+    ModelSpec("cross-encoder", "cross-encoder:<path>", "a cross-encoder re-ranker", ranker=_cross_encoder,
+              needs_arg=True, aliases=("crossencoder", "ce")),
+    ModelSpec("monot5", "monot5:<path>", "a monoT5 re-ranker", ranker=_monot5, needs_arg=True),
+    ModelSpec("hf", "hf:<path>[:cls|mean|last]", "a Hugging Face encoder with pooling", embedder=_hf,
+              needs_arg=True),
+    ModelSpec("callable", "callable:<module>:<func>[@VERSION]", "any Python function",
+              ranker=_callable_ranker, embedder=_callable_embedder, needs_arg=True),
+    ModelSpec("wordvec", "wordvec:<path>", "pretrained static word vectors (word2vec/GloVe/fastText file)",
+              embedder=_wordvec, needs_arg=True),
+    ModelSpec("word2vec", "word2vec", "word2vec vectors trained on the collection (gensim)",
+              embedder=_trained("word2vec"), needs_corpus=True),
+    ModelSpec("fasttext", "fasttext", "fastText vectors with subwords trained on the collection (gensim)",
+              embedder=_trained("fasttext", True), needs_corpus=True),
+    ModelSpec("fasttext-nosub", "fasttext-nosub", "fastText vectors without subwords trained on the collection",
+              embedder=_trained("fasttext", False), needs_corpus=True),
+)
+
+_BY_KIND = {name: s for s in SPECS for name in (s.kind, *s.aliases)}
+
+
+def spec_forms(role: str | None = None) -> list[str]:
+    """The written forms of the specs that can play ``role`` ("ranker", "embedder", or any)."""
+    return [s.form for s in SPECS if role is None or getattr(s, role) is not None]
+
+
+def _lookup(spec: str, role: str | None) -> tuple[ModelSpec, str | None]:
+    kind, arg = split_spec(spec)
+    entry = _BY_KIND.get(kind)
+    what = role or "model"
+    if entry is None:
+        close = difflib.get_close_matches(kind, list(_BY_KIND), n=1, cutoff=0.5)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ValidationError(f"unknown {what} spec {spec!r}.{hint} Valid specs: {', '.join(spec_forms(role))}")
+    if role is not None and getattr(entry, role) is None:
+        raise ValidationError(f"{spec!r} cannot be used as a {role}; {role} specs: {', '.join(spec_forms(role))}")
+    if entry.needs_arg and not arg:
+        raise ValidationError(f"model spec {spec!r} needs an argument, e.g. {entry.form!r}")
+    return entry, arg
+
+
+def check_spec(spec: str, role: str | None = None) -> list[str]:
+    """Problems with a spec (unknown kind, wrong role, missing argument, missing path), without
+    loading any model."""
+    from pathlib import Path
+
+    try:
+        entry, arg = _lookup(spec, role)
+    except ValidationError as exc:
+        return [str(exc)]
+    if entry.kind in ("wordvec",) and arg and not Path(arg).exists():
+        return [f"{spec!r}: {arg} does not exist"]
+    if entry.kind in ("cross-encoder", "monot5", "hf") and arg:
+        path = arg.rsplit(":", 1)[0] if entry.kind == "hf" else arg
+        if (path.startswith(("/", ".", "~")) or Path(path).exists()) and not Path(path).expanduser().exists():
+            return [f"{spec!r}: model path {path} does not exist"]
+    return []
+
+
+def needs_corpus(spec: str) -> bool:
+    """Whether a spec is fitted on the collection's texts."""
+    return _lookup(spec, None)[0].needs_corpus
+
+
+def build_model(spec: str, role: str, *, corpus: Any = None, **params: Any) -> Any:
+    """A ranker or embedder (``role``) from a spec; ``corpus`` (texts) fits corpus statistics
+    for the specs that need them and is ignored by the others."""
+    from .rankers._specs import corpus_texts
+
+    entry, arg = _lookup(spec, role)
+    texts = corpus_texts(corpus) if (corpus is not None and entry.needs_corpus) else None
+    return getattr(entry, role)(arg, texts, dict(params))
