@@ -1,22 +1,40 @@
 """Progress bars: tqdm on stderr, enabled for interactive terminals unless told otherwise.
 
-``RANKLENS_PROGRESS=0`` turns bars off, ``=1`` forces them on. Library code never prints.
+``RANKLENS_PROGRESS=0`` turns bars off, ``=1`` forces them on; :func:`progress_setting` does the
+same for one block of code without touching the environment (``ranklens -q``). Library code
+never prints.
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 import sys
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+_SETTING: contextvars.ContextVar[bool | None] = contextvars.ContextVar("ranklens_progress", default=None)
+
+
+@contextmanager
+def progress_setting(show: bool | None) -> Iterator[None]:
+    """Within the block, bars are on (``True``), off (``False``) or automatic (``None``)."""
+    token = _SETTING.set(show)
+    try:
+        yield
+    finally:
+        _SETTING.reset(token)
 
 
 def progress_enabled(show: bool | None = None) -> bool:
     """Decide whether to show a bar: explicit argument, then the env var, then ``isatty``."""
     if show is not None:
         return show
+    if _SETTING.get() is not None:
+        return bool(_SETTING.get())
     env = os.environ.get("RANKLENS_PROGRESS")
     if env is not None:
         return env.strip().lower() not in {"0", "false", "no", "off", ""}

@@ -14,6 +14,7 @@ import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from .. import __version__
 from ..errors import RanklensError
@@ -54,19 +55,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _configure(args: argparse.Namespace) -> None:
-    if args.cache_dir:
-        os.environ["RANKLENS_CACHE_DIR"] = args.cache_dir
-    if args.no_cache:
-        os.environ["RANKLENS_NO_CACHE"] = "1"
-    if args.quiet:
-        os.environ["RANKLENS_PROGRESS"] = "0"
-    # the engine draws the progress that matters; the per-load "Loading weights" bars of
-    # transformers would bury it (read once, when transformers is first imported)
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    from ..engine import set_default_engine
+def _engine(args: argparse.Namespace) -> Any:
+    """The engine the global options ask for (passed explicitly: the environment is not touched)."""
+    from ..engine import ScoringEngine, default_engine
 
-    set_default_engine(None)  # pick up the options above
+    if not (args.cache_dir or args.no_cache or args.quiet):
+        return None
+    cache: Any = False if args.no_cache else (args.cache_dir or None)
+    base = default_engine() if not (args.cache_dir or args.no_cache) else None
+    return ScoringEngine(cache=base.cache if base is not None else cache, show_progress=False if args.quiet else None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -75,9 +72,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
-    _configure(args)
+    from .._progress import progress_setting
+    from ..engine import default_engine, set_default_engine
+
+    previous = None
     try:
-        return int(args.func(args) or 0)
+        engine = _engine(args)
+        if engine is not None:  # restored below: main() leaves no process-wide setting behind
+            previous = default_engine()
+            set_default_engine(engine)
+        with progress_setting(False if args.quiet else None):
+            return int(args.func(args) or 0)
     except RanklensError as exc:
         if args.debug:
             raise
@@ -90,3 +95,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ranklens: interrupted (finished batches are cached; re-run to resume)", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            set_default_engine(previous)
