@@ -108,3 +108,33 @@ def small_experiment(tmp_path: Path) -> Path:
     f = tmp_path / "exp.toml"
     f.write_text(SMALL_EXPERIMENT)
     return f
+
+
+# tiny Hugging Face models written by the tests (no download), shared by the rankers, embedders
+# and conformance tests
+@pytest.fixture(scope="session")
+def tiny_ce_dir(tmp_path_factory):
+    from tests.rankers._tiny import tiny_bert
+
+    return tiny_bert(tmp_path_factory.mktemp("tiny_ce"), head="cls", num_labels=1)
+
+
+@pytest.fixture(scope="session")
+def tiny_ce2_dir(tmp_path_factory):
+    from tests.rankers._tiny import tiny_bert
+
+    return tiny_bert(tmp_path_factory.mktemp("tiny_ce2"), head="cls", num_labels=2)
+
+
+@pytest.fixture(scope="session")
+def tiny_t5_dir(tmp_path_factory):
+    from tests.rankers._tiny import tiny_t5
+
+    return tiny_t5(tmp_path_factory.mktemp("tiny_t5"))
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory):
+    from tests.rankers._tiny import tiny_bert
+
+    return tiny_bert(tmp_path_factory.mktemp("tiny_bert"))
