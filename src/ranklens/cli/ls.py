@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable
 
 LISTERS: dict[str, str] = {
+    "analyses": "ranklens.cli.ls:_analyses",
+    "models": "ranklens.cli.ls:_models",
     "probes": "ranklens.cli.ls:_probes",
     "rankers": "ranklens.cli.ls:_rankers",
     "embedders": "ranklens.cli.ls:_embedders",
@@ -26,16 +28,27 @@ def _probes() -> list[dict[str, str]]:
              "description": p.description} for p in list_probes()]
 
 
-def _rankers() -> list[dict[str, str]]:
-    from ..rankers import RANKER_SPECS
+def _analyses() -> list[dict[str, str]]:
+    from ..registry import analyses
 
-    return [{"spec": s} for s in (*RANKER_SPECS, "toy")]
+    return [{"name": a.name, "title": a.title, "result kinds": ", ".join(k.name for k in a.kinds)}
+            for a in analyses().values()]
+
+
+def _models(role: str | None = None) -> list[dict[str, str]]:
+    from ..specs import SPECS
+
+    return [{"spec": s.form, "ranker": "yes" if s.ranker else "no", "embedder": "yes" if s.embedder else "no",
+             "corpus statistics": "yes" if s.needs_corpus else "no", "what": s.doc}
+            for s in SPECS if role is None or getattr(s, role) is not None]
+
+
+def _rankers() -> list[dict[str, str]]:
+    return _models("ranker")
 
 
 def _embedders() -> list[dict[str, str]]:
-    from ..embedders import EMBEDDER_SPECS
-
-    return [{"spec": s} for s in EMBEDDER_SPECS]
+    return _models("embedder")
 
 
 def _all_listers() -> dict[str, str]:
@@ -56,7 +69,7 @@ def _resolve(target: str) -> Callable[[], list[dict[str, str]]]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ls", help="list probes, rankers, embedders ...",
+    p = sub.add_parser("ls", help="list analyses, model specs, probes, rankers, embedders ...",
                        description="List registered components of one kind as TSV on stdout.")
     p.add_argument("kind", help=f"what to list: {', '.join(sorted(LISTERS))} (plus plug-in kinds)")
     p.add_argument("--format", choices=["tsv", "text"], default="text")
