@@ -12,6 +12,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ._asl_common import (
     FORMATS,
@@ -28,10 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="One row per run x measure. Measures: ASL, ASL@g1-N, ASL(rel=2), "
                     "ASL(unretrieved=paper), ASL@CUTOFF and any ir_measures measure (AP, "
                     "nDCG@10, P@20, RR, R@1000, Rprec, Bpref, ...). Default measures: ASL, "
-                    "ASL@g1-1, ASL@g1-10, AP, P@20, RR, nDCG@10. TSV columns (no header): run, "
-                    "measure, value [, ci_low, ci_high with --ci or --baseline] [, delta, "
-                    "ttest_p, ttest_p_adj, rand_p, rand_p_adj with --baseline]; --format table "
-                    "prints the same with a header.",
+                    "ASL@g1-1, ASL@g1-10, AP, P@20, RR, nDCG@10. A first line '# unretrieved=... "
+                    "rel=...' names the policies; then a header and the columns model, measure, "
+                    "value [, ci_low, ci_high with --ci or --baseline] [, delta, ttest_p, "
+                    "ttest_p_adj, rand_p, rand_p_adj with --baseline]. ASL follows the paper "
+                    "(eq. 3 for unretrieved documents); runs of different depths are warned about.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__.split("Examples::", 1)[1],
     )
@@ -58,12 +60,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--per-document", metavar="OUT",
                    help="write the per-document table (query_id, doc_id, relevance, rank, ASL)")
     p.add_argument("--out", metavar="DIR", help="also save the full result directory")
+    p.add_argument("--show-depth", action="store_true",
+                   help="also print each run's depth (documents per query) and recall at that depth")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from ..errors import ValidationError
     from ..metrics.evaluation import evaluate
 
@@ -76,34 +78,44 @@ def run(args: argparse.Namespace) -> int:
         unretrieved=args.unretrieved, collection_size=args.collection_size,
         missing=args.missing, duplicates=args.duplicates, baseline=baseline,
         correction=args.correction, n_resamples=args.resamples, confidence=args.confidence,
-        seed=args.seed, per_document=bool(args.per_document),
+        seed=args.seed, per_document=bool(args.per_document), depth=args.depth, grades=args.grades,
     )
-    names = list(res.summary["measures"])
-    if args.by_query:
-        out = res.tables["per_query"].rename(columns={"system": "run"})
-        out = out[["run", "query_id", "measure", "value"]]
-    else:
-        long = res.table.melt(id_vars=["system"], value_vars=names, var_name="measure")
-        long["measure"] = pd.Categorical(long["measure"], categories=names)
-        long = long.sort_values(["measure"], kind="stable")
-        order = {s: i for i, s in enumerate(res.table["system"])}
-        long["_o"] = long["system"].map(order)
-        out = long.sort_values(["_o", "measure"], kind="stable").drop(columns="_o")
-        out["measure"] = out["measure"].astype(str)
-        out = out.rename(columns={"system": "run"})
-        if args.ci or baseline is not None:
-            ci = res.tables["ci"].rename(columns={"system": "run"})
-            out = out.merge(ci[["run", "measure", "ci_low", "ci_high"]], on=["run", "measure"],
-                            how="left")
-        if "significance" in res.tables:
-            sig = res.tables["significance"].rename(columns={"system": "run"})
-            out = out.merge(sig[["run", "measure", "delta", "ttest_p", "ttest_p_adj", "rand_p",
-                                 "rand_p_adj"]], on=["run", "measure"], how="left")
-    write_frame(out.reset_index(drop=True), args.format)
+    if args.format != "jsonl":
+        print(f"# unretrieved={args.unretrieved} rel={args.rel} ties={args.ties} missing={args.missing} "
+              f"depth={args.depth or 'as given'}" + (f" grades={','.join(args.grades)}" if args.grades else ""))
+    write_frame(_long_table(res, args, baseline), args.format, places=args.places)
+    if args.show_depth and not args.by_query:
+        write_frame(res.table[["model", "depth_min", "depth_median", "depth_max", "recall_at_depth"]],
+                    args.format, places=args.places)
+    for w in res.warnings:
+        print(f"ranklens: warning: {w}", file=sys.stderr)
     if args.per_document:
-        pdoc = res.tables["per_document"].rename(columns={"system": "run", "sl": "asl"})
+        pdoc = res.tables["per_document"].rename(columns={"sl": "asl"})
         comp = "gzip" if str(args.per_document).endswith(".gz") else None
         pdoc.to_csv(args.per_document, sep="\t", index=False, compression=comp)
     if args.out:
         res.save(args.out)
     return 0
+
+
+def _long_table(res, args: argparse.Namespace, baseline: str | None):
+    """One row per model x measure (with CI and test columns), or per model x query x measure."""
+    import pandas as pd
+
+    names = list(res.summary["measures"])
+    if args.by_query:
+        return res.tables["per_query"][["model", "query_id", "measure", "value"]].reset_index(drop=True)
+    long = res.table.melt(id_vars=["model"], value_vars=names, var_name="measure")
+    long["measure"] = pd.Categorical(long["measure"], categories=names)
+    order = {s: i for i, s in enumerate(res.table["model"])}
+    long["_o"] = long["model"].map(order)
+    out = long.sort_values(["_o", "measure"], kind="stable").drop(columns="_o")
+    out["measure"] = out["measure"].astype(str)
+    if args.ci or baseline is not None:
+        ci = res.tables["ci"]
+        out = out.merge(ci[["model", "measure", "ci_low", "ci_high"]], on=["model", "measure"], how="left")
+    if "significance" in res.tables:
+        sig = res.tables["significance"]
+        out = out.merge(sig[["model", "measure", "delta", "ttest_p", "ttest_p_adj", "rand_p", "rand_p_adj"]],
+                        on=["model", "measure"], how="left")
+    return out.reset_index(drop=True)

@@ -1,5 +1,5 @@
 """Atomized Search Length (ASL) and evaluation: the measure family, ``evaluate`` and the paper's
-analyses (distribution, RRIE, MAP -> ASL chain, MAP coverage, track summary, ties).
+analyses (distribution, RRIE, MAP -> ASL chain with ΔSort, MAP coverage, Table 2 across tracks, ties).
 
 Standard measures come from ir_measures (pytrec_eval provider). Heavy modules load lazily.
 
@@ -22,12 +22,15 @@ __all__ = [
     "DUPLICATE_POLICIES",
     "UNRETRIEVED_POLICIES",
     "as_ir_measure",
+    "across_tracks",
     "asl_distribution",
     "asl_per_query",
     "count_ties",
+    "depth_stats",
     "evaluate",
     "load_runs",
     "map_coverage",
+    "map_grades",
     "map_to_asl_chain",
     "parse_measure",
     "plot_chain",
@@ -41,6 +44,8 @@ __all__ = [
     "search_lengths",
     "tie_report",
     "track_summary",
+    "tracks_report",
+    "truncate",
 ]
 
 _WHERE = {
@@ -50,7 +55,9 @@ _WHERE = {
     "search_lengths": "asl",
     "DEFAULT_MEASURES": "evaluation", "evaluate": "evaluation", "load_runs": "evaluation",
     "as_ir_measure": "ir_measures_ext",
-    "asl_distribution": "analyses", "map_coverage": "analyses", "map_to_asl_chain": "analyses",
+    "asl_distribution": "analyses", "map_coverage": "chain", "map_to_asl_chain": "chain",
+    "across_tracks": "chain", "tracks_report": "analyses", "map_grades": "asl", "truncate": "asl",
+    "depth_stats": "asl",
     "rrie": "analyses", "tie_report": "analyses", "track_summary": "analyses",
     "plot_chain": "plots", "plot_deltas": "plots", "plot_distribution": "plots",
     "plot_tracks": "plots", "plot_evaluation": "plots", "plot_rrie": "plots",

@@ -37,6 +37,7 @@ from .asl import (
     search_lengths,
     with_default_rel,
 )
+from .chain import map_coverage, map_to_asl_chain  # noqa: F401  (re-exported)
 from .evaluation import load_runs, per_query_values, qrels_to_dict
 
 __all__ = [
@@ -121,21 +122,21 @@ def asl_distribution(
         rr = rank_coded(r, qt, ties=ties, duplicates=duplicates,
                         source=str(r) if isinstance(r, (str, os.PathLike)) else sys_name)
         sl = search_lengths(rr, rel=rel, unretrieved=unretrieved, collection_size=collection_size)
-        sl.insert(0, "system", sys_name)
+        sl.insert(0, "model", sys_name)
         frames.append(sl)
         lab = log_buckets(sl["sl"].to_numpy(), sl["retrieved"].to_numpy())
         counts = lab.value_counts()
         order = _bucket_order(lab.tolist())
-        tabs.append(pd.DataFrame({"system": sys_name, "bucket": order,
+        tabs.append(pd.DataFrame({"model": sys_name, "bucket": order,
                                   "count": [int(counts[o]) for o in order]}))
     table = pd.concat(tabs, ignore_index=True)
-    table["fraction"] = table["count"] / table.groupby("system")["count"].transform("sum")
-    table["system"] = table["system"].astype("str")
+    table["fraction"] = table["count"] / table.groupby("model")["count"].transform("sum")
+    table["model"] = table["model"].astype("str")
     table["bucket"] = table["bucket"].astype("str")
     per_doc = pd.concat(frames, ignore_index=True)
-    per_doc["system"] = per_doc["system"].astype("str")
+    per_doc["model"] = per_doc["model"].astype("str")
     summary: dict[str, Any] = {}
-    for sys_name, f in per_doc.groupby("system", sort=False):
+    for sys_name, f in per_doc.groupby("model", sort=False):
         summary[str(sys_name)] = {
             "relevant": int(len(f)), "not_retrieved": int((~f["retrieved"]).sum()),
             "median_sl_retrieved": float(f.loc[f["retrieved"], "sl"].median())
@@ -144,8 +145,8 @@ def asl_distribution(
     tables = {"per_document": per_doc}
     if other is not None:
         a_name, b_name = list(runs)
-        a = per_doc[per_doc["system"] == a_name].set_index([QUERY_ID, "doc_id"])["sl"]
-        b = per_doc[per_doc["system"] == b_name].set_index([QUERY_ID, "doc_id"])["sl"]
+        a = per_doc[per_doc["model"] == a_name].set_index([QUERY_ID, "doc_id"])["sl"]
+        b = per_doc[per_doc["model"] == b_name].set_index([QUERY_ID, "doc_id"])["sl"]
         j = pd.concat({"a": a, "b": b}, axis=1).dropna()
         d = (j["b"] - j["a"]).to_numpy()
         lab = _signed_bucket(d)
@@ -180,12 +181,13 @@ def _error(measure: str, value: float) -> float:
 
 def rrie(
     qrels: Any, run_a: Any, run_b: Any, *, name_a: str = "A", name_b: str = "B",
-    measures: Sequence[str] = ("P@10", "P@20", "AP", "RR", "ASL", "ASL@g1-1", "ASL@g1-10"),
+    measures: Sequence[str] = ("P@20", "ASL@g1-10", "AP", "ASL"),
     ties: str = DEFAULT_TIES, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
     collection_size: int | None = None, missing: str = "skip",
-    duplicates: str = DEFAULT_DUPLICATES,
+    duplicates: str = DEFAULT_DUPLICATES, depth: int | None = None, grades: Any = None,
 ):
-    """Relative reduction in error of run B over run A (paper eqs. 11-12, Table 1).
+    """Relative reduction in error of run B over run A (paper eqs. 11-12, Table 1; the default
+    measures are Table 1's rows: P@20, ASL@g1-10, MAP, ASL).
 
     The error of a precision-like measure (best value 1) is ``1 - value``; the error of an ASL
     measure (best value 1: every relevant document first among its non-relevant peers) is
@@ -193,7 +195,8 @@ def rrie(
     (negative when B is worse).
 
     Returns:
-        ``Result`` kind ``"asl-rrie"``; table: measure, value_a, value_b, error_a, error_b, rrie.
+        ``Result`` kind ``"asl-rrie"``; table: model (B), other_model (A), measure, value_a,
+        value_b, error_a, error_b, rrie.
     """
     from ..results import Result
     from .evaluation import evaluate
@@ -203,280 +206,25 @@ def rrie(
                               "differ")
     ev = evaluate(qrels, {name_a: run_a, name_b: run_b}, list(measures), ties=ties, rel=rel,
                   unretrieved=unretrieved, collection_size=collection_size, missing=missing,
-                  duplicates=duplicates, n_resamples=200)
-    t = ev.table.set_index("system")
+                  duplicates=duplicates, n_resamples=200, depth=depth, grades=grades)
+    t = ev.table.set_index("model")
     rows = []
     for m in [str(c) for c in ev.summary["measures"]]:
         va, vb = float(t.loc[name_a, m]), float(t.loc[name_b, m])
         ea, eb = _error(m, va), _error(m, vb)
-        rows.append({"measure": m, "value_a": va, "value_b": vb, "error_a": ea, "error_b": eb,
+        rows.append({"model": name_b, "other_model": name_a, "measure": m, "value_a": va, "value_b": vb, "error_a": ea, "error_b": eb,
                      "rrie": (ea - eb) / ea if ea != 0 else np.nan})
     table = pd.DataFrame(rows)
-    table["measure"] = table["measure"].astype("str")
+    for c in ("model", "other_model", "measure"):
+        table[c] = table[c].astype("str")
     return Result(kind="asl-rrie", summary={"a": name_a, "b": name_b,
                                             **{r["measure"]: r["rrie"] for r in rows}},
-                  table=table, tables={"per_query": ev.tables["per_query"]},
+                  table=table, tables={"per_query": ev.tables["per_query"]}, warnings=ev.warnings,
                   provenance=_prov({"ties": ties, "rel": rel, "unretrieved": unretrieved,
-                                    "missing": missing, "duplicates": duplicates,
+                                    "missing": missing, "duplicates": duplicates, "depth": depth,
+                                    "grades": str(grades),
                                     "error": "1-v (precision), v-1 (ASL)",
                                     "rrie": "(err_a - err_b) / err_a"}))
-
-
-# --------------------------------------------------------------------------------------------
-# 4. MAP -> ASL chain
-# --------------------------------------------------------------------------------------------
-
-def _per_query_chain(rr, qdict, rel, unretrieved, collection_size, missing) -> pd.DataFrame:
-    """Per-query values of every chain step for one run (index = query_id), restricted to the
-    queries with at least one relevant document at ``rel``."""
-    base = ["AP", "P@20", "RR", "ASL", "ASL@g1-10", "ASL@g1-1"]
-    pq = per_query_values(rr, qdict, base, rel=rel, unretrieved=unretrieved,
-                          collection_size=collection_size, missing=missing)
-    # at rel != 1 the standard measures are named e.g. "AP(rel=2)": back to the chain's names
-    canon = {str(with_default_rel(parse_measure(m), rel)): m for m in base}
-    pq = pq.assign(measure=pq["measure"].map(canon))
-    has_rel = set(rr.query_ids[rr.n_relevant(rel) >= 1].tolist())
-    pq = pq[pq[QUERY_ID].isin(has_rel)]
-    w = pq.pivot(index=QUERY_ID, columns="measure", values="value").reindex(columns=base)
-    sl = search_lengths(rr, rel=rel, unretrieved=unretrieved, collection_size=collection_size)
-    atp = (1.0 / np.maximum(sl["sl"], 1.0)).groupby(sl[QUERY_ID]).mean()
-    w["AtP"] = atp.reindex(w.index)
-    w["HMQ"] = 1.0 / w["ASL"]
-    return w
-
-
-def _wins(prec: np.ndarray, p: np.ndarray, min_rel_diff: float, alpha: float) -> np.ndarray:
-    """Number of other systems each system is significantly better than.
-
-    ``prec``: aggregate values in precision space (higher is better; ASL-type values enter as
-    1/value). System i beats j when ``prec_i > prec_j``, the relative difference
-    ``(prec_i - prec_j) / prec_j`` (improvement over the worse system, in precision space) is at
-    least ``min_rel_diff``, and the paired test gives ``p_ij <= alpha``. Because the difference
-    is always measured in the same space with the same denominator, a step that only rescales
-    the values monotonically (e.g. 1/mean ASL_q -> mean ASL_q) cannot change the count.
-    """
-    a = prec[:, None]
-    b = prec[None, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rel_diff = (a - b) / b
-    better = (a > b) & (rel_diff >= min_rel_diff) & (p <= alpha)
-    np.fill_diagonal(better, False)
-    return better.sum(axis=1)
-
-
-_CHAINS: dict[str, list[tuple[str, str, str, bool]]] = {
-    # (step label, per-query column, aggregate, higher is better)
-    "MAP->ASL": [
-        ("MAP", "AP", "mean", True),
-        ("atomized precision", "AtP", "mean", True),
-        ("harmonic mean within query", "HMQ", "mean", True),
-        ("harmonic mean across queries", "ASL", "inv_mean", True),
-        ("ASL", "ASL", "mean", False),
-    ],
-    "P@20->ASL@g1-10": [("P@20", "P@20", "mean", True), ("ASL@g1-10", "ASL@g1-10", "mean", False)],
-    "MRR->ASL@g1-1": [("MRR", "RR", "mean", True), ("ASL@g1-1", "ASL@g1-1", "mean", False)],
-}
-
-
-def map_to_asl_chain(
-    qrels: Any, runs: Any, *, ties: str = DEFAULT_TIES, rel: int = 1,
-    unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
-    missing: str = "skip", duplicates: str = DEFAULT_DUPLICATES, min_rel_diff: float = 0.10,
-    alpha: float = 0.05, per_query: Mapping[str, pd.DataFrame] | None = None,
-):
-    """From MAP to ASL step by step over the systems of a track (paper Table 2).
-
-    Steps: MAP -> atomized precision (mean over relevant documents of 1/SL) -> harmonic mean
-    within query (1/ASL_q, averaged over queries) -> harmonic mean across queries
-    (1/mean_q ASL_q = 1/ASL) -> ASL; plus P@20 -> ASL@g1-10 and MRR -> ASL@g1-1.
-
-    Query set: every step uses the same queries, those with at least one relevant document at
-    ``rel`` (ASL is undefined elsewhere; AP, P@20 and RR would otherwise add zeros for them, e.g.
-    at ``rel=2`` for queries without a grade-2 document).
-
-    For each step (old -> new): ``dsort`` = the largest change, over systems, in the number of
-    other systems a system is significantly better than. "Better" has one convention for every
-    step: the aggregate values are put in precision space (higher is better; ASL-type values as
-    1/value), system i beats j when its value is higher, the relative difference
-    ``(v_i - v_j) / v_j`` in that space (measured against the worse system) is at least
-    ``min_rel_diff``, and a two-tailed paired t-test on the step's per-query values gives
-    p <= ``alpha`` (the "across queries" step tests per-query ASL_q). So a step that only
-    rescales values monotonically, such as "harmonic mean across queries" -> "ASL", has dSort 0.
-    ``kendall_tau`` between the system orderings (scipy.stats.kendalltau, each ordering
-    best-first); ``dvalue`` = mean over systems of new/old values in precision space, plus its
-    min and max.
-
-    Returns:
-        ``Result`` kind ``"asl-chain"``: table = chain, step, from, to, dsort, kendall_tau,
-        dvalue_mean/min/max; ``tables["systems"]`` = aggregate value and wins per system/step.
-    """
-    from scipy import stats as sst
-
-    from ..results import Result
-    from ..stats import pairwise_ttest_matrix
-
-    if per_query is None:
-        qt = _as_qrels_table(qrels)
-        qdict = qrels_to_dict(qt)
-        per_query = {}
-        for name, run in load_runs(runs).items():
-            rr = rank_coded(run, qt, ties=ties, duplicates=duplicates,
-                            source=str(run) if isinstance(run, (str, os.PathLike)) else name)
-            per_query[name] = _per_query_chain(rr, qdict, rel, unretrieved, collection_size,
-                                               missing)
-    # one query set for every step: queries with >= 1 relevant document (ASL defined)
-    per_query = {s: f[f["ASL"].notna()] for s, f in per_query.items()}
-    systems = list(per_query)
-    if len(systems) < 2:
-        raise ValidationError("the chain compares systems: pass at least two runs")
-    sys_rows, step_rows = [], []
-    for chain, steps in _CHAINS.items():
-        prev = None
-        for label, col, agg, higher in steps:
-            x = pd.concat({s: per_query[s][col] for s in systems}, axis=1).to_numpy(np.float64)
-            # per-query tests; the across-query harmonic mean has no per-query form, so its
-            # test uses per-query ASL_q (the values it is the harmonic mean of)
-            _, p = pairwise_ttest_matrix(x)
-            if agg == "inv_mean":
-                value = 1.0 / np.nanmean(x, axis=0)
-            else:
-                value = np.nanmean(x, axis=0)
-            prec_space = value if higher else 1.0 / value
-            wins = _wins(prec_space, p, min_rel_diff, alpha)
-            for s, v, w, pv in zip(systems, value, wins, prec_space):
-                sys_rows.append({"chain": chain, "step": label, "system": s, "value": float(v),
-                                 "precision_space": float(pv), "wins": int(w)})
-            if prev is not None:
-                p_label, p_wins, p_prec = prev
-                tau = sst.kendalltau(p_prec, prec_space).statistic
-                ratio = prec_space / p_prec
-                step_rows.append({
-                    "chain": chain, "step": f"{p_label} -> {label}", "from": p_label, "to": label,
-                    "dsort": int(np.max(np.abs(wins - p_wins))), "kendall_tau": float(tau),
-                    "dvalue_mean": float(np.nanmean(ratio)), "dvalue_min": float(np.nanmin(ratio)),
-                    "dvalue_max": float(np.nanmax(ratio)),
-                })
-            prev = (label, wins, prec_space)
-        # whole chain, first -> last
-        first = [r for r in sys_rows if r["chain"] == chain and r["step"] == steps[0][0]]
-        last = [r for r in sys_rows if r["chain"] == chain and r["step"] == steps[-1][0]]
-        fp = np.array([r["precision_space"] for r in first])
-        lp = np.array([r["precision_space"] for r in last])
-        fw = np.array([r["wins"] for r in first])
-        lw = np.array([r["wins"] for r in last])
-        step_rows.append({
-            "chain": chain, "step": f"{steps[0][0]} -> {steps[-1][0]} (overall)",
-            "from": steps[0][0], "to": steps[-1][0], "dsort": int(np.max(np.abs(lw - fw))),
-            "kendall_tau": float(sst.kendalltau(fp, lp).statistic),
-            "dvalue_mean": float(np.nanmean(lp / fp)), "dvalue_min": float(np.nanmin(lp / fp)),
-            "dvalue_max": float(np.nanmax(lp / fp)),
-        })
-    table = pd.DataFrame(step_rows)
-    for c in ("chain", "step", "from", "to"):
-        table[c] = table[c].astype("str")
-    sys_table = pd.DataFrame(sys_rows)
-    for c in ("chain", "step", "system"):
-        sys_table[c] = sys_table[c].astype("str")
-    summary = {f"{r['chain']}: {r['step']}": {k: r[k] for k in ("dsort", "kendall_tau",
-                                                                 "dvalue_mean")}
-               for r in step_rows}
-    summary["n_systems"] = len(systems)
-    summary["n_queries"] = int(len(set().union(*(set(f.index) for f in per_query.values()))))
-    return Result(kind="asl-chain", summary=summary, table=table, tables={"systems": sys_table},
-                  provenance=_prov({
-                      "ties": ties, "rel": rel, "unretrieved": unretrieved, "missing": missing,
-                      "duplicates": duplicates, "min_rel_diff": min_rel_diff, "alpha": alpha,
-                      "queries": f"queries with >= 1 document of relevance >= {rel}, every step",
-                      "better": "higher in precision space (ASL-type values as 1/value) AND "
-                                "(v_i - v_j) / v_j >= min_rel_diff in that space (v_j = the "
-                                "worse system) AND two-tailed paired t-test p <= alpha",
-                      "dsort": "max over systems of |change in #systems significantly beaten|",
-                      "dvalue": "new/old in precision space (ASL as 1/ASL)",
-                  }))
-
-
-# --------------------------------------------------------------------------------------------
-# 5. how much of the ranking MAP sees
-# --------------------------------------------------------------------------------------------
-
-def coverage_kernel(sl_sorted: np.ndarray, ap: float) -> int:
-    """Number k of leading relevant documents whose mean SL best matches 1/AP (k >= 1).
-
-    ``sl_sorted``: one query's search lengths in rank order (unretrieved last). SL is
-    non-decreasing along that order, so the running mean is too; ties prefer the smaller k.
-    """
-    if sl_sorted.size == 0:
-        return 0
-    target = np.inf if ap <= 0 else 1.0 / ap
-    cm = np.cumsum(sl_sorted) / np.arange(1, sl_sorted.size + 1)
-    if not np.isfinite(target):
-        return int(sl_sorted.size)
-    return int(np.argmin(np.abs(cm - target)) + 1)
-
-
-def map_coverage(
-    qrels: Any, runs: Any, *, ties: str = DEFAULT_TIES, rel: int = 1,
-    unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
-    missing: str = "skip", duplicates: str = DEFAULT_DUPLICATES,
-):
-    """How much of the ranking MAP "sees" (paper appendix A.1).
-
-    For each query, AP is turned into search-length space (1/AP) and matched against the
-    running unweighted mean of the search lengths of the first k relevant documents in rank
-    order; the best-matching k over R_q is the fraction of the relevant documents AP
-    effectively averages over. Per run: ``coverage`` = sum k / sum R (fraction of relevant
-    documents) and ``coverage_query_mean``; the summary averages over the runs of the track.
-
-    Returns:
-        ``Result`` kind ``"asl-map-coverage"``; table per run; ``tables["per_query"]``.
-    """
-    from ..results import Result
-
-    qt = _as_qrels_table(qrels)
-    qdict = qrels_to_dict(qt)
-    rows, pq_rows = [], []
-    for name, run in load_runs(runs).items():
-        rr = rank_coded(run, qt, ties=ties, duplicates=duplicates,
-                        source=str(run) if isinstance(run, (str, os.PathLike)) else name)
-        pq = per_query_values(rr, qdict, ["AP"], rel=rel, missing=missing)
-        ap = dict(zip(pq[QUERY_ID], pq["value"]))
-        sl = search_lengths(rr, rel=rel, unretrieved=unretrieved, collection_size=collection_size)
-        sl = sl[sl[QUERY_ID].isin(ap)]
-        # vectorised coverage_kernel over all queries: running mean of the sorted SLs per query,
-        # distance to 1/AP, first argmin per query (AP = 0 -> all relevant documents)
-        # search_lengths is in rank order (unretrieved last); keep it -- sorting by SL could put an
-        # unretrieved document (SL = irrel_q under "paper") before the last retrieved one
-        sl = sl.sort_values([QUERY_ID], kind="stable")
-        g = sl.groupby(QUERY_ID, sort=False)["sl"]
-        k_pos = g.cumcount().to_numpy() + 1
-        running = g.cumsum().to_numpy() / k_pos
-        apv = sl[QUERY_ID].map(ap).to_numpy(np.float64)
-        target = np.where(apv > 0, 1.0 / np.where(apv > 0, apv, 1.0), np.inf)
-        dist = np.where(np.isfinite(target), np.abs(running - target), -k_pos.astype(float))
-        sl = sl.assign(_d=dist, _k=k_pos)
-        best = sl.loc[sl.groupby(QUERY_ID, sort=True)["_d"].idxmin()]
-        nrel = g.size()
-        per = pd.DataFrame({"system": name, QUERY_ID: best[QUERY_ID].to_numpy(),
-                            "ap": best[QUERY_ID].map(ap).to_numpy(np.float64),
-                            "relevant": nrel.reindex(best[QUERY_ID]).to_numpy(),
-                            "k": best["_k"].to_numpy()})
-        per["coverage"] = per["k"] / per["relevant"]
-        pq_rows.extend(per.to_dict(orient="records"))
-        rows.append({"system": name,
-                     "coverage": per["k"].sum() / per["relevant"].sum() if len(per) else np.nan,
-                     "coverage_query_mean": float(per["coverage"].mean()) if len(per) else np.nan,
-                     "queries": len(per)})
-    table = pd.DataFrame(rows)
-    table["system"] = table["system"].astype("str")
-    per_q = pd.DataFrame(pq_rows)
-    return Result(kind="asl-map-coverage",
-                  summary={"mean_coverage": float(table["coverage"].mean()),
-                           "mean_coverage_query_mean": float(table["coverage_query_mean"].mean()),
-                           "n_systems": len(table)},
-                  table=table, tables={"per_query": per_q},
-                  provenance=_prov({"ties": ties, "rel": rel, "unretrieved": unretrieved,
-                                    "duplicates": duplicates,
-                                    "match": "argmin_k |mean(SL_1..k) - 1/AP_q|"}))
 
 
 # --------------------------------------------------------------------------------------------
@@ -502,31 +250,7 @@ def _discover_tracks(directory: Path) -> dict[str, tuple[Path, Path]]:
     return out
 
 
-def track_summary(
-    tracks: Any, *, measures: Sequence[str] = ("P@20", "ASL@g1-10", "AP", "ASL"),
-    ties: str = DEFAULT_TIES, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
-    collection_size: int | Mapping[str, int] | None = None, missing: str = "skip",
-    duplicates: str = DEFAULT_DUPLICATES,
-):
-    """Best system per track by each measure, and the spread of each measure (Figs. 1-4).
-
-    Args:
-        tracks: a directory of tracks (each sub-directory holds a ``*qrels*`` file and a
-            ``runs/`` folder or run files) or a mapping ``{track: (qrels, runs)}``.
-        collection_size: N for ``unretrieved="expected"``: one number for every track, or
-            ``{track: N}`` (every track needs one).
-        ties, rel, unretrieved, missing, duplicates: as in :func:`ranklens.metrics.evaluate`.
-
-    Returns:
-        ``Result`` kind ``"asl-tracks"``: table = track, measure, best_system, best_value,
-        n_systems, min, median, max; ``tables["systems"]`` = every system's values;
-        summary: how often the best systems agree (P@20 vs ASL@g1-10, AP vs ASL).
-    """
-    from ..results import Result
-    from .evaluation import evaluate
-
-    spec = _discover_tracks(Path(tracks)) if isinstance(tracks, (str, os.PathLike)) else tracks
-    rows, sys_frames = [], []
+def _track_sizes(spec: Mapping[str, Any], collection_size: Any) -> dict[str, int | None]:
     sizes: dict[str, int | None] = {}
     for track in spec:
         if isinstance(collection_size, Mapping):
@@ -537,36 +261,105 @@ def track_summary(
             sizes[track] = int(collection_size[track])
         else:
             sizes[track] = collection_size
+    return sizes
+
+
+def track_specs(tracks: Any) -> dict[str, tuple[Any, Any]]:
+    """A directory of tracks or a mapping ``{track: (qrels, runs)}`` -> the mapping."""
+    return _discover_tracks(Path(tracks)) if isinstance(tracks, (str, os.PathLike)) else dict(tracks)
+
+
+def track_summary(
+    tracks: Any, *, measures: Sequence[str] = ("P@20", "ASL@g1-10", "AP", "ASL"),
+    ties: str = DEFAULT_TIES, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
+    collection_size: int | Mapping[str, int] | None = None, missing: str = "skip",
+    duplicates: str = DEFAULT_DUPLICATES, depth: int | None = None, grades: Any = None,
+):
+    """Best system per track by each measure, and the spread of each measure (Figs. 1-4 are
+    histograms over tracks of each track's best system: :func:`~ranklens.metrics.plots.plot_tracks`).
+
+    Args:
+        tracks: a directory of tracks (each sub-directory holds a ``*qrels*`` file and a
+            ``runs/`` folder or run files) or a mapping ``{track: (qrels, runs)}``.
+        collection_size: N for ``unretrieved="expected"``: one number for every track, or
+            ``{track: N}`` (every track needs one).
+        ties, rel, unretrieved, missing, duplicates, depth, grades: as in
+            :func:`ranklens.metrics.evaluate` (``depth`` cuts every run to a common depth).
+
+    Returns:
+        ``Result`` kind ``"asl-tracks"``: table = track, measure, best_model, best_value,
+        best_depth (the best run's median documents per query), n_models, min, median, max;
+        ``tables["systems"]`` = every model's values and depth; summary: how often the best
+        systems agree (P@20 vs ASL@g1-10, AP vs ASL). Depth warnings are kept per track.
+    """
+    from ..results import Result
+    from .evaluation import evaluate
+
+    spec = track_specs(tracks)
+    sizes = _track_sizes(spec, collection_size)
+    rows, sys_frames, warns = [], [], []
     for track, (qrels, runs) in spec.items():
         ev = evaluate(qrels, runs, list(measures), ties=ties, rel=rel, unretrieved=unretrieved,
                       collection_size=sizes[track], missing=missing, duplicates=duplicates,
-                      n_resamples=100)
+                      n_resamples=100, depth=depth, grades=grades)
+        warns.extend(f"{track}: {w}" for w in ev.warnings)
         t = ev.table
-        f = t[["system", *ev.summary["measures"]]].copy()
+        f = t[["model", *ev.summary["measures"], "depth_median", "recall_at_depth"]].copy()
         f.insert(0, "track", track)
         sys_frames.append(f)
+        depth_of = dict(zip(t["model"], t["depth_median"]))
         for m in ev.summary["measures"]:
             best = ev.summary["best"][m]
             col = t[m]
-            rows.append({"track": track, "measure": m, "best_system": best["system"],
-                         "best_value": best["value"], "n_systems": int(col.notna().sum()),
-                         "min": float(col.min()), "median": float(col.median()),
-                         "max": float(col.max())})
+            rows.append({"track": track, "measure": m, "best_model": best["model"],
+                         "best_value": best["value"], "best_depth": depth_of.get(best["model"]),
+                         "n_models": int(col.notna().sum()), "min": float(col.min()),
+                         "median": float(col.median()), "max": float(col.max())})
     table = pd.DataFrame(rows)
-    for c in ("track", "measure", "best_system"):
+    for c in ("track", "measure", "best_model"):
         table[c] = table[c].astype("str")
     systems = pd.concat(sys_frames, ignore_index=True)
     systems["track"] = systems["track"].astype("str")
     names = list(dict.fromkeys(table["measure"]))
-    best = table.pivot(index="track", columns="measure", values="best_system")
-    summary: dict[str, Any] = {"n_tracks": len(spec)}
+    best = table.pivot(index="track", columns="measure", values="best_model")
+    summary: dict[str, Any] = {"n_tracks": len(spec), "unretrieved": unretrieved, "depth": depth}
     for a, b in (("P@20", "ASL@g1-10"), ("AP", "ASL")):
         if a in names and b in names:
             summary[f"same_best_{a}_vs_{b}"] = int((best[a] == best[b]).sum())
     return Result(kind="asl-tracks", summary=summary, table=table, tables={"systems": systems},
+                  warnings=tuple(warns),
                   provenance=_prov({"measures": names, "ties": ties, "rel": rel,
                                     "unretrieved": unretrieved, "collection_size": sizes,
-                                    "missing": missing, "duplicates": duplicates}))
+                                    "missing": missing, "duplicates": duplicates, "depth": depth,
+                                    "grades": str(grades)}))
+
+
+def tracks_report(tracks: Any, *, chain_options: Mapping[str, Any] | None = None, **conv: Any) -> list[Any]:
+    """Every track's summary (Figs. 1-4), and the paper's Table 2 across the tracks: the MAP ->
+    ASL chain (ΔSort, τ, ΔValue) and MAP coverage of each track, as mean ± sd over tracks.
+
+    ``conv``: ties, rel, unretrieved, collection_size, missing, duplicates, depth, grades.
+    ``chain_options``: min_rel_diff, alpha, better_space, tau_digits. Tracks with fewer than two
+    runs have no chain (warned).
+    """
+    from .chain import across_tracks, map_coverage, map_to_asl_chain
+
+    spec = track_specs(tracks)
+    sizes = _track_sizes(spec, conv.get("collection_size"))
+    summary = track_summary(spec, **conv)
+    chains, coverages, warns = {}, {}, []
+    for track, (qrels, runs) in spec.items():
+        kw = {**conv, "collection_size": sizes[track]}
+        if len(load_runs(runs)) < 2:
+            warns.append(f"{track}: fewer than two runs, no chain")
+            continue
+        chains[track] = map_to_asl_chain(qrels, runs, **kw, **dict(chain_options or {}))
+        cov_kw = {k: v for k, v in kw.items() if k in ("ties", "rel", "missing", "duplicates", "depth", "grades")}
+        coverages[track] = map_coverage(qrels, runs, **cov_kw)
+        warns.extend(f"{track}: {w}" for w in coverages[track].warnings)
+    if not chains:
+        return [summary.with_warnings(*warns)]
+    return [summary, across_tracks(chains, coverages).with_warnings(*warns)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -590,7 +383,7 @@ def tie_report(
     qdict = qrels_to_dict(qt)
     rows = []
     for name, run in load_runs(runs).items():
-        row: dict[str, Any] = {"system": name, **count_ties(run)}
+        row: dict[str, Any] = {"model": name, **count_ties(run)}
         asl_by, ap_by = {}, {}
         for rule in TIE_RULES:
             rr = rank_coded(run, qt, ties=rule, duplicates=duplicates,
@@ -608,7 +401,7 @@ def tie_report(
                                                for r in TIE_RULES))
         rows.append(row)
     table = pd.DataFrame(rows)
-    table["system"] = table["system"].astype("str")
+    table["model"] = table["model"].astype("str")
     return Result(kind="asl-ties",
                   summary={"runs_with_ties": int((table["tied_rows_float32"] > 0).sum()),
                            "n_runs": len(table), "tie_rules": list(TIE_RULES)},

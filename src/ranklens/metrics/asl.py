@@ -15,9 +15,12 @@ over queries with :math:`R_q \ge 1`. ``ASL@g1-n`` averages only the first
 Relevant documents the run never retrieved get, with :math:`irrel_q` the number of non-relevant
 documents retrieved (within the cutoff):
 
-- ``"paper"``: :math:`SL = irrel_q` (the paper's convention);
-- ``"lower_bound"`` (default): :math:`SL = irrel_q + 1`: the best they could do, placed right
-  after the list; consistent with the per-document definition;
+- ``"paper"`` (default): :math:`SL = irrel_q`, the paper's eq. 3. A truncated list with few
+  non-relevant documents can then score *below* the optimum 1 (an unretrieved document behind
+  0 non-relevant ones gets SL 0); :func:`below_optimum` counts where that happens so callers
+  warn;
+- ``"lower_bound"``: :math:`SL = irrel_q + 1`: the best they could do, placed right after the
+  list; consistent with the per-document definition (eq. 1) and never below 1;
 - ``"expected"``: the :math:`M_q` missing relevant documents are spread uniformly at random over
   the :math:`N - n_q` unretrieved documents of a collection of size :math:`N`; the :math:`j`-th
   of them then has expected :math:`SL = 1 + irrel_q + j\,K_q/(M_q+1)` with
@@ -42,6 +45,7 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -59,14 +63,20 @@ __all__ = [
     "UNRETRIEVED_POLICIES",
     "RankedRun",
     "asl_per_query",
+    "below_optimum",
     "count_ties",
+    "depth_stats",
+    "map_grades",
+    "ranked",
     "parse_measure",
     "rank_coded",
     "search_lengths",
+    "truncate",
+    "worst_case_asl",
 ]
 
 UNRETRIEVED_POLICIES: tuple[str, ...] = ("lower_bound", "paper", "expected")
-DEFAULT_UNRETRIEVED = "lower_bound"
+DEFAULT_UNRETRIEVED = "paper"  # eq. 3 of the paper
 DUPLICATE_POLICIES: tuple[str, ...] = ("error", "best")
 DEFAULT_DUPLICATES = "error"
 
@@ -587,6 +597,124 @@ def count_ties(run: Any) -> dict[str, int]:
         if name == "float32":
             out["queries_with_ties_float32"] = int(np.unique(qs[tied]).size)
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# depth, grade mapping
+# --------------------------------------------------------------------------------------------
+
+#: Named grade mappings: NIST's official DL 2020 ``trec_eval`` numbers map grade 1 to 0.
+GRADE_MAPPINGS: dict[str, dict[int, int]] = {"nist-dl20": {1: 0}}
+
+
+def parse_grade_mapping(spec: Any) -> dict[int, int]:
+    """``("1=0", "3=2")``, ``"1=0,3=2"``, ``"nist-dl20"`` or a mapping -> ``{old: new}``."""
+    if spec is None:
+        return {}
+    if isinstance(spec, Mapping):
+        return {int(k): int(v) for k, v in spec.items()}
+    items = [spec] if isinstance(spec, str) else list(spec)
+    out: dict[int, int] = {}
+    for item in items:
+        for part in filter(None, (x.strip() for x in str(item).split(","))):
+            if part in GRADE_MAPPINGS:
+                out.update(GRADE_MAPPINGS[part])
+                continue
+            old, sep, new = part.partition("=")
+            try:
+                out[int(old)] = int(new)
+            except ValueError:
+                raise ValidationError(f"grade mapping {part!r}: give OLD=NEW integers (e.g. 1=0) or one "
+                                      f"of {sorted(GRADE_MAPPINGS)}") from None
+            if not sep:
+                raise ValidationError(f"grade mapping {part!r}: give OLD=NEW (e.g. 1=0)")
+    return out
+
+
+def map_grades(qrels: Any, mapping: Any):
+    """The qrels (as an Arrow table) with relevance grades replaced by ``mapping`` (``{1: 0}``,
+    ``"1=0"`` or ``"nist-dl20"``); other grades are kept. No mapping -> the qrels unchanged."""
+    import pyarrow as pa
+
+    qt = _as_qrels_table(qrels)
+    m = parse_grade_mapping(mapping)
+    if not m:
+        return qt
+    rel = _col(qt, RELEVANCE).to_numpy(zero_copy_only=False).astype(np.int64)
+    out = rel.copy()
+    for old, new in m.items():
+        out[rel == old] = new
+    return qt.set_column(qt.schema.get_field_index(RELEVANCE), RELEVANCE, pa.array(out, pa.int64()))
+
+
+def truncate(rr: RankedRun, depth: int | None) -> RankedRun:
+    """The ranked run cut to its top ``depth`` documents per query (None: unchanged).
+
+    Relevant documents ranked below the cut count as unretrieved; a query stays "in the run".
+    """
+    if depth is None or depth >= rr.depth:
+        return rr
+    if depth < 1:
+        raise ValidationError(f"depth must be >= 1, got {depth}")
+    rows = rr.rows[:, :depth].copy()
+    rank_of_row = np.full(len(rr.scores), np.iinfo(np.int64).max, np.int64)
+    valid = rows >= 0
+    rank_of_row[rows[valid]] = np.nonzero(valid)[1]
+    hit = rr.qrels_row >= 0
+    qrels_row = rr.qrels_row.copy()
+    qrels_row[hit] = np.where(rank_of_row[rr.qrels_row[hit]] < depth, rr.qrels_row[hit], -1)
+    return replace(rr, lengths=np.minimum(rr.lengths, depth), grades=rr.grades[:, :depth].copy(),
+                   rows=rows, qrels_row=qrels_row, _memo={})
+
+
+def ranked(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES, duplicates: str = DEFAULT_DUPLICATES,
+           depth: int | None = None, source: str | None = None) -> RankedRun:
+    """:func:`rank_coded`, then :func:`truncate` to ``depth`` (None: the whole run)."""
+    return truncate(rank_coded(run, qrels, ties=ties, duplicates=duplicates, source=source), depth)
+
+
+def depth_stats(rr: RankedRun, rel: int = 1) -> dict[str, float]:
+    """Documents per query of the run (queries present in the run): ``depth_min``,
+    ``depth_median``, ``depth_max``; and ``recall_at_depth``: retrieved relevant / relevant
+    over the judged queries the run answers."""
+    lengths = rr.lengths[rr.in_run]
+    nrel = rr.n_relevant(rel)
+    ret = (rr.grades >= rel).sum(axis=1)
+    keep = rr.in_run & (nrel > 0)
+    if not lengths.size:
+        return {"depth_min": 0, "depth_median": 0.0, "depth_max": 0, "recall_at_depth": float("nan")}
+    return {"depth_min": int(lengths.min()), "depth_median": float(np.median(lengths)),
+            "depth_max": int(lengths.max()),
+            "recall_at_depth": float(ret[keep].sum() / nrel[keep].sum()) if keep.any() else float("nan")}
+
+
+def below_optimum(rr: RankedRun, *, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
+                  cutoff: int | None = None) -> int:
+    """Queries where eq. 3 (``unretrieved="paper"``) gives an unretrieved relevant document an
+    SL below the optimum 1: it retrieved no non-relevant document yet missed a relevant one."""
+    if unretrieved != "paper":
+        return 0
+    _, lengths, relm = _base(rr, rel, cutoff)
+    ret = relm.sum(axis=1)
+    miss = rr.n_relevant(rel) - ret
+    return int(np.count_nonzero(rr.in_run & (miss > 0) & (lengths - ret == 0)))
+
+
+def worst_case_asl(n_relevant: np.ndarray, depth: int, *, first: int | None = None,
+                   unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None) -> np.ndarray:
+    """ASL of a query the run did not answer, as the worst case: the run listed ``depth``
+    non-relevant documents and retrieved no relevant one (every relevant document unretrieved).
+
+    Used by ``missing="zero"``: a missing query is never rewarded (an empty ranking would get
+    SL 0 under eq. 3).
+    """
+    nrel = np.asarray(n_relevant, np.int64)
+    m = nrel if first is None else np.minimum(nrel, first)
+    irrel = np.full(nrel.shape, depth, np.int64)
+    k_nonrel = np.zeros(nrel.shape) if collection_size is None else collection_size - depth - nrel
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = _missing_sum(m, irrel, k_nonrel, nrel, unretrieved) / m
+    return np.where(m > 0, out, np.nan)
 
 
 # --------------------------------------------------------------------------------------------

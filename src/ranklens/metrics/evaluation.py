@@ -33,8 +33,14 @@ from .asl import (
     higher_is_better,
     parse_measure,
     rank_coded,
+    below_optimum,
+    depth_stats,
+    map_grades,
+    parse_grade_mapping,
+    ranked,
     search_lengths,
     with_default_rel,
+    worst_case_asl,
 )
 
 __all__ = [
@@ -135,7 +141,9 @@ def per_query_values(
         DataFrame ``query_id``, ``measure`` (canonical name), ``value``. ASL rows exist only for
         queries with at least one relevant document; standard rows for queries in the qrels
         (trec_eval semantics); under ``missing="skip"`` queries absent from the run are left
-        out, under ``"zero"`` they count as empty rankings (standard measures 0).
+        out, under ``"zero"`` they get standard measures 0 (trec_eval ``-c``) and the worst-case
+        ASL of :func:`~ranklens.metrics.asl.worst_case_asl` (every relevant document
+        unretrieved behind the run's depth of non-relevant documents: never a reward).
     """
     import ir_measures
 
@@ -152,11 +160,16 @@ def per_query_values(
     measures = [with_default_rel(parse_measure(m), rel) for m in measures]
     frames = []
     std = []
+    absent = judged_q & ~rr.in_run
     for m in measures:
         if isinstance(m, ASL):
             r = m.resolved(rel=rel, unretrieved=unretrieved)
             v = asl_per_query(rr, rel=r.rel, first=r.first, cutoff=r.cutoff,
                               unretrieved=r.unretrieved, collection_size=collection_size)
+            if missing == "zero" and absent.any():  # never reward a missing query: worst case
+                depth = int(rr.lengths.max()) if r.cutoff is None else min(int(rr.lengths.max()), r.cutoff)
+                v[absent] = worst_case_asl(rr.n_relevant(r.rel)[absent], depth, first=r.first,
+                                           unretrieved=r.unretrieved, collection_size=collection_size)
             ok = keep_q & ~np.isnan(v)
             frames.append(pd.DataFrame({QUERY_ID: rr.query_ids[ok], "measure": str(m),
                                         "value": v[ok]}))
@@ -209,6 +222,9 @@ def evaluate(
     confidence: float = 0.95,
     seed: int = 0,
     per_document: bool = False,
+    depth: int | None = None,
+    grades: Any = None,
+    depth_ratio: float = 2.0,
 ):
     """Evaluate runs with ASL and standard measures; optional paired tests against a baseline.
 
@@ -219,11 +235,11 @@ def evaluate(
         ties: tie rule (``"trec_eval"`` default, ``"float64"``, ``"input_order"``).
         rel: minimum relevance for binary measures and ASL, unless a measure sets its own
             (like trec_eval ``-l``; nDCG keeps the graded labels).
-        unretrieved: ASL policy for unretrieved relevant documents (``"lower_bound"`` default,
-            ``"paper"``, ``"expected"``).
+        unretrieved: ASL policy for unretrieved relevant documents (``"paper"`` = eq. 3, the
+            default; ``"lower_bound"``; ``"expected"``).
         collection_size: N for ``unretrieved="expected"``.
         missing: judged queries absent from a run: ``"skip"`` (trec_eval default), ``"zero"``
-            (``-c``; standard measures 0, ASL as an empty ranking), ``"error"``.
+            (``-c``; standard measures 0, ASL the worst case), ``"error"``.
         duplicates: a (query, doc) pair listed twice in a run: ``"error"`` (default; names the
             run, query, document and ranks) or ``"best"`` (keep the best-ranked row; every
             measure then sees the same de-duplicated ranking).
@@ -234,14 +250,18 @@ def evaluate(
         confidence: level of the bootstrap confidence intervals of each mean.
         seed: seed of the randomization test and the bootstrap.
         per_document: add the per-document ASL table (``tables["per_document"]``).
+        depth: cut every run to its top ``depth`` documents per query first (None: as given).
+        grades: qrels grade mapping applied first (``{1: 0}``, ``"1=0"``, ``"nist-dl20"``).
+        depth_ratio: warn when the runs' median depths differ by more than this factor.
 
     Returns:
-        ``Result`` of kind ``"asl-evaluate"``: ``table`` has one row per run (sorted by the first
-        measure, best first) with a column per measure; ``tables``: ``per_query`` (long),
-        ``ci`` (bootstrap CIs), ``significance`` (if ``baseline``), ``per_document``.
+        ``Result`` of kind ``"asl-evaluate"``: ``table`` has one row per run (column ``model``,
+        sorted by the first measure, best first) with a column per measure, ``n_queries``,
+        ``tied_rows`` and the run's depth (``depth_min/median/max``, ``recall_at_depth``);
+        ``tables``: ``per_query`` (long), ``ci`` (bootstrap CIs), ``significance`` (if
+        ``baseline``), ``per_document``. ``warnings``: runs of different depths, eq. 3 scores
+        below the optimum, dropped duplicates.
     """
-    from .. import stats
-    from .._hashing import sha256_file
     from ..results import Result, make_provenance
 
     _check_policy(unretrieved, collection_size)
@@ -251,89 +271,151 @@ def evaluate(
     if baseline is not None and baseline not in run_map:
         raise ValidationError(f"baseline {baseline!r} is not one of the runs "
                               f"({', '.join(sorted(run_map)[:10])}...)")
-    qt = _as_qrels_table(qrels)
-    qdict = qrels_to_dict(qt)
-
-    per_query: list[pd.DataFrame] = []
-    per_doc: list[pd.DataFrame] = []
-    tied: dict[str, int] = {}
-    dropped: dict[str, int] = {}
-    inputs: dict[str, str] = {}
-    for name, run in run_map.items():
-        rr = rank_coded(run, qt, ties=ties, duplicates=duplicates, source=_source(name, run))
-        tied[name] = rr.tied_rows
-        dropped[name] = rr.duplicates_dropped
-        pq = per_query_values(rr, qdict, mlist, rel=rel, unretrieved=unretrieved,
-                              collection_size=collection_size, missing=missing)
-        pq.insert(0, "system", name)
-        per_query.append(pq)
-        if per_document:
-            sl = search_lengths(rr, rel=rel, unretrieved=unretrieved,
-                                collection_size=collection_size)
-            sl.insert(0, "system", name)
-            per_doc.append(sl)
-        if isinstance(run, (str, os.PathLike)):
-            inputs[f"run:{name}"] = "sha256:" + sha256_file(run)
-        elif isinstance(run, pd.DataFrame):
-            inputs[f"run:{name}"] = "sha256:" + sha256_frame(run)
-    pq_all = pd.concat(per_query, ignore_index=True)
-    pq_all["system"] = pq_all["system"].astype("str")
-
-    means = pq_all.groupby(["system", "measure"], sort=False)["value"].mean().unstack("measure")
-    counts = pq_all.groupby(["system", "measure"], sort=False)["value"].count().unstack("measure")
-    table = pd.DataFrame({"system": list(run_map)})
-    for n in names:
-        table[n] = table["system"].map(means[n]) if n in means else np.nan
-    table["n_queries"] = table["system"].map(counts.max(axis=1)).fillna(0).astype(np.int64)
-    table["tied_rows"] = table["system"].map(tied).astype(np.int64)
-    asc = not higher_is_better(mlist[0])
-    table = table.sort_values(names[0], ascending=asc, kind="stable", na_position="last")
-    table = table.reset_index(drop=True)
-    table["system"] = table["system"].astype("str")
-
-    wide = {n: pq_all[pq_all["measure"] == n].pivot(index=QUERY_ID, columns="system",
-                                                      values="value") for n in names}
-    ci_rows = []
-    for n in names:
-        w = wide[n]
-        for s in run_map:
-            vals = w[s].to_numpy(np.float64) if s in w else np.array([])
-            ci = stats.bootstrap_ci(vals, confidence=confidence, n_resamples=n_resamples,
-                                    seed=seed)
-            ci_rows.append({"system": s, "measure": n, "mean": ci.mean, "ci_low": ci.low,
-                            "ci_high": ci.high, "n": ci.n})
-    tables: dict[str, pd.DataFrame] = {"per_query": pq_all, "ci": pd.DataFrame(ci_rows)}
-
+    qt = map_grades(qrels, grades)
+    conv = {"ties": ties, "rel": rel, "unretrieved": unretrieved, "collection_size": collection_size,
+            "missing": missing, "duplicates": duplicates, "depth": depth}
+    pq_all, per_doc, info = _score_runs(run_map, qt, mlist, conv, per_document)
+    table = _model_table(pq_all, run_map, names, mlist, info)
+    wide = {n: pq_all[pq_all["measure"] == n].pivot(index=QUERY_ID, columns="model", values="value")
+            for n in names}
+    tables: dict[str, pd.DataFrame] = {
+        "per_query": pq_all, "ci": _ci_table(wide, names, run_map, confidence, n_resamples, seed)}
     summary: dict[str, Any] = {
-        "n_runs": len(run_map), "measures": names,
+        "n_runs": len(run_map), "measures": names, "unretrieved": unretrieved, "rel": rel,
         "best": {n: _best(table, n, m) for n, m in zip(names, mlist)},
     }
     if baseline is not None:
-        sig = _significance(wide, names, mlist, list(run_map), baseline, correction,
-                            n_resamples, seed)
-        tables["significance"] = sig
+        tables["significance"] = _significance(wide, names, mlist, list(run_map), baseline, correction,
+                                               n_resamples, seed)
         summary["baseline"] = baseline
     if per_document:
         tables["per_document"] = pd.concat(per_doc, ignore_index=True)
     if len(run_map) == 1:
         summary.update({n: float(table[n].iloc[0]) for n in names})
-    if any(dropped.values()):
-        summary["duplicates_dropped"] = {k: v for k, v in dropped.items() if v}
-    inputs["qrels"] = ("sha256:" + sha256_file(qrels)) if isinstance(qrels, (str, os.PathLike)) \
-        and not str(qrels).startswith("irds:") else str(qrels) if isinstance(qrels, str) else \
-        "sha256:" + sha256_frame(qt.to_pandas())
+    dropped = {k: v["dropped"] for k, v in info.items() if v["dropped"]}
+    if dropped:
+        summary["duplicates_dropped"] = dropped
     prov = make_provenance(
-        params={"measures": names, "ties": ties, "rel": rel, "unretrieved": unretrieved,
-                "collection_size": collection_size, "missing": missing, "duplicates": duplicates,
-                "baseline": baseline,
+        params={"measures": names, **conv, "grades": parse_grade_mapping(grades), "baseline": baseline,
                 "correction": correction, "n_resamples": n_resamples, "confidence": confidence,
-                "standard_measures_provider": "ir_measures.pytrec_eval",
+                "depth_ratio": depth_ratio, "standard_measures_provider": "ir_measures.pytrec_eval",
                 "asl_query_mean": "mean over queries with >= 1 relevant document"},
-        inputs=inputs, seed=seed,
+        inputs=_inputs(qrels, qt, run_map), seed=seed,
     )
-    return Result(kind="asl-evaluate", summary=summary, table=table, tables=tables,
-                  provenance=prov)
+    res = Result(kind="asl-evaluate", summary=summary, table=table, tables=tables, provenance=prov)
+    return res.with_warnings(*evaluation_warnings(info, depth_ratio, unretrieved))
 
+
+def _score_runs(run_map: Mapping[str, Any], qt: Any, mlist: Sequence[Any], conv: Mapping[str, Any],
+                per_document: bool) -> tuple[pd.DataFrame, list[pd.DataFrame], dict[str, dict[str, Any]]]:
+    """Per-query values of every run (long, column ``model``), per-document tables and, per
+    run, its tie/duplicate counts, depth statistics and eq. 3 below-optimum count."""
+    qdict = qrels_to_dict(qt)
+    per_query, per_doc = [], []
+    info: dict[str, dict[str, Any]] = {}
+    for name, run in run_map.items():
+        rr = ranked(run, qt, ties=conv["ties"], duplicates=conv["duplicates"], depth=conv["depth"],
+                    source=_source(name, run))
+        info[name] = {"tied": rr.tied_rows, "dropped": rr.duplicates_dropped,
+                      **depth_stats(rr, conv["rel"]),
+                      "below_optimum": below_optimum(rr, rel=conv["rel"], unretrieved=conv["unretrieved"]),
+                      "missing_queries": int(np.count_nonzero(
+                          ~rr.in_run & np.isin(rr.query_ids, np.asarray(list(qdict), dtype=object))))}
+        pq = per_query_values(rr, qdict, mlist, rel=conv["rel"], unretrieved=conv["unretrieved"],
+                              collection_size=conv["collection_size"], missing=conv["missing"])
+        pq.insert(0, "model", name)
+        per_query.append(pq)
+        if per_document:
+            sl = search_lengths(rr, rel=conv["rel"], unretrieved=conv["unretrieved"],
+                                collection_size=conv["collection_size"])
+            sl.insert(0, "model", name)
+            per_doc.append(sl)
+    pq_all = pd.concat(per_query, ignore_index=True)
+    pq_all["model"] = pq_all["model"].astype("str")
+    return pq_all, per_doc, info
+
+
+_DEPTH_COLUMNS = ("depth_min", "depth_median", "depth_max", "recall_at_depth")
+
+
+def _model_table(pq_all: pd.DataFrame, run_map: Mapping[str, Any], names: Sequence[str],
+                 mlist: Sequence[Any], info: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    means = pq_all.groupby(["model", "measure"], sort=False)["value"].mean().unstack("measure")
+    counts = pq_all.groupby(["model", "measure"], sort=False)["value"].count().unstack("measure")
+    table = pd.DataFrame({"model": list(run_map)})
+    for n in names:
+        table[n] = table["model"].map(means[n]) if n in means else np.nan
+    table["n_queries"] = table["model"].map(counts.max(axis=1)).fillna(0).astype(np.int64)
+    table["tied_rows"] = table["model"].map({k: v["tied"] for k, v in info.items()}).astype(np.int64)
+    for c in _DEPTH_COLUMNS:
+        table[c] = table["model"].map({k: v[c] for k, v in info.items()})
+    asc = not higher_is_better(mlist[0])
+    table = table.sort_values(names[0], ascending=asc, kind="stable", na_position="last")
+    table = table.reset_index(drop=True)
+    table["model"] = table["model"].astype("str")
+    return table
+
+
+def _ci_table(wide, names, run_map, confidence, n_resamples, seed) -> pd.DataFrame:
+    from .. import stats
+
+    rows = []
+    for n in names:
+        w = wide[n]
+        for s in run_map:
+            vals = w[s].to_numpy(np.float64) if s in w else np.array([])
+            ci = stats.bootstrap_ci(vals, confidence=confidence, n_resamples=n_resamples, seed=seed)
+            rows.append({"model": s, "measure": n, "mean": ci.mean, "ci_low": ci.low,
+                         "ci_high": ci.high, "n": ci.n})
+    return pd.DataFrame(rows)
+
+
+def evaluation_warnings(info: Mapping[str, Mapping[str, Any]], depth_ratio: float,
+                        unretrieved: str) -> list[str]:
+    """Runs of very different depths; eq. 3 scores below the optimum; missing queries."""
+    out = []
+    med = {k: float(v["depth_median"]) for k, v in info.items() if v["depth_median"]}
+    if len(med) > 1:
+        lo, hi = min(med, key=med.get), max(med, key=med.get)
+        if med[hi] > depth_ratio * med[lo]:
+            out.append(f"runs of different depths are compared: {lo} has a median of {med[lo]:g} "
+                       f"documents per query, {hi} {med[hi]:g}; ASL counts the non-relevant documents "
+                       "a run lists, so a shallow run can score better by listing less -- cut every run "
+                       "to a common depth (depth=N, --depth N) or compare recall_at_depth")
+    low = {k: v["depth_min"] for k, v in info.items() if v["depth_min"] and v["depth_min"] < 0.5 * v["depth_median"]}
+    if low:
+        k = next(iter(low))
+        out.append(f"{len(low)} run(s) list far fewer documents for some queries than for most (e.g. {k}: "
+                   f"{low[k]} vs a median of {info[k]['depth_median']:g})")
+    below = {k: v["below_optimum"] for k, v in info.items() if v["below_optimum"]}
+    if below:
+        k = next(iter(below))
+        out.append(f"unretrieved={unretrieved} (eq. 3) scores an unretrieved relevant document behind 0 "
+                   f"non-relevant ones as SL 0, below the optimum 1: {sum(below.values())} query/run "
+                   f"case(s) in {len(below)} run(s), e.g. {k}; unretrieved=lower_bound never does")
+    miss = {k: v["missing_queries"] for k, v in info.items() if v["missing_queries"]}
+    if miss:
+        k = next(iter(miss))
+        out.append(f"{len(miss)} run(s) do not answer some judged queries (e.g. {k}: {miss[k]}); see missing")
+    return out
+
+
+def _inputs(qrels: Any, qt: Any, run_map: Mapping[str, Any]) -> dict[str, str]:
+    from .._hashing import sha256_file
+
+    inputs: dict[str, str] = {}
+    for name, run in run_map.items():
+        if isinstance(run, (str, os.PathLike)):
+            inputs[f"run:{name}"] = "sha256:" + sha256_file(run)
+        elif isinstance(run, pd.DataFrame):
+            inputs[f"run:{name}"] = "sha256:" + sha256_frame(run)
+    if isinstance(qrels, (str, os.PathLike)) and not str(qrels).startswith("irds:"):
+        inputs["qrels"] = "sha256:" + sha256_file(qrels)
+    elif isinstance(qrels, str):
+        inputs["qrels"] = qrels
+    else:
+        inputs["qrels"] = "sha256:" + sha256_frame(qt.to_pandas())
+    return inputs
 
 def _source(name: str, run: Any) -> str:
     """How a run is named in error messages: its path, else its name."""
@@ -354,9 +436,9 @@ def sha256_frame(frame: pd.DataFrame) -> str:
 def _best(table: pd.DataFrame, name: str, m: Any) -> dict[str, Any]:
     col = table[name]
     if col.isna().all():
-        return {"system": None, "value": None}
+        return {"model": None, "value": None}
     i = col.idxmax() if higher_is_better(m) else col.idxmin()
-    return {"system": str(table.loc[i, "system"]), "value": float(col.loc[i])}
+    return {"model": str(table.loc[i, "model"]), "value": float(col.loc[i])}
 
 
 def _significance(wide, names, mlist, systems, baseline, correction, n_resamples, seed):
@@ -373,7 +455,7 @@ def _significance(wide, names, mlist, systems, baseline, correction, n_resamples
             a, b = w[s].to_numpy(np.float64), base.to_numpy(np.float64)
             t = stats.paired_ttest(a, b)
             r = stats.randomization_test(a, b, n_resamples=n_resamples, seed=seed)
-            block.append({"system": s, "measure": n, "baseline": baseline,
+            block.append({"model": s, "measure": n, "baseline": baseline,
                           "mean": float(np.nanmean(a)), "baseline_mean": float(np.nanmean(b)),
                           "delta": t.mean_diff, "better": (t.mean_diff > 0) == higher_is_better(m)
                           if t.mean_diff != 0 else False,
@@ -384,6 +466,6 @@ def _significance(wide, names, mlist, systems, baseline, correction, n_resamples
             f["rand_p_adj"] = stats.correct_pvalues(f["rand_p"], correction)
             rows.append(f)
     if not rows:
-        return pd.DataFrame(columns=["system", "measure", "baseline", "delta", "ttest_p",
+        return pd.DataFrame(columns=["model", "measure", "baseline", "delta", "ttest_p",
                                      "ttest_p_adj", "rand_p", "rand_p_adj"])
     return pd.concat(rows, ignore_index=True)

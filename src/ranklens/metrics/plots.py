@@ -56,14 +56,14 @@ def plot_distribution(result, ax=None):
     _check(result, "asl-distribution")
     fig, ax = _fig_ax(ax)
     t = result.table
-    systems = list(dict.fromkeys(t["system"]))
+    systems = list(dict.fromkeys(t["model"]))
     buckets = list(dict.fromkeys(
         sorted((b for b in t["bucket"] if b != "not retrieved"), key=lambda s: int(s.split("-")[0]))
     )) + (["not retrieved"] if (t["bucket"] == "not retrieved").any() else [])
     x = np.arange(len(buckets))
     w = 0.8 / max(len(systems), 1)
     for i, s in enumerate(systems):
-        f = t[t["system"] == s].set_index("bucket")["fraction"].reindex(buckets).fillna(0.0)
+        f = t[t["model"] == s].set_index("bucket")["fraction"].reindex(buckets).fillna(0.0)
         ax.bar(x + i * w - 0.4 + w / 2, f.to_numpy(), width=w, label=s)
     ax.set_xticks(x, buckets, rotation=45, ha="right")
     ax.set_xlabel("search length of a relevant document (log2 buckets)")
@@ -89,7 +89,7 @@ def plot_deltas(result, ax=None):
               for b in d["bucket"]]
     ax.bar(range(len(d)), d["count"].to_numpy(), color=colors)
     ax.set_xticks(range(len(d)), list(d["bucket"]), rotation=60, ha="right")
-    systems = list(dict.fromkeys(result.table["system"]))
+    systems = list(dict.fromkeys(result.table["model"]))
     ax.set_xlabel(f"SL({systems[-1]}) - SL({systems[0]}) (green: {systems[-1]} wins)")
     ax.set_ylabel("relevant documents")
     ax.set_title("Per-document wins and losses")
@@ -98,15 +98,17 @@ def plot_deltas(result, ax=None):
 
 
 def plot_chain(result, ax=None):
-    """Kendall tau and dSort of each step of an ``asl-chain`` result."""
+    """Kendall tau and ΔSort (largest over systems, % of |S|) of each row of an ``asl-chain``
+    result (the paper's Table 2 rows for one track)."""
     _check(result, "asl-chain")
     fig, ax = _fig_ax(ax, size=(8.0, 4.0))
     t = result.table
-    ax.barh(range(len(t)), t["kendall_tau"].to_numpy(), color="tab:blue")
+    labels = [f"{c}: {s}" for c, s in zip(t["chain"], t["step"])]
+    ax.barh(range(len(t)), t["kendall_tau"].fillna(0).to_numpy(), color="tab:blue")
     for i, (tau, ds) in enumerate(zip(t["kendall_tau"], t["dsort"])):
-        ax.text(tau, i, f"  dSort={ds}", va="center", fontsize=8)
-    ax.set_yticks(range(len(t)), list(t["step"]), fontsize=7)
-    ax.set_xlabel("Kendall tau between system orderings")
+        ax.text(0 if tau != tau else tau, i, f"  ΔSort={ds:.0f}%", va="center", fontsize=8)
+    ax.set_yticks(range(len(t)), labels, fontsize=7)
+    ax.set_xlabel("Kendall tau-b between system orderings")
     lo = float(t["kendall_tau"].min()) if len(t) else 0.0
     ax.set_xlim(min(0.0, lo - 0.05) if lo == lo else 0.0, 1.3)
     ax.invert_yaxis()
@@ -115,21 +117,29 @@ def plot_chain(result, ax=None):
 
 
 def plot_tracks(result, ax=None):
-    """Distribution of each measure's per-system values over the tracks (paper Figs. 1-4)."""
+    """The paper's Figs. 1-4: per measure, a histogram over tracks of each track's best system
+    (P@20, ASL@g1-10, MAP, ASL; ASL-type values on log2 bins)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
     _check(result, "asl-tracks")
-    fig, ax = _fig_ax(ax, size=(8.0, 4.0))
-    s = result.tables["systems"]
-    measures = [c for c in s.columns if c not in ("track", "system")]
-    data, labels = [], []
-    for m in measures:
-        for tr, f in s.groupby("track", sort=True):
-            data.append(f[m].dropna().to_numpy())
-            labels.append(f"{m}\n{tr}")
-    ax.boxplot(data)
-    ax.set_xticks(range(1, len(labels) + 1), labels, rotation=60, ha="right", fontsize=7)
-    ax.set_yscale("log")
-    ax.set_ylabel("value per system (log scale)")
-    ax.set_title("Measures across systems, per track")
+    t = result.table
+    measures = list(dict.fromkeys(t["measure"]))
+    if not measures:
+        fig, ax = _fig_ax(ax)
+        return _note(fig, ax, "no tracks")
+    fig, axes = plt.subplots(1, len(measures), figsize=(3.2 * len(measures), 3.2), squeeze=False)
+    for a, m in zip(axes[0], measures):
+        v = t.loc[t["measure"] == m, "best_value"].to_numpy(np.float64)
+        if m.startswith("ASL"):
+            hi = max(2.0, float(np.nanmax(v)) if v.size else 2.0)
+            bins = 2.0 ** np.arange(0, np.ceil(np.log2(hi)) + 1)
+            a.hist(v, bins=bins, color="tab:orange")
+            a.set_xscale("log", base=2)
+        else:
+            a.hist(v, bins=np.linspace(0, 1, 11), color="tab:blue")
+        a.set_title(f"best {m} per track", fontsize=9)
+        a.set_ylabel("tracks")
     fig.tight_layout()
     return fig
 
@@ -177,7 +187,7 @@ def plot_evaluation(result, ax=None):
     groups = [[m for m in measures if not m.startswith("ASL")],
               [m for m in measures if m.startswith("ASL")]]
     groups = [g for g in groups if g]
-    systems = list(t["system"])
+    systems = list(t["model"])
     widest = max((len(g) for g in groups), default=1)
     height = 1.2 + 0.11 * max(len(systems), 1) * max(1, widest)
     if ax is not None and len(groups) <= 1:
@@ -197,7 +207,7 @@ def plot_evaluation(result, ax=None):
             vals = t[m].to_numpy(np.float64)
             err = None
             if ci is not None and not ci.empty:
-                c = ci[ci["measure"] == m].set_index("system").reindex(systems)
+                c = ci[ci["measure"] == m].set_index("model").reindex(systems)
                 lo, hi = c["ci_low"].to_numpy(np.float64), c["ci_high"].to_numpy(np.float64)
                 err = np.vstack([np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)])
                 err = np.nan_to_num(err)
