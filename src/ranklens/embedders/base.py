@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from .._hashing import sha256_json
 from ..errors import ValidationError
-from ..rankers.base import component_fingerprint
+from ..rankers.base import BaseComponent
 
 __all__ = ["BaseEmbedder", "Embedder", "FunctionEmbedder"]
 
@@ -27,30 +27,9 @@ class Embedder(Protocol):
 
 
 @dataclass(kw_only=True)
-class BaseEmbedder:
-    """Optional base class: parameters as fields, lazy model loading, fingerprint."""
-
-    batch_size: int = 32
-    _loaded: Any = field(default=None, init=False, repr=False, compare=False)
-
-    @property
-    def name(self) -> str:
-        return type(self).__name__
-
-    @property
-    def fingerprint(self) -> str:
-        return component_fingerprint(self, {"revision": self._revision()})
-
-    def _revision(self) -> str | None:
-        return None
-
-    def _load(self) -> Any:
-        return True
-
-    def _model(self) -> Any:
-        if self._loaded is None:
-            self._loaded = self._load()
-        return self._loaded
+class BaseEmbedder(BaseComponent):
+    """Optional base class of embedders: implement :meth:`_encode_batch` and :meth:`dimension`
+    (lazy loading and fingerprint: :class:`~ranklens.rankers.base.BaseComponent`)."""
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         for i, t in enumerate(texts):

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from .._hashing import remember_fingerprint, sha256_json
 from ..errors import ValidationError
 
-__all__ = ["BaseRanker", "FunctionRanker", "Ranker", "check_pairs", "component_fingerprint"]
+__all__ = ["BaseComponent", "BaseRanker", "FunctionRanker", "Ranker", "check_pairs", "component_fingerprint"]
 
 
 @runtime_checkable
@@ -72,12 +72,13 @@ def component_fingerprint(obj: Any, extra: dict[str, Any] | None = None) -> str:
 
 
 @dataclass(kw_only=True)
-class BaseRanker:
-    """Optional base class: parameters as dataclass fields, lazy loading, fingerprint.
+class BaseComponent:
+    """What rankers and embedders share: parameters as dataclass fields, lazy model loading,
+    a fingerprint over class, parameters and model revision.
 
-    Subclasses implement :meth:`_score_batch` and, if they load a model, :meth:`_load` (called
-    once, on first use, never in ``__init__``) and :meth:`_revision` (a weights hash or model
-    revision that enters the fingerprint).
+    Subclasses that load a model implement :meth:`_load` (called once, on first use, never in
+    ``__init__``) and :meth:`_revision` (a weights hash or model revision that enters the
+    fingerprint).
     """
 
     batch_size: int = 32
@@ -103,6 +104,11 @@ class BaseRanker:
         if self._loaded is None:
             self._loaded = self._load()
         return self._loaded
+
+
+@dataclass(kw_only=True)
+class BaseRanker(BaseComponent):
+    """Optional base class of rankers: implement :meth:`_score_batch` (see :class:`BaseComponent`)."""
 
     def score(self, queries: Sequence[str], texts: Sequence[str]) -> npt.NDArray[np.float64]:
         """Score aligned pairs (one float64 per pair)."""
