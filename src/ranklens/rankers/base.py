@@ -19,7 +19,7 @@ import numpy.typing as npt
 from .._hashing import remember_fingerprint, sha256_json
 from ..errors import ValidationError
 
-__all__ = ["BaseComponent", "BaseRanker", "FunctionRanker", "Ranker", "check_pairs", "component_fingerprint"]
+__all__ = ["BaseComponent", "BaseRanker", "FunctionRanker", "Ranker", "check_pairs", "component_fingerprint", "named_fingerprint"]
 
 
 @runtime_checkable
@@ -60,15 +60,21 @@ def _params(obj: Any) -> dict[str, Any]:
     return {}
 
 
+def named_fingerprint(name: str, payload: Any) -> str:
+    """``name@<sha256 prefix of payload>``, remembered (so provenance can show what it covers).
+    The one way every component builds its fingerprint."""
+    fp = f"{name}@{sha256_json(payload)[:16]}"
+    remember_fingerprint(fp, payload)
+    return fp
+
+
 def component_fingerprint(obj: Any, extra: dict[str, Any] | None = None) -> str:
     """``ClassName@<sha256 prefix>`` over the class path, the init parameters and ``extra``."""
     cls = type(obj)
     payload = {"class": f"{cls.__module__}.{cls.__qualname__}", "params": _params(obj)}
     if extra:
         payload["extra"] = extra
-    fp = f"{cls.__name__}@{sha256_json(payload)[:16]}"
-    remember_fingerprint(fp, payload)
-    return fp
+    return named_fingerprint(cls.__name__, payload)
 
 
 @dataclass(kw_only=True)
