@@ -2,17 +2,27 @@
 
 Two sources of word vectors:
 
-- :class:`WordVectorFileEmbedder`: a pre-trained vectors file in word2vec text format (first
-  line ``<count> <dim>``), GloVe text format (no header line) or word2vec binary format, read with
-  gensim's ``KeyedVectors.load_word2vec_format``.
-- :class:`TrainedWordVectorEmbedder`: gensim ``Word2Vec`` or ``FastText`` trained on a corpus
-  of texts (the N2O paper trains on the neighbour corpus itself), FastText with or without
-  subword (character n-gram) vectors.
+- :class:`WordVectorFileEmbedder` (spec ``wordvec:PATH``): pre-trained vectors, as the N2O paper
+  used (GoogleNews word2vec, GloVe 6B/840B, fastText wiki/cc): a word2vec text file (first line
+  ``<count> <dim>``), a GloVe text file (no header line), a word2vec binary file (read with
+  gensim's ``KeyedVectors.load_word2vec_format``) or a fastText ``.bin`` model (read with
+  gensim's ``load_facebook_vectors``: out-of-vocabulary words get vectors from their character
+  n-grams, as the paper's fastText "-sub" embedders did).
+- :class:`TrainedWordVectorEmbedder` (specs ``word2vec``, ``fasttext``, ``fasttext-nosub``):
+  gensim ``Word2Vec`` or ``FastText`` trained on a corpus of texts (ranklens trains on the
+  neighbour corpus because no pretrained vectors ship with it). **This is a deviation**: the
+  paper used pretrained vectors trained on billions of tokens; vectors trained on a few thousand
+  sentences are much noisier, so give ``wordvec:PATH`` to reproduce the paper.
 
-A text's embedding is the mean of the vectors of its tokens (:func:`ranklens.text.tokenize`,
-lower-cased). Tokens without a vector are skipped (FastText with subwords has a vector for every
-token, built from its n-grams); a text with no known token gets the zero vector, whose cosine
-similarity to everything is 0.
+A text's embedding is the mean of the vectors of its tokens (:func:`ranklens.text.tokenize`).
+Lookups in a vectors file keep the case of the text (``case="preserve"``, the default): cased
+vectors (GoogleNews, GloVe 840B, fastText) are looked up as written ("Paris" gets "Paris"'s
+vector), and a token missing in its written case falls back to its lower-case form, so uncased
+vectors (GloVe 6B, which the paper looked up in lower case) work too. ``case="lower"``
+lower-cases every token first (the old behaviour), ``case="exact"`` has no fallback. Tokens without
+a vector are skipped (fastText with subwords has a vector for every token, built from its
+n-grams); a text with no known token gets the zero vector, whose cosine similarity to everything
+is 0. Trained vectors are trained on and looked up in lower case.
 
 Determinism: training is single-threaded (``workers=1``) with a fixed ``seed`` and a stable
 string hash for the initial vectors (gensim's default is Python's salted ``hash``, which
@@ -38,7 +48,8 @@ from ..errors import DataFormatError, ValidationError
 from ..text import tokenize
 from .base import BaseEmbedder
 
-__all__ = ["TrainedWordVectorEmbedder", "WordVectorFileEmbedder", "average_word_vectors"]
+__all__ = ["CASES", "TrainedWordVectorEmbedder", "WordVectorFileEmbedder", "average_word_vectors", "case_lookup",
+           "is_fasttext_bin"]
 
 
 def _stable_hash(text: str) -> int:
@@ -67,6 +78,33 @@ def average_word_vectors(
     return out
 
 
+CASES = ("preserve", "lower", "exact")
+_FASTTEXT_MAGIC = 793712314  # first int32 of a fastText .bin model
+
+
+def case_lookup(token: str, lookup: Any, case: str) -> str | None:
+    """The key ``token`` is looked up under, or ``None`` when it has no vector.
+
+    ``"preserve"``: the token as written if it is in the vocabulary, else its lower-case form if
+    that is; ``"exact"``: as written only; ``"lower"``: the lower-case form only. With a fastText
+    model (subword vectors) a token in neither form still gets its n-gram vector, as written.
+    """
+    vocab = getattr(lookup, "key_to_index", lookup)
+    key = token.lower() if case == "lower" else token
+    if key in vocab:
+        return key
+    if case == "preserve" and token.lower() in vocab:
+        return token.lower()
+    return key if key in lookup else None  # fastText: subword vector of an unknown word
+
+
+def is_fasttext_bin(path: Path) -> bool:
+    """True when ``path`` starts with the fastText binary model magic number."""
+    with open(path, "rb") as f:
+        head = f.read(4)
+    return len(head) == 4 and int.from_bytes(head, "little") == _FASTTEXT_MAGIC
+
+
 def _detect_format(path: Path) -> tuple[bool, bool]:
     """(binary, has_header) of a word-vectors file, from its first line."""
     with open(path, "rb") as f:
@@ -90,20 +128,26 @@ def _detect_format(path: Path) -> tuple[bool, bool]:
 
 @dataclass(kw_only=True)
 class WordVectorFileEmbedder(BaseEmbedder):
-    """Average of pre-trained word vectors read from a word2vec/GloVe file.
+    """Average of pre-trained word vectors read from a word2vec/GloVe file or a fastText model.
 
     Args:
         path: the vectors file (``.txt``/``.vec`` text with or without a ``count dim`` header,
-            i.e. word2vec or GloVe text, or word2vec ``.bin``).
-        binary: force binary (``True``) or text (``False``); ``None`` detects it.
-        lowercase: lower-case tokens before lookup (GloVe and most word2vec files are lower case).
+            i.e. word2vec or GloVe text, word2vec ``.bin``, or a fastText ``.bin`` model, which is
+            detected by its magic number and gives subword vectors for unknown words).
+        binary: force binary (``True``) or text (``False``) word2vec; ``None`` detects it.
+        case: ``"preserve"`` (as written, lower-case fallback; default), ``"lower"`` or
+            ``"exact"`` (module docstring).
         batch_size: texts per engine call.
     """
 
     path: str
     binary: bool | None = None
-    lowercase: bool = True
+    case: str = "preserve"
     batch_size: int = 256
+
+    def __post_init__(self) -> None:
+        if self.case not in CASES:
+            raise ValidationError(f"WordVectorFileEmbedder: case must be one of {CASES}, got {self.case!r}")
 
     @property
     def name(self) -> str:
@@ -120,6 +164,13 @@ class WordVectorFileEmbedder(BaseEmbedder):
         p = Path(self.path)
         if not p.is_file():
             raise DataFormatError("word-vectors file not found; pass an existing path", path=p)
+        if is_fasttext_bin(p):
+            from gensim.models.fasttext import load_facebook_vectors
+
+            try:
+                return load_facebook_vectors(str(p))
+            except (ValueError, EOFError, NotImplementedError) as exc:
+                raise DataFormatError(f"cannot read the fastText model: {exc}", path=p) from exc
         binary, header = _detect_format(p)
         if self.binary is not None:
             binary = self.binary
@@ -139,13 +190,16 @@ class WordVectorFileEmbedder(BaseEmbedder):
 
     def _encode_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
         kv = self._model()
-        toks = [tokenize(t, lower=self.lowercase) for t in texts]
-        return average_word_vectors(toks, kv, kv.vector_size)
+        toks = [[case_lookup(t, kv, self.case) for t in tokenize(t, lower=False)] for t in texts]
+        return average_word_vectors([[t for t in ts if t is not None] for ts in toks], kv, kv.vector_size)
 
 
 @dataclass(kw_only=True)
 class TrainedWordVectorEmbedder(BaseEmbedder):
     """Average of word vectors trained with gensim on ``corpus`` (lazily, on first encode).
+
+    Not the paper's embedders (it used pretrained vectors, see the module docstring): a
+    stand-in when no vectors file is at hand. Tokens are lower-cased for training and lookup.
 
     Args:
         corpus: training texts (tokenised with :func:`ranklens.text.tokenize`).
@@ -176,8 +230,8 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
 
     def __post_init__(self) -> None:
         if not isinstance(self.corpus, tuple):
-            # store an immutable copy so later changes to the caller's list cannot change us
-            object.__setattr__(self, "corpus", tuple(self.corpus))
+            # an immutable copy, so later changes to the caller's list cannot change us
+            self.corpus = tuple(self.corpus)
         if self.method not in ("word2vec", "fasttext"):
             raise ValidationError(f"method must be 'word2vec' or 'fasttext', got {self.method!r}")
         for i, t in enumerate(self.corpus):

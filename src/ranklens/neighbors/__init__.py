@@ -1,28 +1,22 @@
 """Nearest-neighbour overlap (N2O): situate embedders (and rankers) by their k-NN sets.
 
-Implements Lin & Smith, "Situating Sentence Embedders with Nearest Neighbor Overlap", at corpus
-scale: sentence corpus with ids and deduplication (:mod:`.corpus`), memory-mapped embedding store
-(:mod:`.store`), blocked exact and FAISS k-NN (:mod:`.knn`), overlap kernels and RBO
-(:mod:`.overlap`), analyses returning :class:`ranklens.results.Result` (:mod:`.analysis`) and
-plots (:mod:`.plots`).
+Implements Lin & Smith, "Situating Sentence Embedders with Nearest Neighbor Overlap": a sentence
+corpus with ids, ledes and deduplication (:mod:`.corpus`), sentence and pair files
+(:mod:`.inputs`), corpus vectors through the engine and neighbour search (:mod:`.search`,
+:mod:`.knn`: blocked exact dense and sparse k-NN, FAISS, HNSW), the analyses returning
+:class:`ranklens.results.Result` -- N2O and its statistics (:mod:`.n2o`), token overlap and
+popular/outlier neighbours (:mod:`.tokens`), the needle test (:mod:`.needle`), rankers' overlap
+(:mod:`.rankers`) -- and plots (:mod:`.plots`). The ``neighbors`` analysis
+(:mod:`.declaration`) runs them from the CLI, experiment files and the demo.
 """
 
 from __future__ import annotations
 
-from .analysis import (
-    NeighborSearch,
-    corpus_neighbors,
-    n2o_matrix,
-    n2o_robustness,
-    needle_in_haystack,
-    popular_outliers,
-    ranker_overlap,
-    run_from_ranker,
-    sample_queries,
-    token_overlap,
-)
 from .corpus import SentenceCorpus, build_corpus
+from .inputs import read_pairs, read_query_ids, read_sentences
 from .knn import KnnResult, build_hnsw, exact_knn, faiss_knn, hnsw_knn, recall_at_k
+from .n2o import n2o_matrix, n2o_robustness, paired_tests
+from .needle import needle_in_haystack, needle_ranks, select_pairs
 from .overlap import knn_overlap, rbo, token_jaccard
 from .plots import (
     plot_n2o_distribution,
@@ -32,16 +26,18 @@ from .plots import (
     plot_robustness,
     plot_token_overlap,
 )
-from .store import EmbeddingStore
+from .rankers import ranker_overlap, run_from_ranker
+from .search import NeighborSearch, corpus_neighbors, corpus_vectors, sample_queries
+from .tokens import popular_outliers, token_overlap
 
 __all__ = [
-    "EmbeddingStore",
     "KnnResult",
     "NeighborSearch",
     "SentenceCorpus",
     "build_corpus",
     "build_hnsw",
     "corpus_neighbors",
+    "corpus_vectors",
     "exact_knn",
     "faiss_knn",
     "hnsw_knn",
@@ -49,6 +45,8 @@ __all__ = [
     "n2o_matrix",
     "n2o_robustness",
     "needle_in_haystack",
+    "needle_ranks",
+    "paired_tests",
     "plot_n2o_distribution",
     "plot_n2o_matrix",
     "plot_needle",
@@ -58,9 +56,13 @@ __all__ = [
     "popular_outliers",
     "ranker_overlap",
     "rbo",
+    "read_pairs",
+    "read_query_ids",
+    "read_sentences",
     "recall_at_k",
     "run_from_ranker",
     "sample_queries",
+    "select_pairs",
     "token_jaccard",
     "token_overlap",
 ]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .._hashing import sha256_texts
 from ..errors import ValidationError
-from ..text import split_sentences, tokenize
+from .. import text as _text
 
 __all__ = ["SentenceCorpus", "build_corpus"]
 
@@ -30,12 +30,15 @@ class SentenceCorpus:
         texts: the texts, each distinct.
         n_input: texts before deduplication (after segmentation and the ``min_tokens`` filter).
         n_duplicates: exact duplicates removed.
+        ledes: corpus indices of the first sentence of each document (the paper draws its queries
+            from article ledes), each once.
     """
 
     ids: tuple[str, ...]
     texts: tuple[str, ...]
     n_input: int
     n_duplicates: int
+    ledes: tuple[int, ...] = ()
     _index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __len__(self) -> int:
@@ -63,7 +66,31 @@ class SentenceCorpus:
                 seen.add(t)
                 ids.append(f"{id_prefix}#{i}")
                 out.append(t)
-        return SentenceCorpus(tuple(ids), tuple(out), self.n_input, self.n_duplicates)
+        return SentenceCorpus(tuple(ids), tuple(out), self.n_input, self.n_duplicates, self.ledes)
+
+    def subset(self, keep: Iterable[int]) -> SentenceCorpus:
+        """The corpus restricted to rows ``keep`` (in corpus order); ledes kept where present."""
+        rows = sorted(set(int(i) for i in keep))
+        new = {old: new for new, old in enumerate(rows)}
+        return SentenceCorpus(tuple(self.ids[i] for i in rows), tuple(self.texts[i] for i in rows), self.n_input,
+                              self.n_duplicates, tuple(new[i] for i in self.ledes if i in new))
+
+
+def _segments(items: list[tuple[str, str]], split: bool) -> list[list[str]]:
+    for pos, item in enumerate(items):
+        try:
+            doc_id, text = item
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"docs item {pos} must be a (doc_id, text) pair, got {item!r:.80}") from exc
+        if not isinstance(text, str):
+            raise ValidationError(f"text of document {doc_id!r} must be str, got {type(text).__name__}")
+    if not split:
+        return [[t.strip()] for _, t in items]
+    texts = [t for _, t in items]
+    many = getattr(_text, "sentence_spans_many", None)  # one batched segmenter pass when available
+    if many is not None:
+        return [[t[s:e] for s, e in spans] for t, spans in zip(texts, many(texts))]
+    return [_text.split_sentences(t) for t in texts]
 
 
 def build_corpus(
@@ -72,7 +99,7 @@ def build_corpus(
     split: bool = True,
     min_tokens: int = 1,
 ) -> SentenceCorpus:
-    """Segment documents into sentences (:func:`ranklens.text.split_sentences`) and deduplicate.
+    """Segment documents into sentences (:func:`ranklens.text.sentence_spans`) and deduplicate.
 
     Args:
         docs: ``doc_id -> text`` mapping or ``(doc_id, text)`` pairs (a ``DocStore`` works).
@@ -80,31 +107,29 @@ def build_corpus(
         min_tokens: drop texts with fewer word tokens than this.
 
     Returns:
-        :class:`SentenceCorpus` (first occurrence of each exact text kept).
+        :class:`SentenceCorpus` (first occurrence of each exact text kept; ``ledes`` = the first
+        kept sentence of each document).
     """
-    items = docs.items() if isinstance(docs, Mapping) else docs
+    items = list(docs.items() if isinstance(docs, Mapping) else docs)
     ids: list[str] = []
     texts: list[str] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
+    ledes: dict[int, None] = {}
     n_input = 0
-    for pos, item in enumerate(items):
-        try:
-            doc_id, text = item
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(f"docs item {pos} must be a (doc_id, text) pair, got {item!r:.80}") from exc
-        if not isinstance(text, str):
-            raise ValidationError(f"text of document {doc_id!r} must be str, got {type(text).__name__}")
-        parts = split_sentences(text) if split else [text.strip()]
+    for (doc_id, _), parts in zip(items, _segments(items, split)):
+        first = True
         for i, sent in enumerate(parts):
             sent = sent.strip()
-            if len(tokenize(sent)) < min_tokens:
+            if len(_text.tokenize(sent)) < min_tokens:
                 continue
             n_input += 1
-            if sent in seen:
-                continue
-            seen.add(sent)
-            ids.append(f"{doc_id}#{i}" if split else str(doc_id))
-            texts.append(sent)
+            if sent not in seen:
+                seen[sent] = len(texts)
+                ids.append(f"{doc_id}#{i}" if split else str(doc_id))
+                texts.append(sent)
+            if first:
+                ledes.setdefault(seen[sent])
+                first = False
     if not texts:
         raise ValidationError("the corpus is empty after segmentation and filtering")
-    return SentenceCorpus(tuple(ids), tuple(texts), n_input, n_input - len(texts))
+    return SentenceCorpus(tuple(ids), tuple(texts), n_input, n_input - len(texts), tuple(ledes))

@@ -1,6 +1,6 @@
 """The ``neighbors`` analysis: nearest-neighbour overlap (Lin & Smith). Declared once; the CLI
 (``ranklens neighbors``), experiment files (``type = "neighbors"``), the demo and the report
-derive from it."""
+derive from it. Defaults follow the paper; every deviation is a named parameter."""
 
 from __future__ import annotations
 
@@ -10,54 +10,97 @@ from typing import Any
 
 from ..declare import Analysis, ModelRows, ResultKind, param
 
-__all__ = ["ANALYSIS", "Params", "run"]
+__all__ = ["ANALYSIS", "ANALYSES", "Params", "run"]
+
+ANALYSES = ("matrix", "robustness", "tokens", "outliers", "needle", "rankers")
+_PAPER_KS = (5, 10, 15, 20, 25, 30, 35, 40, 45, 50)
 
 
 @dataclass(frozen=True)
 class Params:
-    k: int = param(10, "neighbours per query sentence", min=1)
-    n_queries: int = param(50, "query sentences per sample", min=1)
-    n_samples: int = param(3, "samples of query sentences (mean and spread of N2O)", min=1)
-    ranker_k: int = param(10, "depth of the rankers' top-k overlap", min=1)
-    max_sentences: int = param(20000, "sentences at most (a seeded sample of whole documents beyond)", min=0)
+    analyses: tuple[str, ...] = param(ANALYSES, "analyses to run: N2O matrix (§5), robustness over k and samples "
+                                      "(§6), token overlap (Fig. 5), popular/outlier neighbours (§7), needle "
+                                      "(§8), rankers' top-k overlap; one whose inputs are missing is skipped "
+                                      "with a warning", choices=ANALYSES)
+    k: int = param(50, "neighbours per query (paper: 50)", min=1)
+    ks: tuple[int, ...] = param(_PAPER_KS, "robustness: the k values whose N2O rankings are correlated (paper)")
+    n_queries: int = param(100, "queries per sample (paper: 100)", min=1)
+    n_samples: int = param(5, "query samples; N2O is their mean, with their SD (paper: 5)", min=1)
+    queries: str = param("ledes", "pool queries are drawn from: ledes = the first sentence of each document (the "
+                         "paper's), all = every corpus sentence, sentences = the --sentences files",
+                         choices=("ledes", "all", "sentences"))
+    query_ids: str | None = param(None, "file of query ids, one per line (DOC#i, or DOC for its lede): the pool "
+                                  "instead of --queries", path=True)
+    split: bool = param(True, "split documents into sentences (spaCy, as the paper); --no-split: one per document")
+    min_tokens: int = param(1, "drop corpus sentences with fewer word tokens", min=0)
+    collection_docs: bool = param(True, "put the collection's documents in the corpus (--no-collection-docs: "
+                                  "only the --sentences files)")
+    sentences: tuple[str, ...] = param((), "sentence files added to the corpus, one sentence each: STS-B or MRPC "
+                                       "pairs (both sentences), a TSV with a text column, one per line; 'demo'",
+                                       path=True)
+    max_sentences: int = param(0, "corpus cap: beyond it a seeded sample of whole documents (0 = every sentence, "
+                               "the paper's)", min=0)
+    terms: str = param("content", "token overlap counts content terms (non-stopword stems; restores the "
+                       "paper's order) or all tokens", choices=("content", "tokens"))
+    confidence: float = param(0.95, "confidence level of every CI", min=0.5, max=0.999)
+    n_bootstrap: int = param(2000, "bootstrap resamples for the N2O CIs (over queries; not in the paper)", min=100)
+    n_resamples: int = param(10000, "randomization resamples for the paired tests (not in the paper)", min=100)
+    m: int = param(10, "outliers: popular = in every top-m; outlier = in one top-m, outside the others' top-k "
+                   "(paper: 5 and 50)", min=1)
+    outlier_query: str | None = param(None, "outliers: query as a corpus id or exact sentence (default: the first "
+                                      "query of the first sample)")
+    pairs: tuple[str, ...] = param((), "needle: pair files (STS-B dev and test in the paper, MRPC, a TSV with "
+                                   "text_a, text_b, score; 'demo')", path=True)
+    min_score: float = param(4.0, "needle: lowest pair score (paper: 4)")
+    max_score: float = param(5.0, "needle: highest pair score (paper: 5)")
+    max_overlap: float = param(0.6, "needle: word overlap (token-set Jaccard) below this (paper: 0.6)", min=0.0)
+    genre: str | None = param("news", "needle: keep pairs whose genre contains this (paper: news text; 'none' = "
+                              "every genre; pairs without a genre column are not filtered)")
+    max_pairs: int = param(0, "needle: a seeded sample of this many eligible pairs (0 = all; paper: 75)", min=0)
+    needle_protocol: str = param("one-at-a-time", "needle: one needle at a time, other pairs out of the haystack "
+                                 "(paper), or all-at-once (they compete)", choices=("one-at-a-time", "all-at-once"))
+    ranker_k: int = param(10, "rankers: depth of the top-k overlap (not in the paper)", min=1)
+    rbo_p: float = param(0.9, "rankers: RBO persistence", min=0.0, max=1.0)
+    embedders: tuple[str, ...] = param((), "embedders besides the models, [NAME=]SPEC (e.g. word2vec, "
+                                       "cls=hf:minilm:cls, w2v=wordvec:GoogleNews.bin)")
+    tfidf_idf: str = param("gensim", "tfidf models: idf log2(N/df) as gensim's (the paper's) or sklearn's smooth",
+                           choices=("gensim", "smooth"))
+    tfidf_stem: bool = param(False, "tfidf models: Porter-stem tokens (ranklens <= 0.x did; the paper does not)")
+    tfidf_stopwords: bool = param(False, "tfidf models: drop English stopwords (ranklens <= 0.x did; the paper "
+                                  "does not)")
+    tfidf_max_features: int = param(0, "tfidf models: keep the most frequent terms only (0 = the full vocabulary, "
+                                    "the paper's; ranklens <= 0.x: 4096)", min=0)
+    tfidf_sublinear: bool = param(False, "tfidf models: 1 + ln(tf) instead of the raw count")
+    wordvec_case: str = param("preserve", "wordvec models: look tokens up as written with a lower-case fallback, "
+                              "lower-case all (old), or exact", choices=("preserve", "lower", "exact"))
+    precision: str | None = param(None, "neural embedders: fp32 or bf16 (default: the model's own)",
+                                  choices=("fp32", "bf16", "fp16"))
+    backend: str = param("auto", "k-NN search: exact (auto, numpy, torch, faiss) or approximate hnsw (recall "
+                         "reported)", choices=("auto", "numpy", "torch", "faiss", "hnsw"))
+    block_size: int = param(65536, "corpus rows per exact-search block", min=1)
+    hnsw_m: int = param(16, "hnsw: graph degree M", min=2)
+    ef_construction: int = param(40, "hnsw: efConstruction", min=1)
+    ef_search: int = param(256, "hnsw: efSearch", min=1)
+    n_holdout: int = param(100, "hnsw: held-out queries for its recall@k", min=0)
+
+    def check(self) -> list[str]:
+        out = []
+        if self.min_score > self.max_score:
+            out.append(f"min_score {self.min_score} > max_score {self.max_score}")
+        if any(k < 1 for k in self.ks):
+            out.append(f"ks must be positive, got {list(self.ks)}")
+        if self.queries == "sentences" and not self.sentences and self.query_ids is None:
+            out.append("queries = 'sentences' needs sentence files (sentences = [...])")
+        return out
 
 
 def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
         work_dir: Path | None = None) -> list[Any]:
-    """N2O matrix and token overlap of the embedders among the models (over the dataset's
-    sentences), and the top-k overlap/RBO of every model as a ranker."""
-    import numpy as np
+    """Every requested neighbour analysis of the models' embedders on the dataset's sentences,
+    and the rankers' top-k overlap (see :mod:`ranklens.neighbors.driver`)."""
+    from .driver import run_neighbors
 
-    from ..drive import build_models, need_models, runs_for_models, skipped_warnings
-    from ..embedders import make_embedder
-    from .analysis import n2o_matrix, ranker_overlap, token_overlap
-    from .corpus import build_corpus
-
-    p = params
-    docs = list(collection.docs.iter_docs())
-    corpus = build_corpus(docs)
-    if p.max_sentences and len(corpus) > p.max_sentences:
-        # a seeded uniform sample of whole documents, sized to about max_sentences sentences
-        keep = max(1, len(docs) * p.max_sentences // len(corpus))
-        pick = np.sort(np.random.default_rng(seed).choice(len(docs), size=keep, replace=False))
-        corpus = build_corpus([docs[i] for i in pick])
-    texts = list(corpus.texts)
-    embedders, skipped = build_models(models, make_embedder, texts)
-    results: list[Any] = []
-    k = p.k
-    n_q = min(p.n_queries, len(corpus) - k - 1)
-    if len(embedders) >= 2:
-        results.append(n2o_matrix(embedders, corpus, k=k, n_queries=n_q, n_samples=p.n_samples,
-                                  seed=seed, engine=engine))
-    if embedders:
-        results.append(token_overlap(embedders, corpus, k=k, n_queries=n_q, seed=seed, engine=engine))
-    runs, skipped_r = runs_for_models(collection, models, p.ranker_k, engine)
-    if len(runs) >= 2:
-        results.append(ranker_overlap(runs, k=p.ranker_k))
-    if not results:
-        need_models("neighbors", embedders, 2, {**skipped, **skipped_r})
-    warn = skipped_warnings({**skipped, **{f"{k} (ranker)": v for k, v in skipped_r.items()}})
-    return [r.with_warnings(*warn) for r in results]
+    return run_neighbors(collection, models, params, engine=engine, seed=seed, work_dir=work_dir)
 
 
 _N = "ranklens.neighbors.plots"
@@ -67,22 +110,29 @@ ANALYSIS = Analysis(
     params=Params,
     run="ranklens.neighbors.declaration:run",
     prefixes=("n2o", "ranker-overlap", "neighbors"),
-    help="nearest-neighbour overlap (N2O) of embedders, token overlap, rankers' top-k overlap",
-    description="How alike two embedders are, from their k-NN sets (Lin & Smith).",
+    help="nearest-neighbour overlap (N2O) of embedders, token overlap, needle, rankers' top-k overlap",
+    description="How alike two embedders are, from their k-NN sets (Lin & Smith). The corpus: the "
+                "collection's documents split into sentences, plus --sentences files, deduplicated.",
     kinds=(
         ResultKind("n2o-matrix", "N2O between embedders",
                    plots=(f"{_N}:plot_n2o_matrix", f"{_N}:plot_n2o_distribution"),
-                   model_rows=ModelRows("embedder_a", ("n2o_mean",), items=("embedder_b",), prefix="vs ")),
+                   model_rows=ModelRows("model", ("n2o_mean",), items=("other_model",), ci=("ci_low", "ci_high"),
+                                        n="n_queries", prefix="vs "),
+                   higher_is_better={"n2o_mean": True}),
         ResultKind("n2o-robustness", "Robustness", plots=(f"{_N}:plot_robustness",)),
         ResultKind("n2o-token-overlap", "Token overlap", plots=(f"{_N}:plot_token_overlap",),
-                   model_rows=ModelRows("embedder", ("mean",), ci=("ci_low", "ci_high"), n="n_queries",
+                   model_rows=ModelRows("model", ("mean",), ci=("ci_low", "ci_high"), n="n_queries",
                                         rename=(("mean", "token_overlap"),))),
+        ResultKind("n2o-popular-outliers", "Popular and outlier neighbours"),
         ResultKind("n2o-needle", "Needle in a haystack", plots=(f"{_N}:plot_needle",),
-                   model_rows=ModelRows("embedder", ("mrr", "n_top1", "n_top5"), n="n_pairs")),
+                   model_rows=ModelRows("model", ("mrr", "n_top1", "n_top5"), n="n_pairs"),
+                   higher_is_better={"mrr": True, "n_top1": True, "n_top5": True}),
         ResultKind("ranker-overlap", "Rankers' top-k overlap", plots=(f"{_N}:plot_ranker_overlap",),
-                   model_rows=ModelRows("ranker_a", ("overlap_mean", "rbo_mean"), items=("ranker_b",),
+                   model_rows=ModelRows("model", ("overlap_mean", "rbo_mean"), items=("other_model",),
                                         prefix="vs ")),
     ),
-    min_models=2,
-    demo={},
+    min_models=1,
+    demo={"k": 5, "ks": (2, 3, 4, 5), "n_queries": 20, "n_samples": 3, "queries": "all", "sentences": ("demo",),
+          "embedders": ("word2vec", "minilm-cls=hf:minilm:cls"), "pairs": ("demo",), "genre": None,
+          "m": 3, "ranker_k": 5},
 )

@@ -8,7 +8,11 @@ exactly that of a full sort (the tie at the k-th similarity is resolved the same
 
 FAISS (``IndexFlatIP`` exact, ``IndexHNSWFlat`` approximate) is used when installed and asked
 for. FAISS 1.15 switched to a slow SIMD path for small query batches (``nq × d < 128000``); we
-set ``faiss.cvar.distance_compute_blas_threshold = 1`` so it uses BLAS as the numpy path does.
+set ``faiss.cvar.distance_compute_blas_threshold = 1`` for the duration of each call (restored
+after it, so the process's setting is unchanged) so it uses BLAS as the numpy path does.
+
+Sparse vectors (``scipy.sparse`` rows, e.g. full-vocabulary tf-idf) are searched exactly with
+the same blocked running top-k: each block's similarities come from one sparse product.
 
 Similarity: ``"cosine"`` (vectors L2-normalised on the fly, zero vectors stay zero and have
 similarity 0 to everything) or ``"ip"`` (raw inner product, for pre-normalised vectors).
@@ -22,6 +26,7 @@ rows (the tie rule), and two embedders that both return zeros would show a spuri
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -33,6 +38,8 @@ from ..errors import ValidationError
 
 __all__ = [
     "KnnResult",
+    "block_similarities",
+    "is_sparse",
     "build_hnsw",
     "exact_knn",
     "faiss_knn",
@@ -58,8 +65,19 @@ class KnnResult:
     scores: npt.NDArray[np.float32]
 
 
-def l2_normalize(x: npt.ArrayLike) -> npt.NDArray[np.float32]:
-    """Row-wise L2-normalised float32 copy; zero rows stay zero."""
+def is_sparse(x: Any) -> bool:
+    """True for a ``scipy.sparse`` matrix (without importing scipy when it is not one)."""
+    return hasattr(x, "tocsr") and hasattr(x, "nnz")
+
+
+def l2_normalize(x: Any) -> Any:
+    """Row-wise L2-normalised float32 copy; zero rows stay zero (CSR for sparse input)."""
+    if is_sparse(x):
+        a = x.tocsr().astype(np.float32, copy=True)
+        n = np.sqrt(np.asarray(a.multiply(a).sum(axis=1), dtype=np.float64).ravel())
+        scale = np.divide(1.0, n, out=np.zeros_like(n), where=n > 0).astype(np.float32)
+        a.data *= np.repeat(scale, np.diff(a.indptr))
+        return a
     a = np.array(x, dtype=np.float32, copy=True)
     if a.ndim != 2:
         raise ValidationError(f"expected a 2-D array of vectors, got shape {a.shape}")
@@ -68,8 +86,11 @@ def l2_normalize(x: npt.ArrayLike) -> npt.NDArray[np.float32]:
     return a
 
 
-def zero_rows(x: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+def zero_rows(x: Any) -> npt.NDArray[np.bool_]:
     """Boolean mask of the rows of a 2-D array that are entirely zero (no direction, no neighbours)."""
+    if is_sparse(x):
+        a = x.tocsr()
+        return np.asarray(np.abs(a).sum(axis=1)).ravel() == 0
     a = np.asarray(x)
     return ~np.any(a != 0, axis=1)
 
@@ -152,6 +173,15 @@ def _faiss_block(faiss: Any, q: np.ndarray, block: np.ndarray, start: int, kk: i
     return bi + start, bs
 
 
+def block_similarities(q: Any, block: Any) -> np.ndarray:
+    """Dense float32 ``q @ block.T`` for dense or sparse (CSR) rows."""
+    if is_sparse(q) or is_sparse(block):
+        out = q @ block.T
+        out = out.toarray() if is_sparse(out) else np.asarray(out)
+        return np.ascontiguousarray(out, dtype=np.float32)
+    return q @ block.T
+
+
 def _merge_above(best_i: np.ndarray, best_s: np.ndarray, s: np.ndarray, start: int
                  ) -> tuple[np.ndarray, np.ndarray]:
     """Merge a similarity block into full, sorted running top-k lists.
@@ -230,8 +260,14 @@ def exact_knn(
         :class:`KnnResult` with rows ordered by similarity descending, ties by lower index.
         A query that is the zero vector has no neighbours (row of ``-1``, scores ``-inf``).
     """
-    corpus_arr = corpus if isinstance(corpus, np.ndarray) else np.asarray(corpus, dtype=np.float32)
-    q = np.asarray(queries, dtype=np.float32)
+    sparse = is_sparse(corpus)
+    if sparse:
+        corpus_arr = corpus.tocsr()
+        q = queries.tocsr().astype(np.float32) if is_sparse(queries) else np.asarray(queries, np.float32)
+        backend = "numpy"
+    else:
+        corpus_arr = corpus if isinstance(corpus, np.ndarray) else np.asarray(corpus, dtype=np.float32)
+        q = np.asarray(queries, dtype=np.float32)
     _check(corpus_arr, q, k)
     if block_size < 1:
         raise ValidationError(f"block_size must be >= 1, got {block_size}")
@@ -260,12 +296,29 @@ def exact_knn(
     if backend not in ("numpy", "torch", "faiss"):
         raise ValidationError(f"backend must be 'auto', 'numpy', 'torch' or 'faiss', got {backend!r}")
     rows, cols = _exclusion_pairs(exclude, m)
+    torch = require("torch", feature="torch k-NN backend") if backend == "torch" else None
+    with _faiss_blas() as faiss:
+        if backend != "faiss":
+            faiss = None
+        elif faiss is None:
+            faiss = _faiss()  # raises: FAISS is not installed
+        best_i, best_s = _blocked_topk(corpus_arr, q, kk, block_size, metric, rows, cols, faiss, torch)
+    # excluded rows (score -inf) can only appear when fewer than k rows are eligible
+    best_i = np.where(np.isneginf(best_s), -1, best_i)
+    return _blank_rows(KnnResult(indices=best_i.astype(np.int64), scores=best_s.astype(np.float32)),
+                       zero_rows(q))
+
+
+def _blocked_topk(corpus_arr: Any, q: Any, kk: int, block_size: int, metric: str, rows: np.ndarray,
+                  cols: np.ndarray, faiss: Any, torch: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The running top-``kk`` over corpus blocks (dense, sparse, FAISS or torch products)."""
+    m = q.shape[0]
     best_i = np.zeros((m, 0), np.int64)
     best_s = np.zeros((m, 0), np.float32)
-    torch = require("torch", feature="torch k-NN backend") if backend == "torch" else None
-    faiss = _faiss() if backend == "faiss" else None
-    for start in range(0, n, block_size):
-        block = np.asarray(corpus_arr[start : start + block_size], dtype=np.float32)
+    sparse = is_sparse(corpus_arr)
+    for start in range(0, corpus_arr.shape[0], block_size):
+        block = corpus_arr[start : start + block_size]
+        block = block if sparse else np.asarray(block, dtype=np.float32)
         if metric == "cosine":
             block = l2_normalize(block)
         if faiss is not None:
@@ -274,10 +327,9 @@ def exact_knn(
                                          np.concatenate([best_s, bs], axis=1), kk)
             continue
         if torch is not None:
-            s_t = torch.from_numpy(q) @ torch.from_numpy(block).T
-            s = s_t.numpy()
+            s = (torch.from_numpy(q) @ torch.from_numpy(block).T).numpy()
         else:
-            s = q @ block.T
+            s = block_similarities(q, block)
         sel = (cols >= start) & (cols < start + block.shape[0])
         if sel.any():
             s[rows[sel], cols[sel] - start] = -np.inf
@@ -286,17 +338,30 @@ def exact_knn(
             continue
         bi, bs = _topk_block(s, start, min(kk, block.shape[0]))
         best_i, best_s = _order_rows(np.concatenate([best_i, bi], axis=1), np.concatenate([best_s, bs], axis=1), kk)
-    # excluded rows (score -inf) can only appear when fewer than k rows are eligible
-    best_i = np.where(np.isneginf(best_s), -1, best_i)
-    return _blank_rows(KnnResult(indices=best_i.astype(np.int64), scores=best_s.astype(np.float32)),
-                       zero_rows(q))
+    return best_i, best_s
 
 
 def _faiss():
-    faiss = require("faiss", feature="FAISS k-NN search")
-    # FAISS >= 1.12 uses a SIMD path below nq*d < 128000 that is ~5x slower than BLAS on few cores
+    return require("faiss", feature="FAISS k-NN search")
+
+
+@contextmanager
+def _faiss_blas():
+    """FAISS (or ``None`` when not installed) with BLAS for every batch size, for one call only.
+
+    FAISS >= 1.12 uses a SIMD path below nq*d < 128000 that is ~5x slower than BLAS on few cores;
+    the threshold is restored afterwards so the process's setting is unchanged.
+    """
+    if not available("faiss"):
+        yield None
+        return
+    faiss = _faiss()
+    old = faiss.cvar.distance_compute_blas_threshold
     faiss.cvar.distance_compute_blas_threshold = 1
-    return faiss
+    try:
+        yield faiss
+    finally:
+        faiss.cvar.distance_compute_blas_threshold = old
 
 
 def _prep(x: npt.ArrayLike, metric: Metric) -> np.ndarray:
@@ -334,7 +399,8 @@ def faiss_knn(
     _check(c, q, k)
     index = faiss.IndexFlatIP(c.shape[1])
     index.add(c)
-    return _search_excluding(index, q, k, exclude, c.shape[0])
+    with _faiss_blas():
+        return _search_excluding(index, q, k, exclude, c.shape[0])
 
 
 def build_hnsw(

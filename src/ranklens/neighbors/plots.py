@@ -79,7 +79,7 @@ def plot_n2o_matrix(result: Result, ax: Any = None):
     """Heatmap of the N2O matrix with values (± std), rows/columns in clustering order."""
     _expect(result, "n2o-matrix")
     mat = result.tables["matrix"]
-    labels = [str(x) for x in mat["embedder"]]
+    labels = [str(x) for x in mat["model"]]
     vals = mat[labels].to_numpy(dtype=float)
     std = result.tables.get("std_matrix")
     sv = std[labels].to_numpy(dtype=float) if std is not None else None
@@ -94,7 +94,7 @@ def plot_n2o_distribution(result: Result, ax: Any = None):
     """Per embedder: box plot of its N2O with every other embedder (paper Fig. 6)."""
     _expect(result, "n2o-matrix")
     mat = result.tables["matrix"]
-    labels = [str(x) for x in mat["embedder"]]
+    labels = [str(x) for x in mat["model"]]
     vals = mat[labels].to_numpy(dtype=float)
     data = [np.delete(vals[i], i) for i in range(len(labels))]
     data = [d[~np.isnan(d)] for d in data]  # undefined pairs (all queries zero vectors) left out
@@ -142,9 +142,9 @@ def plot_token_overlap(result: Result, ax: Any = None):
     fig, ax = _axes(ax, (0.8 * len(t) + 2, 4))
     x = np.arange(len(t))
     err = np.vstack([t["mean"] - t["ci_low"], t["ci_high"] - t["mean"]])
-    ax.bar(x, t["mean"], color=["0.6" if e == "random" else "C0" for e in t["embedder"]])
+    ax.bar(x, t["mean"], color=["0.6" if e == "random" else "C0" for e in t["model"]])
     ax.errorbar(x, t["mean"], yerr=np.nan_to_num(err), fmt="none", ecolor="black", capsize=3)
-    ax.set_xticks(x, list(t["embedder"]), rotation=45, ha="right")
+    ax.set_xticks(x, list(t["model"]), rotation=45, ha="right")
     conf = result.summary.get("confidence", 0.95)
     ax.set_ylabel(f"token Jaccard, query vs neighbours ({int(conf * 100)}% CI)")
     fig.tight_layout()
@@ -157,7 +157,7 @@ def plot_needle(result: Result, ax: Any = None):
     t = result.table.sort_values("mrr", ascending=False)
     fig, ax = _axes(ax, (0.8 * len(t) + 2, 4))
     ax.bar(range(len(t)), t["mrr"])
-    ax.set_xticks(range(len(t)), list(t["embedder"]), rotation=45, ha="right")
+    ax.set_xticks(range(len(t)), list(t["model"]), rotation=45, ha="right")
     ax.set_ylabel("MRR of the paraphrase")
     fig.tight_layout()
     return fig
@@ -167,7 +167,7 @@ def plot_ranker_overlap(result: Result, ax: Any = None):
     """Heatmap of top-k overlap between rankers (clustering order)."""
     _expect(result, "ranker-overlap")
     mat = result.tables["matrix"]
-    labels = [str(x) for x in mat["ranker"]]
+    labels = [str(x) for x in mat["model"]]
     vals = mat[labels].to_numpy(dtype=float)
     fig, ax = _axes(ax, (1.2 * len(labels) + 2.5, 1.0 * len(labels) + 2))
     _heatmap(ax, vals, labels, f"top-{result.summary.get('k')} overlap")

@@ -1,0 +1,182 @@
+"""Vectors of a corpus and the neighbours of sampled queries (shared by every N2O analysis).
+
+Conventions (all recorded in provenance):
+
+- Similarity: cosine; zero vectors (a sentence with no known word for a word-vector model, no
+  fitted term for tf-idf) have similarity 0 to everything and no neighbours.
+- Queries are sampled uniformly without replacement from a pool of corpus rows (every row, the
+  ledes, or given ids) with ``numpy.random.default_rng(seed)``; samples are drawn independently.
+- Self-exclusion: a query never counts as its own neighbour. The corpus is deduplicated by
+  exact text, so excluding the query's corpus index excludes every exact duplicate too.
+- Neighbour ties are broken by the lower corpus index (input order).
+- Vectors: dense embedders are encoded through :mod:`ranklens.engine` (the one cache) in chunks;
+  beyond ``mmap_bytes`` the chunks are written into a memory-mapped working file under
+  ``work_dir`` (deleted with it; not a cache), so memory stays bounded. Sparse tf-idf
+  (:meth:`~ranklens.embedders.TfidfEmbedder.encode_sparse`) is computed directly: it is a
+  deterministic transform of the fitted statistics, cheaper to recompute than to cache.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from ..engine import ScoringEngine, encode_texts
+from ..errors import ValidationError
+from .knn import KnnResult, build_hnsw, exact_knn, faiss_knn, hnsw_knn, is_sparse, recall_at_k, zero_rows
+
+__all__ = ["NeighborSearch", "corpus_neighbors", "corpus_vectors", "named_embedders", "neighbors_of",
+           "sample_queries"]
+
+
+@dataclass(frozen=True)
+class NeighborSearch:
+    """How neighbours are searched.
+
+    Args:
+        backend: ``"auto"`` / ``"numpy"`` / ``"torch"`` (exact, blocked; auto = FAISS's BLAS
+            k-NN per block when installed), ``"faiss"`` (exact ``IndexFlatIP``) or ``"hnsw"``
+            (FAISS HNSW, approximate; recall reported). Sparse vectors always use exact blocked
+            sparse products.
+        block_size: corpus rows per block for exact search.
+        M, ef_construction, ef_search: HNSW parameters.
+        n_holdout: held-out queries for measuring HNSW recall@k against exact search.
+    """
+
+    backend: Literal["auto", "numpy", "torch", "faiss", "hnsw"] = "auto"
+    block_size: int = 65_536
+    M: int = 16
+    ef_construction: int = 40
+    ef_search: int = 256
+    n_holdout: int = 100
+
+
+def named_embedders(embedders: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
+    """``{name: embedder}`` from a mapping or a sequence (named by ``name`` or fingerprint)."""
+    if isinstance(embedders, Mapping):
+        out = {str(k): v for k, v in embedders.items()}
+    else:
+        out = {}
+        for e in embedders:
+            name = str(getattr(e, "name", None) or e.fingerprint)
+            if name in out:
+                raise ValidationError(f"two embedders are named {name!r}; pass a dict name -> embedder")
+            out[name] = e
+    if not out:
+        raise ValidationError("no embedders given")
+    return out
+
+
+def sample_queries(n_corpus: int, n_queries: int, n_samples: int, seed: int,
+                   pool: Sequence[int] | np.ndarray | None = None) -> list[np.ndarray]:
+    """``n_samples`` independent samples of ``n_queries`` distinct corpus indices (seeded), drawn
+    from ``pool`` (default: every corpus row)."""
+    if n_queries < 1 or n_samples < 1:
+        raise ValidationError("n_queries and n_samples must be >= 1")
+    rows = np.arange(n_corpus) if pool is None else np.asarray(pool, dtype=np.int64)
+    if n_queries > len(rows):
+        raise ValidationError(f"n_queries={n_queries} exceeds the {len(rows)} sentences queries are drawn from")
+    rng = np.random.default_rng(seed)
+    if pool is None:
+        return [np.sort(rng.choice(n_corpus, size=n_queries, replace=False)) for _ in range(n_samples)]
+    return [np.sort(rows[rng.choice(len(rows), size=n_queries, replace=False)]) for _ in range(n_samples)]
+
+
+def _dense_chunks(embedder: Any, texts: Sequence[str], engine: ScoringEngine | None, chunk_size: int,
+                  mmap_bytes: int, work_dir: Path | None) -> np.ndarray:
+    n = len(texts)
+    out: np.ndarray | None = None
+    for start in range(0, n, chunk_size):
+        vecs = encode_texts(embedder, list(texts[start : start + chunk_size]), engine=engine,
+                            desc=f"{getattr(embedder, 'name', 'embedder')} [{start}/{n}]")
+        if out is None:
+            big = n * vecs.shape[1] * 4 > mmap_bytes
+            if big:
+                where = Path(tempfile.mkdtemp(prefix="n2o-", dir=work_dir))
+                out = np.lib.format.open_memmap(where / "vectors.npy", mode="w+", dtype=np.float32,
+                                                shape=(n, vecs.shape[1]))
+            else:
+                out = np.empty((n, vecs.shape[1]), np.float32)
+        out[start : start + len(vecs)] = vecs
+    if out is None:
+        raise ValidationError("cannot embed an empty corpus")
+    return out
+
+
+def corpus_vectors(embedder: Any, texts: Sequence[str], *, engine: ScoringEngine | None = None,
+                   chunk_size: int = 16_384, mmap_bytes: int = 1 << 30, work_dir: Path | None = None) -> Any:
+    """Vectors of ``texts``: a CSR matrix for sparse tf-idf, else a float32 array (memory-mapped
+    beyond ``mmap_bytes``) filled through the engine chunk by chunk (module docstring)."""
+    if getattr(embedder, "sparse", False) and hasattr(embedder, "encode_sparse"):
+        return embedder.encode_sparse(texts)
+    return _dense_chunks(embedder, texts, engine, chunk_size, mmap_bytes, work_dir)
+
+
+def _rows(vectors: Any, idx: np.ndarray) -> Any:
+    return vectors[np.asarray(idx)] if is_sparse(vectors) else np.asarray(vectors[np.asarray(idx)], np.float32)
+
+
+def _hnsw_neighbors(vectors: Any, q: Any, query_idx: np.ndarray, k: int, search: NeighborSearch, seed: int,
+                    info: dict[str, float]) -> KnnResult:
+    t0 = time.perf_counter()
+    excl = [[int(i)] for i in query_idx]
+    index = build_hnsw(vectors, M=search.M, ef_construction=search.ef_construction)
+    info["build_seconds"] = time.perf_counter() - t0
+    res = hnsw_knn(index, q, k, ef_search=search.ef_search, exclude=excl)
+    rng = np.random.default_rng(seed + 7919)  # recall on held-out rows (not queries of any sample)
+    pool = np.setdiff1d(np.arange(vectors.shape[0]), query_idx)
+    hold = rng.choice(pool, size=min(search.n_holdout, len(pool)), replace=False)
+    if len(hold):
+        hq = np.asarray(vectors[hold], dtype=np.float32)
+        hx = [[int(i)] for i in hold]
+        approx = hnsw_knn(index, hq, k, ef_search=search.ef_search, exclude=hx)
+        exact = exact_knn(vectors, hq, k, block_size=search.block_size, exclude=hx)
+        info["recall_at_k"] = recall_at_k(approx.indices, exact.indices)
+    return res
+
+
+def corpus_neighbors(vectors: Any, query_idx: np.ndarray, k: int, *, search: NeighborSearch | None = None,
+                     seed: int = 0) -> tuple[KnnResult, dict[str, float]]:
+    """Neighbours of corpus rows ``query_idx`` among all corpus rows, excluding each query itself.
+
+    Returns:
+        (neighbours, info) where info has ``search_seconds`` and, for HNSW, ``recall_at_k``
+        (exact vs. approximate on held-out queries) and ``build_seconds``.
+    """
+    search = search or NeighborSearch()
+    q = _rows(vectors, query_idx)
+    excl = [[int(i)] for i in query_idx]
+    info: dict[str, float] = {}
+    t0 = time.perf_counter()
+    if is_sparse(vectors) or search.backend in ("auto", "numpy", "torch"):
+        backend = "numpy" if is_sparse(vectors) else search.backend
+        res = exact_knn(vectors, q, k, block_size=search.block_size, exclude=excl, backend=backend)
+    elif search.backend == "faiss":
+        res = faiss_knn(vectors, q, k, exclude=excl)
+    elif search.backend == "hnsw":
+        res = _hnsw_neighbors(vectors, q, query_idx, k, search, seed, info)
+    else:
+        raise ValidationError(f"unknown search backend {search.backend!r}")
+    info["search_seconds"] = time.perf_counter() - t0
+    return res, info
+
+
+def neighbors_of(vectors: Mapping[str, Any], query_idx: np.ndarray, k: int, search: NeighborSearch | None,
+                 seed: int) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]], dict[str, np.ndarray]]:
+    """Per embedder: neighbour indices of the queries, search info, and the mask of the queries
+    it maps to the zero vector (no neighbours)."""
+    nn: dict[str, np.ndarray] = {}
+    info: dict[str, dict[str, float]] = {}
+    zero: dict[str, np.ndarray] = {}
+    for name, vecs in vectors.items():
+        res, inf = corpus_neighbors(vecs, query_idx, k, search=search, seed=seed)
+        nn[name] = res.indices
+        zero[name] = zero_rows(_rows(vecs, query_idx))
+        info[name] = inf
+    return nn, info, zero
