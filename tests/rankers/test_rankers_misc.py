@@ -140,8 +140,17 @@ def test_pyterrier_frame_conversion_and_alignment():
         PyTerrierRanker(transformer=Dropping()).score(["a", "b"], ["a", "b"])
 
 
-def test_pyterrier_real_transformer_when_installed():
-    pytest.importorskip("pyterrier")
+def test_pyterrier_real_transformer_scores_pairs_like_a_plain_python_reference():
+    import pyterrier as pt
+
+    def overlap(row):
+        return float(len(set(row["query"].split()) & set(row["text"].split())))
+
+    ranker = PyTerrierRanker(transformer=pt.apply.doc_score(overlap), name_="overlap")
+    queries = ["a b", "a b", "c", "a b"]
+    texts = ["a b c", "z", "c c", "b"]
+    expected = [len(set(q.split()) & set(t.split())) for q, t in zip(queries, texts)]
+    np.testing.assert_array_equal(ranker.score(queries, texts), expected)
 
 
 # ----------------------------------------------------------------- retrieval
