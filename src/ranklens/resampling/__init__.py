@@ -18,10 +18,14 @@ from __future__ import annotations
 from .diagnostics import export_annotation_sheet, label_overlap, near_duplicates, read_annotation_sheets
 from .evaluation import (
     DEFAULT_MEASURES,
+    EVALUATIONS,
     bm25_first_stage,
     candidate_run,
     evaluate_collection,
     evaluate_regimes,
+    evaluate_run,
+    evaluation_mode,
+    model_run,
     ood_correlation,
     paper_table,
     per_query_scores,
@@ -32,12 +36,14 @@ from .evaluation import (
     variant_scores,
 )
 from .plots import plot_nn_similarity, plot_split_pca, plot_split_pca_result, project_2d, split_pca
-from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker, MemorizingRanker, SparseBM25Ranker
+from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker, MemorizingRanker, tuned_bm25
 from .similarity import analyze, bm25_matrix, nearest_queries, query_similarity
 from .splits import (
     EXTRAPOLATION,
     INTERPOLATION,
     REGIMES,
+    SIZE_RULES,
+    FittedSplits,
     ReSTrain,
     ReSTTest,
     Split,
@@ -62,16 +68,18 @@ __all__ = [
     "CallableTrainer",
     "CrossEncoderTrainer",
     "DEFAULT_MEASURES",
+    "EVALUATIONS",
     "EXTRAPOLATION",
     "FineTunedBiEncoderRanker",
+    "FittedSplits",
     "FineTunedCrossEncoderRanker",
     "INTERPOLATION",
     "MemorizingRanker",
     "MemorizingTrainer",
     "REGIMES",
+    "SIZE_RULES",
     "ReSTTest",
     "ReSTrain",
-    "SparseBM25Ranker",
     "Split",
     "TrainedVariant",
     "Trainer",
@@ -81,6 +89,9 @@ __all__ = [
     "candidate_run",
     "evaluate_collection",
     "evaluate_regimes",
+    "evaluate_run",
+    "evaluation_mode",
+    "model_run",
     "export_annotation_sheet",
     "label_overlap",
     "near_duplicates",
@@ -102,6 +113,7 @@ __all__ = [
     "split_pca",
     "split_similarity_stats",
     "train_variants",
+    "tuned_bm25",
     "training_id",
     "variant_scores",
 ]

@@ -30,14 +30,18 @@ import pandas as pd
 
 from ..errors import ValidationError
 from .similarity import _check_queries, frame_digest
-from .splits import EXTRAPOLATION, INTERPOLATION, Split, _ordered
+from .splits import EXTRAPOLATION, INTERPOLATION, Split
 
 __all__ = [
     "DEFAULT_MEASURES",
+    "EVALUATIONS",
     "bm25_first_stage",
     "candidate_run",
     "evaluate_collection",
     "evaluate_regimes",
+    "evaluate_run",
+    "evaluation_mode",
+    "model_run",
     "ood_correlation",
     "paper_table",
     "per_query_scores",
@@ -95,22 +99,16 @@ def candidate_run(
 
 
 def bm25_first_stage(
-    queries: pd.DataFrame, corpus: Mapping[str, str], *, depth: int = 100, k1: float = 0.9, b: float = 0.4
+    queries: pd.DataFrame, corpus: Any, *, depth: int = 1000, k1: float = 0.9, b: float = 0.4,
+    engine: Any = None,
 ) -> pd.DataFrame:
-    """Top-``depth`` BM25 documents per query from the whole corpus (sparse matrix product)."""
-    from .similarity import bm25_matrix, topk_dense
+    """Top-``depth`` BM25 documents per query from the whole corpus (the paper's first stage:
+    Anserini BM25, Lucene idf, k1=0.9, b=0.4), through :func:`ranklens.rankers.retrieval.retrieve`."""
+    from ..rankers import BM25Ranker
+    from ..rankers.retrieval import retrieve
 
     q = _check_queries(queries, "queries")
-    doc_ids = np.array(list(corpus), dtype=object)
-    mat = bm25_matrix(q["text"].tolist(), [corpus[d] for d in doc_ids], k1=k1, b=b)
-    rows = []
-    for s in range(0, len(q), 256):
-        idx, sc = topk_dense(mat[s:s + 256].toarray(), depth)
-        for i in range(idx.shape[0]):
-            rows.append(pd.DataFrame({"query_id": q["query_id"].iloc[s + i], "doc_id": doc_ids[idx[i]], "score": sc[i]}))
-    if not rows:
-        return pd.DataFrame({"query_id": [], "doc_id": [], "score": []})
-    return pd.concat(rows, ignore_index=True)
+    return retrieve(BM25Ranker(k1=k1, b=b, method="lucene"), q, corpus, k=depth, engine=engine)
 
 
 def _parse_measures(measures: Sequence[Any]) -> list[Any]:
@@ -128,6 +126,102 @@ def _parse_measures(measures: Sequence[Any]) -> list[Any]:
     return out
 
 
+EVALUATIONS = ("auto", "full", "rerank", "judged")
+
+
+def evaluate_run(run: pd.DataFrame, qrels: pd.DataFrame, measures: Sequence[Any],
+                 query_ids: Sequence[str]) -> pd.DataFrame:
+    """Per-query values (``query_id``, ``measure``, ``value``) of ``run`` for ``query_ids``
+    (ir_measures, trec_eval semantics). A judged query absent from the run scores 0 (trec_eval -c);
+    queries without any judgment are absent."""
+    import ir_measures
+
+    ids = {str(q) for q in query_ids}
+    sub = qrels.loc[qrels["query_id"].astype(str).isin(ids)]
+    qr = pd.DataFrame({"query_id": sub["query_id"].astype(str).to_numpy(dtype=object),
+                       "doc_id": sub["doc_id"].astype(str).to_numpy(dtype=object),
+                       "relevance": sub["relevance"].astype("int64").to_numpy()})
+    r = run.loc[run["query_id"].astype(str).isin(ids)]
+    r = pd.DataFrame({"query_id": r["query_id"].astype(str).to_numpy(dtype=object),
+                      "doc_id": r["doc_id"].astype(str).to_numpy(dtype=object),
+                      "score": r["score"].astype(np.float64).to_numpy()})
+    ms = _parse_measures(measures)
+    rows = [(m.query_id, str(m.measure), float(m.value)) for m in ir_measures.iter_calc(ms, qr, r)]
+    out = pd.DataFrame(rows, columns=["query_id", "measure", "value"])
+    missing = sorted(set(qr["query_id"]) - set(out["query_id"]))
+    extra = [(qid, str(m), 0.0) for qid in missing for m in ms]
+    if extra:
+        out = pd.concat([out, pd.DataFrame(extra, columns=out.columns)], ignore_index=True)
+    return out
+
+
+def tied_top(run: pd.DataFrame, k: int = 10) -> pd.Series:
+    """Per query: True when its top-``k`` scores are all equal as 32-bit floats (trec_eval's
+    comparison), i.e. its ranking there is decided by the doc-id tie-break alone."""
+    if run.empty:
+        return pd.Series(dtype=bool)
+    r = run.assign(_s=run["score"].astype(np.float32))
+    top = r.sort_values(["query_id", "_s"], ascending=[True, False], kind="stable").groupby("query_id").head(k)
+    g = top.groupby("query_id")["_s"]
+    return (g.transform("size") > 1).groupby(top["query_id"]).first() & (g.max() == g.min())
+
+
+def evaluation_mode(ranker: Any, evaluation: str) -> str:
+    """``"full"`` or ``"rerank"`` or ``"judged"``: ``"auto"`` is the paper's choice per model type --
+    first-stage models (BM25, bi-encoders) retrieve from the whole corpus, other rankers re-rank
+    the first stage's top ``depth`` (the paper: BM25 top-1000)."""
+    if evaluation not in EVALUATIONS:
+        raise ValidationError(f"evaluation must be one of {EVALUATIONS}, got {evaluation!r}")
+    if evaluation != "auto":
+        return evaluation
+    return "full" if _retriever(ranker) is not None else "rerank"
+
+
+def _retriever(ranker: Any) -> Any:
+    """What :func:`ranklens.rankers.retrieval.retrieve` can search the corpus with, or ``None``."""
+    from ..rankers import BM25Ranker
+    from ..rankers.biencoder import BiEncoderRanker
+
+    if isinstance(ranker, BM25Ranker):
+        return ranker
+    if isinstance(ranker, BiEncoderRanker) and ranker.similarity == "cosine":
+        return ranker.embedder
+    return None
+
+
+def model_run(ranker: Any, mode: str, queries: pd.DataFrame, corpus: Any, *, depth: int,
+              first_stage: pd.DataFrame | None = None, candidates: pd.DataFrame | None = None,
+              engine: Any = None) -> pd.DataFrame:
+    """The run ``ranker`` produces for ``queries`` under an evaluation ``mode``:
+
+    - ``"full"``: top-``depth`` from the whole corpus (bm25s for BM25, exact dense search for
+      bi-encoders, through :func:`ranklens.rankers.retrieval.retrieve`);
+    - ``"rerank"``: ``first_stage``'s top ``depth`` per query re-scored
+      (:func:`ranklens.rankers.retrieval.rerank`);
+    - ``"judged"``: ``candidates`` (:func:`candidate_run`) re-scored.
+    """
+    from ..rankers.retrieval import rerank, retrieve
+
+    if mode == "full":
+        model = _retriever(ranker)
+        if model is None:
+            raise ValidationError(f"{type(ranker).__name__} cannot retrieve from the whole corpus (only BM25 and "
+                                  "cosine bi-encoders can); use evaluation='rerank' or 'auto'")
+        if hasattr(model, "fitted") and model.fitted:
+            model = type(model)(k1=model.k1, b=model.b, method=model.method, delta=model.delta, stem=model.stem,
+                                stopwords=model.stopwords)  # refitted on `corpus` in its order by retrieve
+        return retrieve(model, queries, corpus, k=depth, engine=engine)
+    if mode == "rerank":
+        if first_stage is None:
+            raise ValidationError("evaluation 'rerank' needs a first-stage run")
+        fs = first_stage.loc[first_stage["query_id"].astype(str).isin(set(queries["query_id"].astype(str)))]
+        return rerank(ranker, fs, queries, corpus, k=depth, engine=engine)
+    if candidates is None:
+        raise ValidationError("evaluation 'judged' needs candidates (candidate_run)")
+    cand = candidates.loc[candidates["query_id"].astype(str).isin(set(queries["query_id"].astype(str)))]
+    return rerank(ranker, cand, queries, corpus, engine=engine)
+
+
 def per_query_scores(
     ranker: Any,
     queries: pd.DataFrame,
@@ -138,38 +232,11 @@ def per_query_scores(
     measures: Sequence[Any] = DEFAULT_MEASURES,
     engine: Any = None,
 ) -> pd.DataFrame:
-    """Rank the candidates of ``queries`` with ``ranker`` and evaluate per query.
-
-    Returns:
-        Long frame ``query_id``, ``measure`` (canonical string), ``value``. Queries without any
-        judgment are absent (ir_measures skips them); queries with judgments but no candidate score 0.
-    """
-    import ir_measures
-
-    from ..engine import score_pairs
-
+    """Rank the ``candidates`` of ``queries`` with ``ranker`` and evaluate per query
+    (``query_id``, ``measure``, ``value``); judged queries without candidates score 0."""
     q = _check_queries(queries, "queries")
-    text = dict(zip(q["query_id"], q["text"]))
-    cand = candidates.loc[candidates["query_id"].astype(str).isin(set(text))]
-    qs = [text[x] for x in cand["query_id"].astype(str)]
-    ds = [corpus[d] for d in cand["doc_id"].astype(str)]
-    scores = score_pairs(ranker, qs, ds, engine=engine) if qs else np.zeros(0)
-    run = pd.DataFrame({"query_id": cand["query_id"].astype(str).to_numpy(dtype=object),
-                        "doc_id": cand["doc_id"].astype(str).to_numpy(dtype=object), "score": scores})
-    sub_qrels = qrels.loc[qrels["query_id"].astype(str).isin(set(text))]
-    qr = pd.DataFrame({"query_id": sub_qrels["query_id"].astype(str).to_numpy(dtype=object),
-                       "doc_id": sub_qrels["doc_id"].astype(str).to_numpy(dtype=object),
-                       "relevance": sub_qrels["relevance"].astype("int64").to_numpy()})
-    ms = _parse_measures(measures)
-    rows = [(m.query_id, str(m.measure), float(m.value)) for m in ir_measures.iter_calc(ms, qr, run)]
-    out = pd.DataFrame(rows, columns=["query_id", "measure", "value"])
-    # ir_measures drops judged queries with no run rows; score them 0 (trec_eval -c)
-    judged = set(qr["query_id"])
-    have = set(out["query_id"])
-    extra = [(qid, str(m), 0.0) for qid in sorted(judged - have) for m in ms]
-    if extra:
-        out = pd.concat([out, pd.DataFrame(extra, columns=out.columns)], ignore_index=True)
-    return out
+    run = model_run(ranker, "judged", q, corpus, depth=0, candidates=candidates, engine=engine)
+    return evaluate_run(run, qrels, measures, q["query_id"].tolist())
 
 
 def _paired(a: np.ndarray, b: np.ndarray, *, seed: int = 0) -> tuple[float, float, float]:
@@ -190,6 +257,30 @@ def _paired(a: np.ndarray, b: np.ndarray, *, seed: int = 0) -> tuple[float, floa
     return t, r, w
 
 
+def _variant_rows(v: Any, split: Split, q: pd.DataFrame, qrels: pd.DataFrame, corpus: Any, ctx: Mapping[str, Any],
+                  ) -> tuple[list[pd.DataFrame], list[dict[str, Any]]]:
+    """Per-query values and tie flags of one trained variant in each regime it is evaluated in."""
+    mode = evaluation_mode(v.ranker, ctx["evaluation"])
+    rows, ties = [], []
+    for regime in v.regimes:
+        test_ids = [x for x in split.test_ids(regime) if ctx["pos"] is None or x in ctx["pos"]]
+        if not test_ids:
+            continue
+        tq = q.loc[q["query_id"].isin(set(test_ids))]
+        run = model_run(v.ranker, mode, tq, corpus, depth=ctx["depth"], first_stage=ctx["first_stage"],
+                        candidates=ctx["candidates"], engine=ctx["engine"])
+        pq = evaluate_run(run, qrels, ctx["measures"], tq["query_id"].tolist())
+        for col, val in (("regime", regime), ("split", split.name), ("setting", setting_name(split)),
+                         ("model", v.trainer)):
+            pq.insert(0, col, val)
+        pq["evaluation"] = mode
+        rows.append(pq)
+        tied = tied_top(run, 10)
+        ties.append({"model": v.trainer, "setting": setting_name(split), "regime": regime,
+                     "n_tied": int(tied.sum()), "n_queries": len(tq)})
+    return rows, ties
+
+
 def evaluate_regimes(
     variants: Sequence[Any],
     splits: Sequence[Split],
@@ -198,6 +289,9 @@ def evaluate_regimes(
     corpus: Mapping[str, str],
     *,
     measures: Sequence[Any] = DEFAULT_MEASURES,
+    evaluation: str = "auto",
+    depth: int = 1000,
+    first_stage: pd.DataFrame | None = None,
     candidates: pd.DataFrame | None = None,
     random_negatives: int = 0,
     rel: int = 1,
@@ -212,67 +306,116 @@ def evaluate_regimes(
         splits: the splits the variants were trained on (matched by name).
         queries: all queries (``query_id``, ``text``).
         qrels: judgments of the test queries.
-        corpus: ``doc_id -> text``.
-        measures: ir_measures measures or their names.
-        candidates: documents to rank per query (``query_id``, ``doc_id``); default: the judged
-            pool plus ``random_negatives`` random documents (see :func:`candidate_run`).
+        corpus: ``doc_id -> text`` (a DocStore or a dict).
+        measures: ir_measures measures or their names (default: the paper's nDCG@10, R@100, MRR@10).
+        evaluation: ``"auto"`` (the paper: first-stage models -- BM25, bi-encoders -- retrieve the
+            top ``depth`` from the whole corpus; other rankers re-rank ``first_stage``'s top
+            ``depth``), ``"full"``, ``"rerank"``, or ``"judged"`` (ranklens: re-rank only each
+            query's judged documents plus ``random_negatives`` random ones -- R@100 is then 1 by
+            construction and a memorising model looks strong; warned).
+        depth: documents retrieved / re-ranked per query (the paper: 1000).
+        first_stage: the run re-ranked in ``"rerank"`` mode (default: BM25, Lucene idf,
+            k1=0.9, b=0.4, top ``depth`` from the corpus).
+        candidates: ``"judged"`` mode's documents per query (default :func:`candidate_run`).
         rel: minimum relevance for ``judged_only``.
         judged_only: evaluate only test queries with at least one document at ``>= rel``.
 
     Returns:
         ``Result``; table: per query (``model``, ``setting``, ``split``, ``regime``,
-        ``query_id``, ``measure``, ``value``; ``setting`` = :func:`setting_name` of the split);
-        ``tables["regime_table"]`` long and
-        ``tables["paper"]`` wide (models × {interpolation, extrapolation, gap} per measure).
+        ``query_id``, ``measure``, ``value``, ``evaluation``); ``tables["regime_table"]`` (one row
+        per model, setting, measure: means, bootstrap CIs, gap, paired tests, tie shares) and
+        ``tables["paper"]`` wide (models x {interpolation, extrapolation, gap} per measure).
     """
-    from ..results import Result, make_provenance
-
     q = _check_queries(queries, "queries")
     by_name = {s.name: s for s in splits}
+    pos = None
     if judged_only:
         pos = set(qrels.loc[qrels["relevance"].astype("int64") >= rel, "query_id"].astype(str))
     all_test = sorted({x for s in splits for r in s.regimes for x in s.test_ids(r)})
-    cand = candidates if candidates is not None else candidate_run(
-        all_test, qrels, corpus, random_negatives=random_negatives, seed=seed)
-    rows = []
-    components = {}
+    if evaluation == "judged" and candidates is None:
+        candidates = candidate_run(all_test, qrels, corpus, random_negatives=random_negatives, seed=seed)
+    needs_fs = evaluation == "rerank" or (evaluation == "auto" and any(
+        evaluation_mode(v.ranker, "auto") == "rerank" for v in variants))
+    if needs_fs and first_stage is None:
+        first_stage = bm25_first_stage(q.loc[q["query_id"].isin(set(all_test))], corpus, depth=depth, engine=engine)
+    ctx = {"evaluation": evaluation, "depth": depth, "first_stage": first_stage, "candidates": candidates,
+           "engine": engine, "measures": measures, "pos": pos}
+    rows, ties, components = [], [], {}
     for v in variants:
         split = by_name.get(v.split)
         if split is None:
             raise ValidationError(f"variant {v.trainer}/{v.split}: no split named {v.split!r} among {sorted(by_name)}")
         components[f"{v.trainer}/{v.split}/{'+'.join(v.regimes)}"] = getattr(v.ranker, "fingerprint", repr(v.ranker))
-        for regime in v.regimes:
-            test_ids = [x for x in split.test_ids(regime) if not judged_only or x in pos]
-            if not test_ids:
-                continue
-            tq = q.loc[q["query_id"].isin(set(test_ids))]
-            pq = per_query_scores(v.ranker, tq, qrels, corpus, cand, measures=measures, engine=engine)
-            pq.insert(0, "regime", regime)
-            pq.insert(0, "split", split.name)
-            pq.insert(0, "setting", setting_name(split))
-            pq.insert(0, "model", v.trainer)
-            rows.append(pq)
+        r, t = _variant_rows(v, split, q, qrels, corpus, ctx)
+        rows += r
+        ties += t
     table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
-        columns=["model", "setting", "split", "regime", "query_id", "measure", "value"])
-    long = regime_table(table)
+        columns=["model", "setting", "split", "regime", "query_id", "measure", "value", "evaluation"])
+    return _regime_result(table, ties, splits, measures, ctx, q, seed, components, random_negatives, rel,
+                          judged_only)
+
+
+def _tie_columns(long: pd.DataFrame, ties: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    if long.empty:
+        return long
+    t = pd.DataFrame(list(ties), columns=["model", "setting", "regime", "n_tied", "n_queries"])
+    agg = t.groupby(["model", "setting", "regime"])[["n_tied", "n_queries"]].sum()
+    out = long.copy()
+    for regime in (INTERPOLATION, EXTRAPOLATION):
+        share = []
+        for m, s in zip(out["model"], out["setting"]):
+            key = (m, s, regime)
+            share.append(float(agg.loc[key, "n_tied"] / agg.loc[key, "n_queries"]) if key in agg.index
+                         and agg.loc[key, "n_queries"] else float("nan"))
+        out[f"tied_top10_{regime}"] = share
+    return out
+
+
+def _regime_warnings(long: pd.DataFrame, evaluation: str) -> list[str]:
+    warns = []
+    if evaluation == "judged":
+        warns.append("evaluation='judged': each query re-ranks only its judged documents (plus random negatives); "
+                     "recall is trivially high and memorising models look strong. The paper retrieves from the "
+                     "whole corpus (dense) or re-ranks BM25's top 1000 (rerankers): evaluation='auto'")
+    for col in ("tied_top10_interpolation", "tied_top10_extrapolation"):
+        if col in long.columns:
+            for r in long.drop_duplicates(["model", "setting"]).itertuples():
+                share = getattr(r, col)
+                if share == share and share > 0.1:
+                    warns.append(f"{r.model} / {r.setting}: the top 10 of {share:.0%} of the "
+                                 f"{col.rsplit('_', 1)[1]} queries is fully tied; its numbers there reflect the "
+                                 "doc-id tie-break")
+    return warns
+
+
+def _regime_result(table: pd.DataFrame, ties: Sequence[Mapping[str, Any]], splits: Sequence[Split],
+                   measures: Sequence[Any], ctx: Mapping[str, Any], q: pd.DataFrame, seed: int,
+                   components: Mapping[str, str], random_negatives: int, rel: int, judged_only: bool) -> Any:
+    from ..results import Result, make_provenance
+
+    long = _tie_columns(regime_table(table, seed=seed), ties)
     summary = {f"{r.model}|{r.setting}|{r.measure}|{k}": getattr(r, k)
                for r in long.itertuples() for k in ("interpolation", "extrapolation", "gap")}
+    modes = sorted(set(table["evaluation"])) if len(table) else []
     prov = make_provenance(
-        params={"measures": [str(m) for m in measures], "judged_only": judged_only, "rel": rel,
-                "random_negatives": random_negatives, "seed": seed,
-                "gap": "(extrapolation - interpolation) / interpolation",
+        params={"measures": [str(m) for m in measures], "evaluation": ctx["evaluation"], "modes_used": modes,
+                "depth": ctx["depth"], "judged_only": judged_only, "rel": rel, "random_negatives": random_negatives,
+                "seed": seed, "gap": "(extrapolation - interpolation) / interpolation",
                 "resttest_interpolation": "per query mean over the folds where it is an interpolation query",
-                "paired_tests": "ranklens.stats paired_ttest (scipy ttest_rel) and randomization_test (10,000 sign "
-                                "flips, seed 0); scipy.stats.wilcoxon; over per-query (interpolation, extrapolation)",
-                "ties": "trec_eval (ir_measures/pytrec_eval)",
+                "paired_tests": "ranklens.stats paired_ttest and randomization_test (10,000 sign flips); "
+                                "scipy.stats.wilcoxon; over per-query (interpolation, extrapolation)",
+                "cis": "ranklens.stats.bootstrap_ci, percentile, 95%, 2,000 resamples, over queries",
+                "ties": "trec_eval (ir_measures/pytrec_eval); tied_top10 = share of queries whose top 10 "
+                        "scores are all equal (float32)",
                 "splits": {s.name: s.fingerprint for s in splits}},
-        components=components,
-        inputs={"queries": frame_digest(q), "candidates": frame_digest(cand, ["query_id", "doc_id"])},
+        components=dict(components),
+        inputs={"queries": frame_digest(q)},
         seed=seed,
     )
-    return Result(kind="regime-table", summary=summary, table=table,
-                  tables={"regime_table": long,
-                          "paper": paper_table(long, [str(m) for m in _parse_measures(measures)])}, provenance=prov)
+    res = Result(kind="regime-table", summary=summary, table=table,
+                 tables={"regime_table": long,
+                         "paper": paper_table(long, [str(m) for m in _parse_measures(measures)])}, provenance=prov)
+    return res.with_warnings(*_regime_warnings(long, ctx["evaluation"]))
 
 
 def setting_name(split: Split) -> str:
@@ -288,33 +431,56 @@ def setting_name(split: Split) -> str:
     return split.name
 
 
-def regime_table(per_query: pd.DataFrame) -> pd.DataFrame:
-    """Aggregate per-query scores into (model, setting, measure) rows with the gap and paired tests.
+def _ci(values: np.ndarray, seed: int) -> tuple[float, float]:
+    from ..stats import bootstrap_ci
+
+    ci = bootstrap_ci(values, seed=seed)
+    return ci.low, ci.high
+
+
+def _regime_row(g: pd.DataFrame, seed: int) -> dict[str, Any]:
+    per = g.groupby(["regime", "query_id"])["value"].mean()
+    levels = per.index.get_level_values(0)
+    ip = per.loc[INTERPOLATION] if INTERPOLATION in levels else pd.Series(dtype=float)
+    ex = per.loc[EXTRAPOLATION] if EXTRAPOLATION in levels else pd.Series(dtype=float)
+    nan = float("nan")
+    i_mean = float(ip.mean()) if len(ip) else nan
+    e_mean = float(ex.mean()) if len(ex) else nan
+    gap = (e_mean - i_mean) / i_mean if i_mean and not np.isnan(i_mean) else nan
+    common = sorted(set(ip.index) & set(ex.index))
+    a, b = ip.loc[common].to_numpy(), ex.loc[common].to_numpy()
+    t, rnd, w = _paired(a, b) if common else (nan, nan, nan)
+    i_lo, i_hi = _ci(ip.to_numpy(), seed)
+    e_lo, e_hi = _ci(ex.to_numpy(), seed)
+    d_lo, d_hi = _ci(b - a, seed) if common else (nan, nan)
+    return {"interpolation": i_mean, "extrapolation": e_mean, "gap": gap,
+            "interpolation_ci_low": i_lo, "interpolation_ci_high": i_hi,
+            "extrapolation_ci_low": e_lo, "extrapolation_ci_high": e_hi,
+            "diff_paired": float(np.mean(b - a)) if common else nan, "diff_ci_low": d_lo, "diff_ci_high": d_hi,
+            "n_interpolation": len(ip), "n_extrapolation": len(ex), "n_paired": len(common), "t_pvalue": t,
+            "randomization_pvalue": rnd, "wilcoxon_pvalue": w}
+
+
+REGIME_COLUMNS = ["model", "setting", "measure", "interpolation", "extrapolation", "gap", "interpolation_ci_low",
+                  "interpolation_ci_high", "extrapolation_ci_low", "extrapolation_ci_high", "diff_paired",
+                  "diff_ci_low", "diff_ci_high", "n_interpolation", "n_extrapolation", "n_paired", "t_pvalue",
+                  "randomization_pvalue", "wilcoxon_pvalue"]
+
+
+def regime_table(per_query: pd.DataFrame, *, seed: int = 0) -> pd.DataFrame:
+    """Aggregate per-query scores into (model, setting, measure) rows: means with 95% bootstrap CIs
+    over queries, the gap, the paired difference (extrapolation - interpolation) with its CI, and
+    paired tests.
 
     ReSTTest settings: per query, the extrapolation score is its single extrapolation value and the
     interpolation score is the mean over its interpolation values (folds); queries that lack either
     are dropped from the paired comparison but kept in the means.
     """
-    rows = []
     if per_query.empty:
-        return pd.DataFrame(columns=["model", "setting", "measure", "interpolation", "extrapolation", "gap",
-                                     "n_interpolation", "n_extrapolation", "n_paired", "t_pvalue",
-                                     "randomization_pvalue", "wilcoxon_pvalue"])
-    for (model, setting, measure), g in per_query.groupby(["model", "setting", "measure"], sort=False):
-        per = g.groupby(["regime", "query_id"])["value"].mean()
-        ip = per.get(INTERPOLATION, pd.Series(dtype=float)) if INTERPOLATION in per.index.get_level_values(0) else pd.Series(dtype=float)
-        ex = per.get(EXTRAPOLATION, pd.Series(dtype=float)) if EXTRAPOLATION in per.index.get_level_values(0) else pd.Series(dtype=float)
-        i_mean = float(ip.mean()) if len(ip) else float("nan")
-        e_mean = float(ex.mean()) if len(ex) else float("nan")
-        gap = (e_mean - i_mean) / i_mean if i_mean and not np.isnan(i_mean) else float("nan")
-        common = sorted(set(ip.index) & set(ex.index))
-        nan = float("nan")
-        t, rnd, w = _paired(ip.loc[common].to_numpy(), ex.loc[common].to_numpy()) if common else (nan, nan, nan)
-        rows.append({"model": model, "setting": setting, "measure": measure, "interpolation": i_mean,
-                     "extrapolation": e_mean, "gap": gap, "n_interpolation": len(ip), "n_extrapolation": len(ex),
-                     "n_paired": len(common), "t_pvalue": t, "randomization_pvalue": rnd,
-                     "wilcoxon_pvalue": w})
-    return pd.DataFrame(rows)
+        return pd.DataFrame(columns=REGIME_COLUMNS)
+    rows = [{"model": model, "setting": setting, "measure": measure, **_regime_row(g, seed)}
+            for (model, setting, measure), g in per_query.groupby(["model", "setting", "measure"], sort=False)]
+    return pd.DataFrame(rows, columns=REGIME_COLUMNS)
 
 
 def paper_table(long: pd.DataFrame, order: Sequence[str] | None = None) -> pd.DataFrame:

@@ -10,15 +10,13 @@ Three methods share one output shape, ``(indices int64[n_test, k], scores float6
 - an :class:`~ranklens.embedders.base.Embedder`: cosine of its vectors, computed through
   :func:`ranklens.engine.encode_texts`, with exact blocked matmul search (default) or FAISS.
 
-Term vectors use :func:`analyze` (lower-cased word tokens, sklearn's English stop words removed,
-Snowball stems via PyStemmer), so BM25 and TF-IDF see the same terms.
+Term vectors use :func:`analyze` (:func:`ranklens.text.content_terms`, with every token kept
+when the stop list would empty a text), so BM25 and TF-IDF see the same terms.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -39,32 +37,21 @@ __all__ = [
     "topk_dense",
 ]
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    import Stemmer  # PyStemmer, a core dependency (bm25s uses it too)
-
-    return Stemmer.Stemmer("english")
-
-
-@lru_cache(maxsize=1)
-def _stopwords() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return frozenset(ENGLISH_STOP_WORDS)
-
-
 def analyze(text: str) -> list[str]:
-    """Lower-cased word tokens minus English stop words, Snowball-stemmed.
+    """Terms of a text: :func:`ranklens.text.content_terms` (word tokens, scikit-learn's English
+    stop words removed, Porter stems) -- or, when the stop list would leave no term at all
+    (sklearn's list holds "describe", "fire", "system", "bill", ...), every word token stemmed,
+    so that no query is emptied.
 
     >>> analyze("The cats were running")
     ['cat', 'run']
+    >>> analyze("describe the fire system bill")
+    ['describ', 'the', 'fire', 'system', 'bill']
     """
-    stop = _stopwords()
-    words = [w for w in _WORD.findall(text.lower()) if w not in stop]
-    return list(_stemmer().stemWords(words))
+    from ..text import content_terms, stem_tokens, tokenize
+
+    terms = content_terms(text)
+    return terms if terms else stem_tokens(tokenize(text))
 
 
 def _counts(train_texts: Sequence[str], other_texts: Sequence[str] | None = None):
@@ -106,13 +93,14 @@ def bm25_matrix(
 def tfidf_vectors(
     train_texts: Sequence[str], other_texts: Sequence[str] | None = None
 ) -> tuple[Any, Any]:
-    """L2-normalised TF-IDF vectors (sklearn, smooth idf) fitted on ``train_texts``."""
+    """L2-normalised TF-IDF vectors (sklearn, smooth idf) of ``train_texts`` and ``other_texts``,
+    fitted on both together: a term seen only in the other (test) texts keeps its weight, so
+    "what is a fiscal quarter" and "who is on the quarter" do not collapse to one vector."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    vec = TfidfVectorizer(analyzer=analyze)
-    a = vec.fit_transform(list(train_texts)).tocsr()
-    o = vec.transform(list(other_texts)).tocsr() if other_texts is not None else None
-    return a, o
+    train, other = list(train_texts), list(other_texts) if other_texts is not None else []
+    x = TfidfVectorizer(analyzer=analyze).fit_transform(train + other).tocsr()
+    return x[: len(train)], (x[len(train):] if other_texts is not None else None)
 
 
 def embed_queries(embedder: Any, texts: Sequence[str], *, engine: Any = None) -> npt.NDArray[np.float32]:
@@ -313,11 +301,15 @@ def query_similarity(
         "nn_median": float(np.median(nn)) if len(nn) else float("nan"),
         **{f"nn_q{int(q * 100)}": float(np.quantile(nn, q)) if len(nn) else float("nan")
            for q in (0.1, 0.25, 0.75, 0.9)},
+        "n_zero_nearest": int(np.count_nonzero(nn <= 0)),
     }
+    warns = () if not summary["n_zero_nearest"] else (
+        f"{summary['n_zero_nearest']} of {len(te)} test queries share no term with any training query "
+        f"(nearest {similarity_name(method)} similarity <= 0): their listed neighbours are arbitrary (lowest index)",)
     prov = make_provenance(
         params={"method": similarity_name(method), "k": k, "backend": backend, "k1": k1, "b": b,
-                "analyzer": "word tokens, sklearn English stop words, Snowball stems"},
+                "analyzer": "ranklens.text.content_terms (all tokens when the stop list empties a text)"},
         components={"similarity": similarity_name(method)},
         inputs={"test_queries": frame_digest(te), "train_queries": frame_digest(tr)},
     )
-    return Result(kind="query-similarity", summary=summary, table=table, provenance=prov)
+    return Result(kind="query-similarity", summary=summary, table=table, provenance=prov, warnings=warns)

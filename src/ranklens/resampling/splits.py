@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,15 +41,17 @@ import numpy.typing as npt
 import pandas as pd
 
 from .._hashing import sha256_json
-from ..errors import DataFormatError, RanklensWarning, ValidationError
+from ..errors import DataFormatError, ValidationError
 from .similarity import _check_queries, nearest_queries, similarity_name, tfidf_vectors
 
 __all__ = [
     "EXTRAPOLATION",
     "INTERPOLATION",
     "REGIMES",
+    "FittedSplits",
     "ReSTTest",
     "ReSTrain",
+    "SIZE_RULES",
     "Split",
     "queries_with_positives",
     "split_similarity_stats",
@@ -220,7 +221,7 @@ def _id_like(x: Any) -> bool:
         return "query_id" in x.columns
     if isinstance(x, (str, bytes)) or not hasattr(x, "__len__"):
         return False
-    if hasattr(x, "ndim") and getattr(x, "ndim") != 1:
+    if hasattr(x, "ndim") and x.ndim != 1:
         return False
     try:
         return len(x) > 0 and all(isinstance(v, str) for v in x)
@@ -326,38 +327,83 @@ def _largest_k_exclude(idx: npt.NDArray[np.int64], interp: set[int], n_train: in
 
 def _round_robin_union(idx: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], size: int) -> list[int]:
     """Union of neighbours taken rank by rank (all rank-1 neighbours, best scores first, then
-    rank 2, ...) until ``size`` distinct ones are collected."""
+    rank 2, ...) until ``size`` distinct ones are collected. Neighbours with a score <= 0 share
+    nothing with the test query and are never taken."""
     chosen: dict[int, None] = {}
     for r in range(idx.shape[1]):
         order = np.argsort(-scores[:, r], kind="stable")
         for i in order:
+            if scores[i, r] <= 0:
+                continue
             chosen.setdefault(int(idx[i, r]), None)
             if len(chosen) >= size:
                 return list(chosen)
     return list(chosen)
 
 
+def _topk_union(idx: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], k: int) -> set[int]:
+    """Union of every test query's top-``k`` neighbours with a positive score."""
+    sub_i, sub_s = idx[:, :k], scores[:, :k]
+    return {int(j) for j, s in zip(sub_i.ravel(), sub_s.ravel()) if s > 0}
+
+
+def _largest_k_within(idx: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], size: int) -> tuple[int, int]:
+    """The paper's size rule: the largest k whose top-k union has at most ``size`` queries;
+    ``(k, union size)``; ``(0, n)`` when even the top-1 union exceeds ``size``."""
+    best = (0, len(_topk_union(idx, scores, 1)))
+    for k in range(1, idx.shape[1] + 1):
+        n = len(_topk_union(idx, scores, k))
+        if n > size:
+            break
+        best = (k, n)
+    return best
+
+
+def _lacking_nearest(idx: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], interp: set[int]) -> int:
+    """Test queries whose nearest training query (positive score) is not in ``interp``."""
+    return int(sum(1 for i in range(idx.shape[0]) if scores[i, 0] > 0 and int(idx[i, 0]) not in interp))
+
+
+@dataclass(frozen=True)
+class FittedSplits(_SplitterMixin):
+    """What :meth:`ReSTrain.fit` / :meth:`ReSTTest.fit` return: the splits, the pooled queries
+    (training then test, ``pool_``), ReSTTest's ``bucket_`` frame, and ``warnings`` (degenerate
+    input found while splitting). A value: sklearn's splitter protocol reads it, nothing mutates it."""
+
+    splits_: list[Split]
+    pool_: pd.DataFrame
+    bucket_: pd.DataFrame | None = None
+    warnings: tuple[str, ...] = ()
+
+
+SIZE_RULES = ("topk", "fill")
+
+
 @dataclass(frozen=True)
 class ReSTrain(_SplitterMixin):
-    """ReSTrain: same test set, similar vs. dissimilar training queries.
+    """ReSTrain (Zhan et al. §4.1.2): same test set, similar vs. dissimilar training queries.
 
     Args:
         k: neighbours per test query that form the interpolation training set (their union).
-        size: if given, the interpolation set is grown rank by rank (all nearest neighbours
-            first, then all second-nearest, ...) until it holds exactly ``size`` queries;
-            ``k`` is then only the search depth (raised automatically when too small).
+            The paper's text leaves k open (it tunes k and k' for its 14k/45k/200k sets); 1 is
+            the smallest and never fails.
+        size: a target size of the interpolation set. How it is met is ``size_rule``.
+        size_rule: ``"topk"`` (default, the paper's: the interpolation set is the union of every
+            test query's top-k neighbours for the largest k whose union fits in ``size``; every
+            test query keeps its nearest training query; refused, with the numbers, when even the
+            top-1 union exceeds ``size``) or ``"fill"`` (ranklens: neighbours taken rank by rank
+            until exactly ``size``; below the top-1 union some test queries lose their nearest
+            training query -- counted and warned).
         k_exclude: k', neighbours per test query removed before drawing the extrapolation set.
-            Default (``None``): ``10 × k`` (k = the depth the interpolation set used), so that the
-            extrapolation set also avoids queries that are merely close to a test query, not only
-            its very nearest ones. If the training pool is too small for that (fewer than the
-            interpolation set's size would remain), the default is lowered to the largest k' that
-            leaves enough queries (never below k), with a :class:`~ranklens.errors.RanklensWarning`.
-            The value used is recorded as ``params["k_exclude_used"]`` (with
-            ``"k_exclude_rule"``) in the split, its ``split.json`` and provenance. An explicit
-            ``k_exclude`` is used as given (an error if too few queries remain).
-        similarity: ``"bm25"``, ``"tfidf"`` or an embedder.
+            Default (``None``): ``10 x k`` lowered (never below k, warned) when the pool is too
+            small. Recorded as ``params["k_exclude_used"]``.
+        similarity: ``"bm25"``, ``"tfidf"`` or an embedder (the paper: embedding similarity).
         seed: seeds the extrapolation subsample.
         backend: ``"exact"`` or ``"faiss"`` (embedders).
+
+    Neighbours with similarity <= 0 (no shared term under BM25/TF-IDF) are never "similar": a
+    test query without any is reported (``params["n_test_without_similar"]``) and adds nothing
+    to the interpolation set.
     """
 
     k: int = 1
@@ -367,14 +413,83 @@ class ReSTrain(_SplitterMixin):
     seed: int = 0
     backend: str = "exact"
     name: str | None = None
+    size_rule: str = "topk"
 
     def params(self) -> dict[str, Any]:
         """Parameters as recorded in the split and in provenance."""
-        return {"method": "restrain", "k": self.k, "size": self.size, "k_exclude": self.k_exclude,
-                "similarity": similarity_name(self.similarity), "seed": self.seed, "backend": self.backend}
+        return {"method": "restrain", "k": self.k, "size": self.size, "size_rule": self.size_rule,
+                "k_exclude": self.k_exclude, "similarity": similarity_name(self.similarity), "seed": self.seed,
+                "backend": self.backend}
 
-    def fit(self, train_queries: pd.DataFrame, test_queries: pd.DataFrame, *, engine: Any = None) -> ReSTrain:
-        """Make the split (stored in ``splits_``; the pooled queries in ``pool_``).
+    def _check(self, n_train: int) -> None:
+        if self.k < 1:
+            raise ValidationError(f"ReSTrain needs k >= 1, got {self.k}")
+        if self.size_rule not in SIZE_RULES:
+            raise ValidationError(f"ReSTrain size_rule must be one of {SIZE_RULES}, got {self.size_rule!r}")
+        if self.k_exclude is not None and self.k_exclude < 1:
+            raise ValidationError(
+                f"ReSTrain needs k_exclude >= 1 (or None for the default 10 x k), got {self.k_exclude}")
+        if self.size is not None and not 1 <= self.size <= n_train // 2:
+            raise ValidationError(
+                f"ReSTrain size must be between 1 and half the training pool ({n_train // 2}) so that an "
+                f"equally large extrapolation set can exist; got size={self.size}"
+            )
+
+    def _search(self, te: pd.DataFrame, tr: pd.DataFrame, depth: int, engine: Any):
+        return nearest_queries(te["text"].tolist(), tr["text"].tolist(), method=self.similarity,
+                               k=min(depth, len(tr)), backend=self.backend, engine=engine)
+
+    def _depth(self, n_test: int) -> int:
+        depth = max(self.k, self.k_exclude or 0)
+        if self.size is not None:
+            depth = max(depth, int(np.ceil(self.size / max(n_test, 1))) * 4 + 1)
+        if self.k_exclude is None:
+            depth = max(depth, DEFAULT_K_EXCLUDE_FACTOR * self.k)  # one search for the default k'
+        return depth
+
+    def _interpolation(self, idx, sc, n_test: int) -> tuple[list[int], int, list[str]]:
+        """(interpolation set, k used, warnings)."""
+        if self.size is None:
+            return sorted(_topk_union(idx, sc, self.k)), self.k, []
+        if self.size_rule == "topk":
+            k, n = _largest_k_within(idx, sc, self.size)
+            if k == 0:
+                raise ValidationError(
+                    f"ReSTrain size={self.size}: the nearest training queries of the {n_test} test queries are "
+                    f"already {n} distinct queries, so no top-k interpolation set fits in {self.size} (the paper's "
+                    f"rule gives every test query its top-k). Use size >= {n}, or size_rule='fill' to cut the "
+                    "set rank by rank (some test queries then lack their nearest training query)")
+            return sorted(_topk_union(idx, sc, k)), k, []
+        interp = _round_robin_union(idx, sc, self.size)
+        if len(interp) < self.size:
+            raise ValidationError(f"only {len(interp)} distinct similar neighbours found; lower size={self.size}")
+        first_rank: dict[int, int] = {}
+        for r in range(idx.shape[1]):
+            for q in idx[:, r]:
+                first_rank.setdefault(int(q), r + 1)
+        lacking = _lacking_nearest(idx, sc, set(interp))
+        warn = [] if not lacking else [
+            f"ReSTrain size={self.size} (size_rule='fill'): {lacking} of {n_test} test queries "
+            f"({lacking / max(n_test, 1):.0%}) lack their nearest training query in the interpolation set; "
+            f"size_rule='topk' (the paper's) gives every test query its top-k neighbours"]
+        return interp, max(first_rank[q] for q in interp), warn
+
+    def _k_exclude(self, idx, interp: list[int], n_train: int, used_k: int) -> tuple[int, str, list[str]]:
+        k_ex = self.k_exclude if self.k_exclude is not None else min(DEFAULT_K_EXCLUDE_FACTOR * used_k, n_train)
+        rule = "given" if self.k_exclude is not None else f"default {DEFAULT_K_EXCLUDE_FACTOR} x k_used"
+        if self.k_exclude is not None:
+            return k_ex, rule, []
+        k_ex, lowered = _largest_k_exclude(idx, set(interp), n_train, len(interp), k_ex, used_k)
+        if not lowered:
+            return k_ex, rule, []
+        msg = (f"ReSTrain: removing the top-{min(DEFAULT_K_EXCLUDE_FACTOR * used_k, n_train)} training queries of "
+               f"every test query (the default k' = {DEFAULT_K_EXCLUDE_FACTOR} x k) would leave fewer than the "
+               f"{len(interp)} queries of the interpolation set; using k' = {k_ex}. Pass k_exclude=... to choose "
+               "it, or use a smaller size/k")
+        return k_ex, rule + f", lowered to {k_ex} (training pool too small)", [msg]
+
+    def fit(self, train_queries: pd.DataFrame, test_queries: pd.DataFrame, *, engine: Any = None) -> FittedSplits:
+        """Make the split; returns a :class:`FittedSplits` (``splits_``, ``pool_``, ``warnings``).
 
         Raises:
             ValidationError: a test query id is also a training query id (the test queries would
@@ -384,53 +499,14 @@ class ReSTrain(_SplitterMixin):
         te = _check_queries(test_queries, "test_queries")
         _check_disjoint(tr, te, "ReSTrain")
         n_train = len(tr)
-        if self.k < 1:
-            raise ValidationError(f"ReSTrain needs k >= 1, got {self.k}")
-        if self.k_exclude is not None and self.k_exclude < 1:
-            raise ValidationError(
-                f"ReSTrain needs k_exclude >= 1 (or None for the default 10 x k), got {self.k_exclude}")
-        if self.size is not None and not 1 <= self.size <= n_train // 2:
-            raise ValidationError(
-                f"ReSTrain size must be between 1 and half the training pool ({n_train // 2}) so that an "
-                f"equally large extrapolation set can exist; got size={self.size}"
-            )
-        depth = max(self.k, self.k_exclude or 0)
-        if self.size is not None:
-            depth = max(depth, int(np.ceil(self.size / max(len(te), 1))) * 4 + 1)
-        if self.k_exclude is None and self.size is None:
-            depth = max(depth, DEFAULT_K_EXCLUDE_FACTOR * self.k)  # one search for the default k'
-        depth = min(depth, n_train)
-        idx, sc = nearest_queries(te["text"].tolist(), tr["text"].tolist(), method=self.similarity,
-                                  k=depth, backend=self.backend, engine=engine)
-        if self.size is None:
-            interp = _round_robin_union(idx[:, : self.k], sc[:, : self.k], n_train)
-            used_k = self.k
-        else:
-            interp = _round_robin_union(idx, sc, self.size)
-            if len(interp) < self.size:
-                raise ValidationError(f"only {len(interp)} distinct neighbours found; lower size={self.size}")
-            # depth actually used: the deepest rank any chosen query was first met at
-            first_rank = {}
-            for r in range(idx.shape[1]):
-                for q in idx[:, r]:
-                    first_rank.setdefault(int(q), r + 1)
-            used_k = max(first_rank[q] for q in interp)
-        k_ex = self.k_exclude if self.k_exclude is not None else min(DEFAULT_K_EXCLUDE_FACTOR * used_k, n_train)
-        rule = "given" if self.k_exclude is not None else f"default {DEFAULT_K_EXCLUDE_FACTOR} x k_used"
-        if k_ex > idx.shape[1]:
-            idx, sc = nearest_queries(te["text"].tolist(), tr["text"].tolist(), method=self.similarity,
-                                      k=min(k_ex, n_train), backend=self.backend, engine=engine)
-        if self.k_exclude is None:
-            k_ex, lowered = _largest_k_exclude(idx, set(interp), n_train, len(interp), k_ex, used_k)
-            if lowered:
-                rule += f", lowered to {k_ex} (training pool too small)"
-                warnings.warn(
-                    f"ReSTrain: removing the top-{min(DEFAULT_K_EXCLUDE_FACTOR * used_k, n_train)} training "
-                    f"queries of every test query (the default k' = {DEFAULT_K_EXCLUDE_FACTOR} x k) would leave "
-                    f"fewer than the {len(interp)} queries of the interpolation set; using k' = {k_ex}. Pass "
-                    "k_exclude=... to choose it, or use a smaller size/k",
-                    RanklensWarning, stacklevel=2,
-                )
+        self._check(n_train)
+        idx, sc = self._search(te, tr, self._depth(len(te)), engine)
+        interp, used_k, warns = self._interpolation(idx, sc, len(te))
+        k_max = self.k_exclude if self.k_exclude is not None else DEFAULT_K_EXCLUDE_FACTOR * used_k
+        if min(k_max, n_train) > idx.shape[1]:
+            idx, sc = self._search(te, tr, k_max, engine)
+        k_ex, rule, more = self._k_exclude(idx, interp, n_train, used_k)
+        warns += more
         excluded = set(np.unique(idx[:, :k_ex]).tolist()) | set(interp)
         remaining = np.array([i for i in range(n_train) if i not in excluded], dtype=np.int64)
         if len(remaining) < len(interp):
@@ -439,30 +515,31 @@ class ReSTrain(_SplitterMixin):
                 f"{len(remaining)} training queries remain, fewer than the {len(interp)} of the interpolation "
                 "set; lower k/size or k_exclude"
             )
-        rng = np.random.default_rng(self.seed)
-        extrap = np.sort(rng.choice(remaining, size=len(interp), replace=False))
+        no_similar = int(np.count_nonzero(sc[:, 0] <= 0))
+        if no_similar:
+            warns.append(f"ReSTrain: {no_similar} of {len(te)} test queries have no training query with a "
+                         f"positive {similarity_name(self.similarity)} similarity; they add nothing to the "
+                         "interpolation set")
+        extrap = np.sort(np.random.default_rng(self.seed).choice(remaining, size=len(interp), replace=False))
         ids = tr["query_id"].to_numpy(dtype=object)
         test_ids = tuple(te["query_id"].tolist())
-        params = {**self.params(), "k_used": used_k, "k_exclude_used": int(k_ex), "k_exclude_rule": rule}
-        name = self.name or (f"restrain-n{len(interp)}")
-        split = Split(
-            name=name, method="restrain", params=params,
-            regimes={INTERPOLATION: (tuple(ids[sorted(interp)]), test_ids),
-                     EXTRAPOLATION: (tuple(ids[extrap]), test_ids)},
-        )
-        object.__setattr__(self, "splits_", [split])
-        object.__setattr__(self, "pool_", pd.concat([tr, te], ignore_index=True))
-        return self
+        params = {**self.params(), "k_used": used_k, "k_exclude_used": int(k_ex), "k_exclude_rule": rule,
+                  "n_test_without_similar": no_similar,
+                  "n_test_lacking_nearest": _lacking_nearest(idx, sc, set(interp))}
+        split = Split(name=self.name or f"restrain-n{len(interp)}", method="restrain", params=params,
+                      regimes={INTERPOLATION: (tuple(ids[sorted(interp)]), test_ids),
+                               EXTRAPOLATION: (tuple(ids[extrap]), test_ids)})
+        return FittedSplits(splits_=[split], pool_=pd.concat([tr, te], ignore_index=True), warnings=tuple(warns))
 
 
 @dataclass(frozen=True)
 class ReSTTest(_SplitterMixin):
-    """ReSTTest: k-means buckets over training and test queries, leave one bucket out.
+    """ReSTTest (Zhan et al. §4.1.3): k-means buckets over training and test queries, leave one out.
 
     Args:
-        n_buckets: K (the paper uses 5).
-        vectors: ``"tfidf"`` (sparse TF-IDF of :func:`~ranklens.resampling.similarity.analyze`
-            terms) or an embedder (its vectors, L2-normalised).
+        n_buckets: K (the paper: 5).
+        vectors: an embedder (the paper clusters dense query embeddings; its vectors are
+            L2-normalised) or ``"tfidf"`` (ranklens: sparse TF-IDF, which gives lopsided buckets).
         seed: k-means seed.
         n_init: k-means restarts.
     """
@@ -500,9 +577,9 @@ class ReSTTest(_SplitterMixin):
         rank[np.lexsort((np.arange(self.n_buckets), -counts))] = np.arange(self.n_buckets)
         return rank[labels]
 
-    def fit(self, train_queries: pd.DataFrame, test_queries: pd.DataFrame, *, engine: Any = None) -> ReSTTest:
-        """Cluster, then make one :class:`Split` per bucket (``splits_``); ``bucket_`` holds the
-        bucket of every pooled query (``pool_``)."""
+    def fit(self, train_queries: pd.DataFrame, test_queries: pd.DataFrame, *, engine: Any = None) -> FittedSplits:
+        """Cluster, then make one :class:`Split` per bucket; returns a :class:`FittedSplits` whose
+        ``bucket_`` holds the bucket of every pooled query (``pool_``)."""
         tr = _check_queries(train_queries, "train_queries")
         te = _check_queries(test_queries, "test_queries")
         _check_disjoint(tr, te, "ReSTTest")
@@ -517,11 +594,21 @@ class ReSTTest(_SplitterMixin):
                 regimes={INTERPOLATION: (train_ids, tuple(te["query_id"][b_te != i])),
                          EXTRAPOLATION: (train_ids, tuple(te["query_id"][b_te == i]))},
             ))
-        object.__setattr__(self, "splits_", splits)
-        object.__setattr__(self, "pool_", pool)
-        object.__setattr__(self, "bucket_", pd.DataFrame({
-            "query_id": pool["query_id"], "part": ["train"] * len(tr) + ["test"] * len(te), "bucket": b}))
-        return self
+        bucket = pd.DataFrame({"query_id": pool["query_id"], "part": ["train"] * len(tr) + ["test"] * len(te),
+                               "bucket": b})
+        return FittedSplits(splits_=splits, pool_=pool, bucket_=bucket, warnings=_bucket_warnings(bucket, self.n_buckets))
+
+
+def _bucket_warnings(bucket: pd.DataFrame, k: int) -> tuple[str, ...]:
+    """Lopsided buckets: a bucket holding over half of the training or test queries, or none."""
+    out = []
+    for part in ("train", "test"):
+        counts = np.bincount(bucket.loc[bucket["part"] == part, "bucket"].to_numpy(), minlength=k)
+        total = int(counts.sum())
+        if total and (counts.max() > total / 2 or (counts == 0).any()):
+            out.append(f"ReSTTest: lopsided buckets of {part} queries {counts.tolist()} (one bucket holds "
+                       f"{counts.max() / total:.0%}); embedding vectors cluster more evenly than TF-IDF")
+    return tuple(out)
 
 
 def split_similarity_stats(

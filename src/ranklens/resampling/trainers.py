@@ -36,8 +36,8 @@ import numpy as np
 import pandas as pd
 
 from .._hashing import sha256_json, sha256_texts
-from ..errors import ValidationError
-from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker, MemorizingRanker, SparseBM25Ranker
+from ..errors import DataFormatError, ValidationError
+from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker, MemorizingRanker, tuned_bm25
 from .similarity import _check_queries
 from .splits import Split, _ordered
 
@@ -181,14 +181,59 @@ def _write_done(output_dir: Path | None, info: Mapping[str, Any]) -> None:
 CHECKPOINT_DIR = "checkpoint"
 
 
+def _load_checkpoint(ckpt: Path, n_batches: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The checkpoint under ``ckpt`` (``state.pt``: tensors only, read with ``weights_only=True``;
+    ``state.json``: step, losses, scheduler), or ``None`` when absent or from another schedule.
+
+    Raises:
+        DataFormatError: ``state.pt`` is not a weights-only file (e.g. a planted pickle that would run
+            code): it is refused, never unpickled.
+    """
+    import pickle
+
+    import torch
+
+    meta_path = ckpt.with_suffix(".json")
+    if not ckpt.is_file() or not meta_path.is_file():
+        return None
+    try:
+        tensors = torch.load(ckpt, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, AttributeError, TypeError) as exc:
+        raise DataFormatError(f"training checkpoint refused: not a weights-only torch file ({str(exc)[:200]}); "
+                              "delete the checkpoint folder to train from the start", path=ckpt) from None
+    try:
+        meta = json.loads(meta_path.read_text())
+    except json.JSONDecodeError as exc:
+        raise DataFormatError(f"invalid JSON: {exc.msg}", path=meta_path, line=exc.lineno) from None
+    if not isinstance(tensors, dict) or int(tensors.get("step", torch.tensor(-1))) != meta.get("step"):
+        return None  # killed between the two writes: start over
+    return (tensors, meta) if meta.get("n_batches") == n_batches else None
+
+
+def _save_checkpoint(ckpt: Path, model: Any, optimizer: Any, sched: Any, step: int, losses: list[float],
+                     n_batches: int) -> None:
+    import torch
+
+    ckpt.parent.mkdir(parents=True, exist_ok=True)
+    tmp = ckpt.with_suffix(".tmp")
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state(),
+                "step": torch.tensor(step)}, tmp)
+    os.replace(tmp, ckpt)
+    meta = {"step": step, "losses": losses, "n_batches": n_batches, "scheduler": sched.state_dict()}
+    tmp_json = ckpt.with_suffix(".json.tmp")
+    tmp_json.write_text(json.dumps(meta, default=float))
+    os.replace(tmp_json, ckpt.with_suffix(".json"))
+
+
 def _optimise(model: Any, batches: list[list[int]], loss_of: Callable[[list[int]], Any], *, lr: float,
               warmup_ratio: float, output_dir: Path | None, checkpoint_every: int, desc: str,
               show_progress: bool | None) -> tuple[list[float], int]:
     """The optimisation loop of the neural trainers (AdamW, linear warm-up/decay, clipping).
 
-    Every ``checkpoint_every`` steps (0: never) the model, optimiser, scheduler and torch RNG
-    states and the losses so far are saved atomically under ``output_dir/checkpoint``; a run
-    that finds a checkpoint there continues from it, so a killed training resumes where it
+    Every ``checkpoint_every`` steps (0: never) the model, optimiser and torch RNG states
+    (tensors, ``state.pt``, read back with ``torch.load(weights_only=True)``) and the step, losses
+    and scheduler state (``state.json``) are saved atomically under ``output_dir/checkpoint``; a
+    run that finds a checkpoint there continues from it, so a killed training resumes where it
     stopped and ends with the same weights as an uninterrupted run (same seeded batches).
     Returns the losses and the step it started from.
     """
@@ -200,14 +245,14 @@ def _optimise(model: Any, batches: list[list[int]], loss_of: Callable[[list[int]
     sched = _schedule(optimizer, len(batches), int(warmup_ratio * len(batches)))
     ckpt = output_dir / CHECKPOINT_DIR / "state.pt" if output_dir is not None and checkpoint_every > 0 else None
     start, losses = 0, []
-    if ckpt is not None and ckpt.is_file():
-        state = torch.load(ckpt, map_location="cpu", weights_only=False)
-        if state.get("n_batches") == len(batches):
-            model.load_state_dict(state["model"])
-            optimizer.load_state_dict(state["optimizer"])
-            sched.load_state_dict(state["scheduler"])
-            torch.set_rng_state(state["rng"])
-            start, losses = int(state["step"]), list(state["losses"])
+    found = _load_checkpoint(ckpt, len(batches)) if ckpt is not None else None
+    if found is not None:
+        tensors, meta = found
+        model.load_state_dict(tensors["model"])
+        optimizer.load_state_dict(tensors["optimizer"])
+        sched.load_state_dict(meta["scheduler"])
+        torch.set_rng_state(tensors["rng"])
+        start, losses = int(meta["step"]), [float(x) for x in meta["losses"]]
     model.train()
     bar = progress(total=len(batches), desc=desc, unit="step", show=show_progress, initial=start)
     try:
@@ -221,12 +266,7 @@ def _optimise(model: Any, batches: list[list[int]], loss_of: Callable[[list[int]
             losses.append(float(loss.detach()))
             bar.update(1)
             if ckpt is not None and (i + 1) % checkpoint_every == 0 and i + 1 < len(batches):
-                ckpt.parent.mkdir(parents=True, exist_ok=True)
-                tmp = ckpt.with_suffix(".tmp")
-                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                            "scheduler": sched.state_dict(), "rng": torch.get_rng_state(), "step": i + 1,
-                            "losses": losses, "n_batches": len(batches)}, tmp)
-                os.replace(tmp, ckpt)
+                _save_checkpoint(ckpt, model, optimizer, sched, i + 1, losses, len(batches))
     finally:
         bar.close()
     model.eval()
@@ -268,7 +308,7 @@ class BiEncoderTrainer:
 
     def load(self, output_dir: Path, tid: str) -> FineTunedBiEncoderRanker:
         """The ranker of a finished run saved under ``output_dir``."""
-        return FineTunedBiEncoderRanker(path=str(output_dir / "model"), training_id=tid,
+        return FineTunedBiEncoderRanker(model=str(output_dir / "model"), training_id=tid,
                                         max_seq_length=self.max_seq_length, device=self.device)
 
     def train(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str], *,
@@ -277,7 +317,7 @@ class BiEncoderTrainer:
         from .._lazy import require
         from .._models import resolve_device, resolve_model
 
-        torch = require("torch", feature="bi-encoder fine-tuning")
+        require("torch", feature="bi-encoder fine-tuning")
         st = require("sentence_transformers", feature="bi-encoder fine-tuning")
         from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
@@ -307,7 +347,7 @@ class BiEncoderTrainer:
         losses, resumed_at = _optimise(model, batches, loss_of, lr=self.lr, warmup_ratio=self.warmup_ratio,
                                        output_dir=out, checkpoint_every=self.checkpoint_every,
                                        desc=f"training {self.name}", show_progress=self.show_progress)
-        ranker = FineTunedBiEncoderRanker(path=str(Path(output_dir) / "model") if output_dir else resolve_model(self.model),
+        ranker = FineTunedBiEncoderRanker(model=str(Path(output_dir) / "model") if output_dir else resolve_model(self.model),
                                           training_id=tid, max_seq_length=self.max_seq_length, device=self.device)
         if output_dir is not None:
             model.save(str(Path(output_dir) / "model"))
@@ -421,54 +461,62 @@ class CrossEncoderTrainer:
 
 @dataclass(frozen=True)
 class BM25Trainer:
-    """BM25 with ``k1``/``b`` chosen by grid search on the training queries.
+    """BM25 with ``k1``/``b`` chosen by grid search on the training queries (the paper tunes
+    Anserini's BM25 "on the training data with grid search").
 
-    Objective: mean nDCG@10 (ir_measures) of re-ranking each training query's judged documents
-    plus ``random_negatives`` random corpus documents (seeded); ties in the objective go to the
-    earlier grid point. Scores go through :func:`ranklens.engine.score_pairs`.
+    Objective: mean ``measure`` (ir_measures) of each training query's top-``depth`` BM25 run
+    retrieved from the whole corpus (:func:`ranklens.rankers.retrieval.retrieve`, bm25s); ties in
+    the objective go to the earlier grid point. The model is
+    :func:`~.rankers.tuned_bm25` (``ranklens.rankers.BM25Ranker``, Lucene idf).
     """
 
     k1_grid: tuple[float, ...] = (0.6, 0.9, 1.2, 1.5, 2.0)
     b_grid: tuple[float, ...] = (0.2, 0.4, 0.6, 0.75, 0.9)
     measure: str = "nDCG@10"
-    random_negatives: int = 10
-    seed: int = 0
+    depth: int = 100
     name: str = "bm25-tuned"
 
-    def load(self, output_dir: Path, tid: str, corpus: Mapping[str, str]) -> SparseBM25Ranker:
+    def __post_init__(self) -> None:
+        if not self.k1_grid or not self.b_grid:
+            raise ValidationError(f"BM25Trainer: k1_grid and b_grid must be non-empty, got {self.k1_grid} and "
+                                  f"{self.b_grid}")
+        if self.depth < 1:
+            raise ValidationError(f"BM25Trainer: depth must be >= 1, got {self.depth}")
+
+    def load(self, output_dir: Path, tid: str, corpus: Mapping[str, str]) -> Any:
         """Rebuild the tuned ranker from ``done.json`` (refits corpus statistics)."""
         info = json.loads((output_dir / "done.json").read_text())
-        return SparseBM25Ranker(training_id=tid).fit([corpus[d] for d in corpus]).with_params(info["k1"], info["b"])
+        return tuned_bm25(info["k1"], info["b"], [corpus[d] for d in corpus])
 
-    def train(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str], *,
-              output_dir: str | os.PathLike[str] | None = None, engine: Any = None) -> SparseBM25Ranker:
-        """Grid-search and return the tuned ranker; the grid goes to ``output_dir/grid.tsv``."""
-        from .evaluation import candidate_run, per_query_scores
+    def _grid(self, q: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str], engine: Any) -> pd.DataFrame:
+        from ..rankers import BM25Ranker
+        from ..rankers.retrieval import retrieve
+        from .evaluation import evaluate_run
 
-        q = _check_queries(train_queries, "train_queries")
-        tid = training_id(self, train_queries, qrels, _corpus_digest(corpus))
-        base = SparseBM25Ranker(training_id="").fit([corpus[d] for d in corpus])
-        sub_qrels = qrels.loc[qrels["query_id"].astype(str).isin(set(q["query_id"]))]
-        cand = candidate_run(q["query_id"].tolist(), sub_qrels, corpus, random_negatives=self.random_negatives,
-                             seed=self.seed)
         rows = []
-        best = None
         for k1 in self.k1_grid:
             for b in self.b_grid:
-                r = base.with_params(k1, b)
-                pq = per_query_scores(r, q, sub_qrels, corpus, cand, measures=[self.measure], engine=engine)
-                v = float(pq["value"].mean()) if len(pq) else float("nan")
-                rows.append({"k1": k1, "b": b, self.measure: v})
-                if best is None or v > best[0] + 1e-12:
-                    best = (v, k1, b)
-        assert best is not None  # grids are non-empty by construction
-        grid = pd.DataFrame(rows)
+                run = retrieve(BM25Ranker(k1=k1, b=b, method="lucene"), q, corpus, k=self.depth, engine=engine)
+                pq = evaluate_run(run, qrels, [self.measure], q["query_id"].tolist())
+                rows.append({"k1": k1, "b": b, self.measure: float(pq["value"].mean()) if len(pq) else float("nan")})
+        return pd.DataFrame(rows)
+
+    def train(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str], *,
+              output_dir: str | os.PathLike[str] | None = None, engine: Any = None) -> Any:
+        """Grid-search and return the tuned ranker; the grid goes to ``output_dir/grid.tsv``."""
+        q = _check_queries(train_queries, "train_queries")
+        tid = training_id(self, train_queries, qrels, _corpus_digest(corpus))
+        sub_qrels = qrels.loc[qrels["query_id"].astype(str).isin(set(q["query_id"]))]
+        grid = self._grid(q, sub_qrels, corpus, engine)
+        vals = grid[self.measure].fillna(-np.inf).to_numpy()
+        best = grid.iloc[int(np.argmax(vals))]  # first maximum: the earlier grid point wins ties
         if output_dir is not None:
             Path(output_dir).mkdir(parents=True, exist_ok=True)
             grid.to_csv(Path(output_dir) / "grid.tsv", sep="\t", index=False)
         _write_done(Path(output_dir) if output_dir else None,
-                    {"trainer": self.name, "training_id": tid, "k1": best[1], "b": best[2], self.measure: best[0]})
-        return base.with_params(best[1], best[2], training_id=tid)
+                    {"trainer": self.name, "training_id": tid, "k1": float(best["k1"]), "b": float(best["b"]),
+                     self.measure: float(best[self.measure])})
+        return tuned_bm25(best["k1"], best["b"], [corpus[d] for d in corpus])
 
 
 @dataclass(frozen=True)
