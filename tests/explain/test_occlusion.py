@@ -121,7 +121,7 @@ def test_short_documents_stay_in_passage_mode():
 
 
 @pytest.mark.parametrize(
-    "kw", [{"n": 0}, {"samples": 0}, {"normalize": "log"}, {"aggregate": "max"}, {"eps": 0}, {"granularity": "para"}]
+    "kw", [{"n": 0}, {"samples": -1}, {"normalize": "log"}, {"aggregate": "max"}, {"eps": 0}, {"granularity": "para"}]
 )
 def test_bad_parameters(kw):
     with pytest.raises(ValidationError):

@@ -7,8 +7,7 @@ Neural Rankers" for any ranker (scores through :mod:`ranklens.engine`) and any e
 Quick start::
 
     from ranklens.explain import OcclusionExplainer, explanation_consistency
-    res = explanation_consistency({"bm25": bm25}, queries, docs, qrels=qrels,
-                                  granularities=("sentence", "window:5"), m=6, ks=(10, 50))
+    res = explanation_consistency({"bm25": bm25}, queries, docs, qrels=qrels, ks=(10, 50))
     res.tables["summary"]
 """
 
@@ -16,6 +15,10 @@ from __future__ import annotations
 
 from .consistency import (
     MER_MISSING,
+    PAPER_M,
+    ci_table,
+    paired_tests,
+    unit_diagnostics,
     cut_rationales,
     explain_run,
     explanation_consistency,
@@ -29,7 +32,7 @@ from .display import highlight_html, highlight_terminal, rationales_html, result
 from .files import read_rationales, read_subdoc_qrels, relevant_units, write_rationales
 from .measures import max_similarity, rank_correlation, rbo
 from .occlusion import OcclusionExplainer
-from .plots import plot_consistency, plot_relevance_scatter, plot_sweep
+from .plots import plot_consistency, plot_mer_scatter, plot_relevance_scatter, plot_sweep, plot_sweep_w
 from .units import (
     Explanation,
     Granularity,
@@ -45,6 +48,12 @@ __all__ = [
     "Explanation",
     "Granularity",
     "MER_MISSING",
+    "PAPER_M",
+    "ci_table",
+    "paired_tests",
+    "unit_diagnostics",
+    "plot_mer_scatter",
+    "plot_sweep_w",
     "OcclusionExplainer",
     "Rationale",
     "Unit",

@@ -13,10 +13,11 @@ Protocol (Pandian, Ganguly & MacAvaney, "Evaluating the Explainability of Neural
   mean over queries with at least two documents;
 - **MER@k** per query: for each top-k document, the mean over its rationales of the maximum
   cosine (any embedder) to a relevant sub-document unit; mean over the documents, then over
-  queries. Documents without relevant units (or without rationales) are left out
-  (``mer_missing="skip"``, default: MER then measures how well rationales find relevant text
-  where there is some) or count as 0 (``mer_missing="zero"``: eq. 3 read literally, the max over
-  an empty set taken as 0, every top-k document in the mean);
+  queries. Documents without relevant units (or without rationales) count as 0
+  (``mer_missing="zero"``, default: the paper's eq. 3, whose footnote gives a non-relevant
+  document n_i = 0 relevant passages, the max over an empty set taken as 0, every top-k document
+  in the 1/(mk) mean) or are left out (``mer_missing="skip"``, a deviation: MER then measures
+  how well rationales find relevant text where there is some);
 - nDCG@10 of the ranking (``ir_measures``) beside them, with Pearson/Spearman correlations of the
   per-query MRC/MER and nDCG@10.
 
@@ -46,6 +47,10 @@ from .units import Explanation, Rationale, pseudo_document
 
 __all__ = [
     "MER_MISSING",
+    "PAPER_M",
+    "ci_table",
+    "paired_tests",
+    "unit_diagnostics",
     "cut_rationales",
     "explain_run",
     "explanation_consistency",
@@ -59,6 +64,9 @@ __all__ = [
 
 MER_MISSING = ("skip", "zero")
 """Policies of MER for top-k documents without relevant units or without rationales."""
+
+PAPER_M: Mapping[str, int] = {"sentence": 1, "window": 6}
+"""The paper's rationales per document (Table 1): 1 sentence, 6 word windows (Table 2: 1 sentence)."""
 
 _TIES_RULE = {
     "trec_eval": "rank_run(ties='trec_eval'): score desc compared as float32, then doc_id desc",
@@ -252,6 +260,7 @@ def mrc_per_query(
     method: str = "kendall",
     p: float = 0.9,
     ties: str = DEFAULT_TIES,
+    pseudo_order: str = "weight",
     engine: ScoringEngine | None = None,
 ) -> pd.DataFrame:
     """Per-query MRC for one or several rationale sets (e.g. several ``m``).
@@ -269,6 +278,7 @@ def mrc_per_query(
         ties: tie rule of :func:`ranklens.io.rank_run` for the original order; under
             ``"trec_eval"`` Kendall/Spearman also compare the original scores as float32, so
             documents the rule ties are ties of τ-b.
+        pseudo_order: rationale order in the pseudo-document (:func:`pseudo_document`).
         engine: scoring engine.
 
     Returns:
@@ -286,7 +296,7 @@ def mrc_per_query(
     for label, rats in sets.items():
         for q, d in zip(ranked["query_id"], ranked["doc_id"]):
             qs.append(qmap[q])
-            ts.append(pseudo_document(rats.get((q, d), ())))
+            ts.append(pseudo_document(rats.get((q, d), ()), pseudo_order))
             keys.append((label, q, d))
     pseudo = score_pairs(ranker, qs, ts, engine=engine, desc="rationale-only documents")
     pmap = dict(zip(keys, pseudo))
@@ -316,7 +326,7 @@ def mer_per_query(
     *,
     embedder: Any,
     k: int = 10,
-    missing: str = "skip",
+    missing: str = "zero",
     ties: str = DEFAULT_TIES,
     engine: ScoringEngine | None = None,
 ) -> pd.DataFrame:
@@ -330,8 +340,8 @@ def mer_per_query(
         embedder: any :class:`ranklens.embedders.Embedder` (cosine of its vectors is ω).
         k: cut-off.
         missing: top-k documents without relevant units or without rationales:
-            ``"skip"`` (default) leaves them out of the mean (``n_docs`` counts the others and
-            queries with none are left out); ``"zero"`` scores them 0 (eq. 3 literally, with the
+            ``"skip"`` leaves them out of the mean (``n_docs`` counts the others and
+            queries with none are left out); ``"zero"`` (default) scores them 0 (eq. 3, with the
             max over an empty set taken as 0), so every top-k document is in the mean and every
             query with a ranked document gets a value.
         ties: tie rule of :func:`ranklens.io.rank_run` (which documents are the top-k).
@@ -371,7 +381,9 @@ def mer_per_query(
                         per_doc.append(0.0)
                     continue
                 sims = max_similarity(vecs[[texts[r.text] for r in rs]], vecs[[texts[t] for t in rel]])
-                per_doc.append(float(sims.mean()))
+                # eq. 3 divides each document's sum by m (fewer units than m: missing terms are 0)
+                m_eq3 = label if missing == "zero" and isinstance(label, int) else len(rs)
+                per_doc.append(float(sims.sum() / max(m_eq3, len(rs))))
             if per_doc:
                 rows.append({"set": label, "query_id": q, "k": int(k), "n_docs": len(per_doc),
                              "mer": float(np.mean(per_doc))})
@@ -401,14 +413,14 @@ def _correlations(table: pd.DataFrame, measures: Sequence[str], against: str = "
 
     rows = []
     if against not in table.columns:
-        return pd.DataFrame(columns=["ranker", "granularity", "measure", "n", "pearson", "pearson_p",
+        return pd.DataFrame(columns=["model", "granularity", "measure", "n", "pearson", "pearson_p",
                                      "spearman", "spearman_p"])
-    for (rk, gr), g in table.groupby(["ranker", "granularity"], sort=False):
+    for (rk, gr), g in table.groupby(["model", "granularity"], sort=False):
         for meas in measures:
             if meas not in g.columns:
                 continue
             x = g[[meas, against]].dropna()
-            row = {"ranker": rk, "granularity": gr, "measure": meas, "n": len(x)}
+            row = {"model": rk, "granularity": gr, "measure": meas, "n": len(x)}
             if len(x) >= 3 and x[meas].nunique() > 1 and x[against].nunique() > 1:
                 pr = stats.pearsonr(x[meas], x[against])
                 sr = stats.spearmanr(x[meas], x[against])
@@ -417,7 +429,7 @@ def _correlations(table: pd.DataFrame, measures: Sequence[str], against: str = "
             else:
                 row.update(pearson=np.nan, pearson_p=np.nan, spearman=np.nan, spearman_p=np.nan)
             rows.append(row)
-    return pd.DataFrame(rows, columns=["ranker", "granularity", "measure", "n", "pearson", "pearson_p",
+    return pd.DataFrame(rows, columns=["model", "granularity", "measure", "n", "pearson", "pearson_p",
                                        "spearman", "spearman_p"])
 
 
@@ -448,7 +460,7 @@ def _prepare(rankers, queries, docs, candidates, runs, engine, ties):
     return qmap, out
 
 
-_DOC_COLUMNS = ["ranker", "granularity", "query_id", "query", "doc_id", "rank", "score", "text"]
+_DOC_COLUMNS = ["model", "granularity", "query_id", "query", "doc_id", "rank", "score", "text"]
 
 
 def _document_rows(
@@ -471,61 +483,199 @@ def _document_rows(
     return pd.DataFrame(rows, columns=cols)
 
 
+def _ms_for(m: int | Mapping[str, int], granularity: str) -> int:
+    if isinstance(m, Mapping):
+        kind = "window" if granularity.startswith("window") else "sentence"
+        return int(m.get(granularity, m.get(kind, m.get("sentence", 1))))
+    return int(m)
+
+
+def _explainer_ranker(name: str, ranker: Any, explainer: OcclusionExplainer, warnings: list[str]) -> Any:
+    """The ranker whose scores the occlusion explains: in document mode the base of a
+    ``maxp:SPEC:N`` ranker (chunk scores), so θ = the ranking score; any other ranker is
+    explained as given, with a warning (its ranking score is not the explained max over chunks)."""
+    if explainer.long_document is None:
+        return ranker
+    from ..rankers.passages import is_maxp
+
+    if is_maxp(ranker, explainer.chunk_sentences):
+        return ranker.base
+    warnings.append(f"model {name}: long_document explains the max over {explainer.chunk_sentences}-sentence "
+                    f"chunks, but the model ranks by another score; use maxp:SPEC:{explainer.chunk_sentences} "
+                    "so that ranking and explanation use the same score")
+    return ranker
+
+
+def _unit_rows(name: str, gname: str, m: int, exps: Mapping[tuple[str, str], Explanation]) -> list[dict]:
+    return [{"model": name, "granularity": gname, "query_id": q, "doc_id": d, "units": len(e.units),
+             "masked_sets": e.masked_sets, "exhaustive": e.exhaustive, "mode": e.mode, "guarded": e.guarded,
+             "whole_document": len(e.units) <= m}
+            for (q, d), e in exps.items()]
+
+
+def _granularity_sets(name, ranker, top, qmap, docs, ms, granularities, explainer, rationales, engine, acc):
+    """``[(granularity, {m: rationale map})]`` for one model: occlusion per granularity, or the
+    user's rationales cut to the top m."""
+    from dataclasses import replace
+
+    if rationales is not None and name in rationales:
+        return [("user", {m: cut_rationales(rationales[name], m) for m in ms})]
+    out = []
+    scorer = _explainer_ranker(name, ranker, explainer, acc["warnings"])
+    for gspec in granularities:
+        gm = [_ms_for(m, str(gspec)) for m in ms]
+        ex = replace(explainer, granularity=str(gspec), greedy_steps=max(max(gm), 1))
+        exps = _explain_top(scorer, top, qmap, docs, ex, engine)
+        acc["guarded"] += int(sum(e.guarded for e in exps.values()))
+        acc["occluded_documents"] += len(exps)
+        acc["units"].extend(_unit_rows(name, str(gspec), max(gm), exps))
+        out.append((str(gspec), {m_: top_rationales(exps, m_) for m_ in gm}))
+    return out
+
+
+def _query_rows(name, gname, sets, top, mrc, mer, ks, mer_k, ndcg) -> list[dict]:
+    rows = []
+    for m in sets:
+        sub = mrc[mrc["set"] == m]
+        wide = sub.pivot(index="query_id", columns="k", values="mrc")
+        for q in sorted(set(top["query_id"])):
+            row = {"model": name, "granularity": gname, "m": int(m), "query_id": q}
+            for k in ks:
+                row[f"mrc@{k}"] = float(wide.loc[q, k]) if q in wide.index else np.nan
+            if mer is not None:
+                hit = mer[(mer["set"] == m) & (mer["query_id"] == q)]
+                row[f"mer@{mer_k}"] = float(hit["mer"].iloc[0]) if len(hit) else np.nan
+            row["ndcg@10"] = ndcg.get(q, np.nan) if ndcg else np.nan
+            rows.append(row)
+    return rows
+
+
 def _run_grid(
     rankers: Mapping[str, Any], qmap, docs, runs, qrels, subdoc, *, granularities, ms, ks, mer_k, method, p,
     explainer: OcclusionExplainer, rationales, embedder, engine, ties, mer_missing,
-    display_queries: int = 0, display_docs: int = 0,
+    display_queries: int = 0, display_docs: int = 0, pseudo_order: str = "weight",
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
-    """Per (ranker, granularity, m, query) rows of MRC@k, MER@k and nDCG@10, the rationale table
-    and the (capped) document-text table."""
-    from dataclasses import replace
-
+    """Per (model, granularity, m, query) rows of MRC@k, MER@k and nDCG@10, the rationale table,
+    the (capped) document-text table and ``extra`` (counts, unit rows, warnings)."""
     # explain only as deep as a measure looks: max MRC cut-off, and the MER cut-off when MER is on
     kmax = max(max(ks), mer_k if subdoc is not None and embedder is not None else 0)
-    rows = []
+    rows: list[dict] = []
     rat_tables = []
     doc_tables = []
-    extra: dict[str, Any] = {"guarded": 0, "occluded_documents": 0}
+    extra: dict[str, Any] = {"guarded": 0, "occluded_documents": 0, "units": [], "warnings": []}
     for name, ranker in rankers.items():
         run = runs[name]
         top = run[run["rank"] <= kmax]
         ndcg = _ndcg10(run, qrels)
-        grans: list[tuple[str, dict[Any, RationaleMap]]] = []
-        if rationales is not None and name in rationales:
-            # rationales from another explainer: the top-m by weight, as for occlusion
-            grans.append(("user", {m: cut_rationales(rationales[name], m) for m in ms}))
-        else:
-            for gspec in granularities:
-                ex = replace(explainer, granularity=str(gspec), greedy_steps=max(max(ms), 1))
-                exps = _explain_top(ranker, top, qmap, docs, ex, engine)
-                extra["guarded"] += int(sum(e.guarded for e in exps.values()))
-                extra["occluded_documents"] += len(exps)
-                grans.append((str(gspec), {m: top_rationales(exps, m) for m in ms}))
+        grans = _granularity_sets(name, ranker, top, qmap, docs, ms, granularities, explainer, rationales,
+                                  engine, extra)
         for gname, sets in grans:
-            mrc = mrc_per_query(ranker, top, qmap, sets, ks=ks, method=method, p=p, ties=ties, engine=engine)
+            mrc = mrc_per_query(ranker, top, qmap, sets, ks=ks, method=method, p=p, ties=ties,
+                                pseudo_order=pseudo_order, engine=engine)
             mer = None
             if subdoc is not None and embedder is not None:
                 mer = mer_per_query(top, docs, sets, subdoc, embedder=embedder, k=mer_k, missing=mer_missing,
                                     ties=ties, engine=engine)
-            label = {"ranker": name, "granularity": gname}
+            label = {"model": name, "granularity": gname}
             rat_tables.append(_rationale_rows(top, sets[max(sets)], label))
             doc_tables.append(_document_rows(top, qmap, docs, label, display_queries, display_docs))
-            for m in sets:
-                sub = mrc[mrc["set"] == m]
-                wide = sub.pivot(index="query_id", columns="k", values="mrc")
-                for q in sorted(set(top["query_id"])):
-                    row = {"ranker": name, "granularity": gname, "m": int(m), "query_id": q}
-                    for k in ks:
-                        row[f"mrc@{k}"] = float(wide.loc[q, k]) if q in wide.index else np.nan
-                    if mer is not None:
-                        hit = mer[(mer["set"] == m) & (mer["query_id"] == q)]
-                        row[f"mer@{mer_k}"] = float(hit["mer"].iloc[0]) if len(hit) else np.nan
-                    row["ndcg@10"] = ndcg.get(q, np.nan) if ndcg else np.nan
-                    rows.append(row)
+            rows.extend(_query_rows(name, gname, sets, top, mrc, mer, ks, mer_k, ndcg))
     table = pd.DataFrame(rows)
     rats = pd.concat(rat_tables, ignore_index=True) if rat_tables else pd.DataFrame()
     docs_t = pd.concat(doc_tables, ignore_index=True) if doc_tables else pd.DataFrame(columns=_DOC_COLUMNS)
     return table, rats, docs_t, extra
+
+
+WHOLE_DOCUMENT_WARN = 0.2
+"""Share of explained documents whose rationale is the whole document above which a result warns."""
+
+_UNIT_COLUMNS = ["model", "granularity", "query_id", "doc_id", "units", "masked_sets", "exhaustive", "mode",
+                 "guarded", "whole_document"]
+
+
+def unit_diagnostics(units: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Per (model, granularity): units per explained document (min/median/max), the share of
+    documents whose rationale is the whole document (m >= units: MRC is then trivially 1 for
+    them), masked sets per document (min/median/max) and the share explained by sampled rather
+    than all combinations; plus the warnings (whole-document share above 20%, sampled sets)."""
+    cols = ["model", "granularity", "documents", "units_min", "units_median", "units_max", "whole_document_share",
+            "masked_sets_min", "masked_sets_median", "masked_sets_max", "sampled_share"]
+    if units.empty:
+        return pd.DataFrame(columns=cols), []
+    rows, warnings = [], []
+    for (mdl, gr), g in units.groupby(["model", "granularity"], sort=False):
+        share = float(g["whole_document"].mean())
+        sampled = float((~g["exhaustive"].astype(bool)).mean())
+        rows.append({"model": mdl, "granularity": gr, "documents": len(g), "units_min": int(g["units"].min()),
+                     "units_median": float(g["units"].median()), "units_max": int(g["units"].max()),
+                     "whole_document_share": share, "masked_sets_min": int(g["masked_sets"].min()),
+                     "masked_sets_median": float(g["masked_sets"].median()),
+                     "masked_sets_max": int(g["masked_sets"].max()), "sampled_share": sampled})
+        if share > WHOLE_DOCUMENT_WARN:
+            warnings.append(f"{mdl}/{gr}: {share:.0%} of the explained documents have no more units than m, so "
+                            "their rationale is the whole document (MRC is 1 for them); median "
+                            f"{float(g['units'].median()):g} units per document")
+        if sampled > 0:
+            warnings.append(f"{mdl}/{gr}: {sampled:.0%} of the documents had more unit combinations than the "
+                            "samples budget: their masked sets were sampled (see the units table)")
+    return pd.DataFrame(rows, columns=cols), warnings
+
+
+def ci_table(table: pd.DataFrame, measures: Sequence[str], *, confidence: float = 0.95, n_resamples: int = 2000,
+             seed: int = 0) -> pd.DataFrame:
+    """Per (model, granularity, m, measure): mean over queries and its percentile bootstrap CI
+    (:func:`ranklens.stats.bootstrap_ci`, queries resampled)."""
+    from ..stats import bootstrap_ci
+
+    rows = []
+    for (mdl, gr, m), g in table.groupby(["model", "granularity", "m"], sort=False):
+        for meas in measures:
+            if meas in g.columns:
+                ci = bootstrap_ci(g[meas].to_numpy(dtype=float), confidence=confidence, n_resamples=n_resamples,
+                                  seed=seed)
+                rows.append({"model": mdl, "granularity": gr, "m": int(m), "measure": meas, "mean": ci.mean,
+                             "ci_low": ci.low, "ci_high": ci.high, "confidence": confidence, "n": ci.n})
+    return pd.DataFrame(rows, columns=["model", "granularity", "m", "measure", "mean", "ci_low", "ci_high",
+                                       "confidence", "n"])
+
+
+def paired_tests(table: pd.DataFrame, measures: Sequence[str], *, test: str = "randomization",
+                 n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Every pair of models on the same granularity and m: a paired test per measure over the
+    queries both have (:func:`ranklens.stats.randomization_test` or ``paired_ttest``)."""
+    from itertools import combinations
+
+    from ..stats import paired_ttest, randomization_test
+
+    cols = ["model", "other_model", "granularity", "m", "measure", "mean_diff", "pvalue", "n", "test"]
+    rows = []
+    for (gr, m), g in table.groupby(["granularity", "m"], sort=False):
+        for meas in [x for x in measures if x in g.columns]:
+            wide = g.pivot_table(index="query_id", columns="model", values=meas, aggfunc="first", dropna=False)
+            for a, b in combinations([x for x in dict.fromkeys(g["model"]) if x in wide.columns], 2):
+                x, y = wide[a].to_numpy(dtype=float), wide[b].to_numpy(dtype=float)
+                r = (randomization_test(x, y, n_resamples=n_resamples, seed=seed) if test == "randomization"
+                     else paired_ttest(x, y))
+                rows.append({"model": a, "other_model": b, "granularity": gr, "m": int(m), "measure": meas,
+                             "mean_diff": r.mean_diff, "pvalue": r.pvalue, "n": r.n, "test": r.method})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _statistics(table: pd.DataFrame, measures: Sequence[str], extra: dict[str, Any], stats: Mapping[str, Any],
+                ) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    units = pd.DataFrame(extra.pop("units"), columns=_UNIT_COLUMNS)
+    diag, warns = unit_diagnostics(units)
+    warns = [*extra.pop("warnings"), *warns]
+    if int(extra.get("guarded", 0)):
+        warns.append(f"{extra['guarded']} explanation(s) had |score| below eps: the weights of those documents "
+                     "were divided by eps (their rationales are unaffected)")
+    scored = [c for c in measures if c != "ndcg@10"]
+    tables = {"units": units, "unit_diagnostics": diag,
+              "ci": ci_table(table, measures, confidence=stats.get("confidence", 0.95),
+                             n_resamples=stats.get("ci_resamples", 2000), seed=stats.get("seed", 0)),
+              "comparisons": paired_tests(table, scored, test=stats.get("test", "randomization"),
+                                          n_resamples=stats.get("test_resamples", 10_000), seed=stats.get("seed", 0))}
+    return tables, warns
 
 
 _MER_DOCUMENTS = {
@@ -534,7 +684,8 @@ _MER_DOCUMENTS = {
 }
 
 
-def _provenance(rankers, embedder, explainer, params, qmap, docs, extra, *, ties, mer_missing):
+def _provenance(rankers, embedder, explainer, params, qmap, docs, extra, *, ties, mer_missing, granularities=(),
+                pseudo_order="weight"):
     comps = {f"ranker:{n}": getattr(r, "fingerprint", repr(r)) for n, r in rankers.items()}
     if embedder is not None:
         comps["embedder"] = getattr(embedder, "fingerprint", repr(embedder))
@@ -547,22 +698,33 @@ def _provenance(rankers, embedder, explainer, params, qmap, docs, extra, *, ties
         "aggregate": explainer.aggregate,
         "ties": ties,
         "ties_rule": _TIES_RULE[ties],
-        "pseudo_document": "top-m rationale texts in document order joined by one space",
+        "pseudo_document": f"top-m rationale texts in {pseudo_order} order joined by one space",
         "user_rationales": "top-m by weight (desc; ties: earlier start first)",
         "constant_pseudo_scores": "mrc = 0 (no order reproduced)",
         "mrc_undefined": "queries with < 2 documents are nan and left out of the mean",
         "mer_missing": mer_missing,
         "mer_documents": _MER_DOCUMENTS[mer_missing],
+        "sentence_segmenter": _segmenter(granularities, explainer),
+        "masked_sets": ("every combination of 1..n units" if explainer.samples == 0 else
+                        f"every combination of 1..n units when at most {explainer.samples}, else every singleton "
+                        "+ max(samples - units, units) random sets of 2..n units"),
         **extra,
     }
     inputs = {"queries": sha256_json(sorted(qmap.items())), "docs": sha256_texts(docs[d] for d in sorted(docs))}
     return make_provenance(params=params, components=comps, inputs=inputs, seed=explainer.seed)
 
 
+def _segmenter(granularities: Sequence[str], explainer: OcclusionExplainer) -> str | None:
+    from ..text import segmenter_name
+
+    sentences = any(str(g).startswith("sent") for g in granularities) or explainer.long_document is not None
+    return segmenter_name() if sentences else None
+
+
 def _summary_table(table: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
     cols = [c for c in measures if c in table.columns]
-    agg = table.groupby(["ranker", "granularity", "m"], sort=False)[cols].mean().reset_index()
-    agg["queries"] = table.groupby(["ranker", "granularity", "m"], sort=False).size().to_numpy()
+    agg = table.groupby(["model", "granularity", "m"], sort=False)[cols].mean().reset_index()
+    agg["queries"] = table.groupby(["model", "granularity", "m"], sort=False).size().to_numpy()
     return agg
 
 
@@ -581,7 +743,7 @@ def explanation_consistency(
     candidates: pd.DataFrame | None = None,
     runs: Mapping[str, pd.DataFrame] | None = None,
     granularities: Sequence[str] = ("sentence", "window:5"),
-    m: int = 6,
+    m: int | Mapping[str, int] = PAPER_M,
     ks: Sequence[int] = (10, 50),
     mer_k: int = 10,
     method: str = "kendall",
@@ -590,10 +752,12 @@ def explanation_consistency(
     rationales: Mapping[str, RationaleMap] | None = None,
     subdoc: pd.DataFrame | None = None,
     embedder: Any = None,
-    mer_missing: str = "skip",
+    mer_missing: str = "zero",
     ties: str = DEFAULT_TIES,
+    pseudo_order: str = "weight",
     display_queries: int = 10,
     display_docs: int = 3,
+    stats: Mapping[str, Any] | None = None,
     engine: ScoringEngine | None = None,
 ) -> Result:
     """MRC@k (and MER@k when sub-document relevance is given) of several rankers.
@@ -606,7 +770,8 @@ def explanation_consistency(
         candidates: ``query_id, doc_id`` to re-rank (default: all documents).
         runs: precomputed runs per ranker name (skip ranking; re-ordered under ``ties``).
         granularities: occlusion units, ``"sentence"`` and/or ``"window:W"``.
-        m: rationales per document.
+        m: rationales per document, or ``{granularity or "sentence"/"window": m}``; default the
+            paper's Table 1: 1 for sentence (and line) units, 6 for word windows.
         ks: MRC cut-offs.
         mer_k: MER cut-off.
         method: ``"kendall"`` (default) | ``"spearman"`` | ``"rbo"``.
@@ -621,7 +786,7 @@ def explanation_consistency(
         embedder: ω's embedder for MER (default: MiniLM via ``make_embedder("minilm")`` when
             ``subdoc`` is given).
         mer_missing: top-k documents without relevant units (or rationales) in MER:
-            ``"skip"`` (default) or ``"zero"``; see :func:`mer_per_query`.
+            ``"zero"`` (default, eq. 3) or ``"skip"``; see :func:`mer_per_query`.
         ties: tie rule of :func:`ranklens.io.rank_run` ordering every run (``"trec_eval"``
             default, ``"float64"``, ``"input_order"``).
         display_queries: document texts are stored (table ``documents``) for the first this
@@ -629,11 +794,15 @@ def explanation_consistency(
         display_docs: ... and their top this many documents, per ranker and granularity, so a
             saved result can show rationales inside their documents
             (:func:`ranklens.explain.display.result_html`). 0 stores none.
+        stats: ``confidence``, ``ci_resamples``, ``test`` (``"randomization"`` | ``"ttest"``),
+            ``test_resamples``, ``seed`` of the bootstrap CIs and paired tests.
         engine: scoring engine.
 
     Returns:
-        Result of kind ``"explain-consistency"``: ``table`` per (ranker, granularity, query)
-        with ``mrc@k``, ``mer@k``, ``ndcg@10``; tables ``summary`` (means), ``correlations``
+        Result of kind ``"explain-consistency"``: ``table`` per (model, granularity, m, query)
+        with ``mrc@k``, ``mer@k``, ``ndcg@10``; tables ``summary`` (means), ``ci`` (bootstrap
+        CIs), ``comparisons`` (paired tests between models), ``units`` (per explained document:
+        units, masked sets, whole-document rationale) and ``unit_diagnostics``, ``correlations``
         (Pearson/Spearman of MRC/MER vs nDCG@10 over queries), ``rationales`` (the top-m
         rationales of every explained document: offsets ``start``/``end`` into the document,
         ``weight``, ``text``) and ``documents`` (``ranker, granularity, query_id, query,
@@ -649,22 +818,32 @@ def explanation_consistency(
         rankers, qmap, docs, runs_, qrels, subdoc, granularities=granularities, ms=[m], ks=ks, mer_k=mer_k,
         method=method, p=p, explainer=explainer, rationales=rationales, embedder=embedder, engine=engine,
         ties=ties, mer_missing=mer_missing, display_queries=display_queries, display_docs=display_docs,
+        pseudo_order=pseudo_order,
     )
     measures = [f"mrc@{k}" for k in ks] + ([f"mer@{mer_k}"] if subdoc is not None else []) + ["ndcg@10"]
     summ = _summary_table(table, measures)
     corr = _correlations(table, [c for c in measures if c != "ndcg@10"])
+    more, warns = _statistics(table, measures, extra, {"seed": explainer.seed, **dict(stats or {})})
     summary: dict[str, Any] = {}
     for _, r in summ.iterrows():
         for c in measures:
             if c in summ.columns:
-                summary[f"{r['ranker']}/{r['granularity']}/{c}"] = None if pd.isna(r[c]) else round(float(r[c]), 6)
+                summary[f"{r['model']}/{r['granularity']}/{c}"] = None if pd.isna(r[c]) else round(float(r[c]), 6)
+    for _, r in more["unit_diagnostics"].iterrows():
+        summary[f"{r['model']}/{r['granularity']}/whole_document_share"] = round(float(r["whole_document_share"]), 4)
     prov = _provenance(rankers, embedder, explainer, {
-        "granularities": [str(g) for g in granularities], "m": m, "ks": list(ks), "mer_k": mer_k,
+        "granularities": [str(g) for g in granularities], "m": _m_param(m), "ks": list(ks), "mer_k": mer_k,
         "method": method, "rbo_p": p, "candidates": "given" if candidates is not None else "all documents",
-        "display_queries": display_queries, "display_docs": display_docs,
-    }, qmap, docs, extra, ties=ties, mer_missing=mer_missing)
-    return Result(kind="explain-consistency", summary=summary, table=table.drop(columns=["m"]), provenance=prov,
-                  tables={"summary": summ, "correlations": corr, "rationales": rats, "documents": docs_t})
+        "display_queries": display_queries, "display_docs": display_docs, "stats": dict(stats or {}),
+    }, qmap, docs, extra, ties=ties, mer_missing=mer_missing, granularities=granularities,
+       pseudo_order=pseudo_order)
+    return Result(kind="explain-consistency", summary=summary, table=table, provenance=prov,
+                  tables={"summary": summ, "correlations": corr, "rationales": rats, "documents": docs_t, **more},
+                  warnings=tuple(warns))
+
+
+def _m_param(m: int | Mapping[str, int]) -> Any:
+    return dict(m) if isinstance(m, Mapping) else int(m)
 
 
 def explanation_sweep(
@@ -686,8 +865,9 @@ def explanation_sweep(
     rationales: Mapping[str, RationaleMap] | None = None,
     subdoc: pd.DataFrame | None = None,
     embedder: Any = None,
-    mer_missing: str = "skip",
+    mer_missing: str = "zero",
     ties: str = DEFAULT_TIES,
+    pseudo_order: str = "weight",
     engine: ScoringEngine | None = None,
 ) -> Result:
     """MRC/MER as functions of ``m`` (rationales per document) and ``w`` (window width).
@@ -722,17 +902,21 @@ def explanation_sweep(
     table, _rats, _docs, extra = _run_grid(
         rankers, qmap, docs, runs_, qrels, subdoc, granularities=grans, ms=sorted({int(x) for x in ms}), ks=ks,
         mer_k=mer_k, method=method, p=p, explainer=explainer, rationales=rationales, embedder=embedder,
-        engine=engine, ties=ties, mer_missing=mer_missing,
+        engine=engine, ties=ties, mer_missing=mer_missing, pseudo_order=pseudo_order,
     )
     measures = [f"mrc@{k}" for k in ks] + ([f"mer@{mer_k}"] if subdoc is not None else []) + ["ndcg@10"]
     summ = _summary_table(table, measures)
+    extra.pop("units")
+    warns = extra.pop("warnings")
     summary = {
-        f"{r['ranker']}/{r['granularity']}/m={int(r['m'])}/{c}": None if pd.isna(r[c]) else round(float(r[c]), 6)
+        f"{r['model']}/{r['granularity']}/m={int(r['m'])}/{c}": None if pd.isna(r[c]) else round(float(r[c]), 6)
         for _, r in summ.iterrows() for c in measures if c != "ndcg@10"
     }
     prov = _provenance(rankers, embedder, explainer, {
         "granularities": grans, "ms": sorted({int(x) for x in ms}), "windows": [int(w) for w in windows],
         "ks": list(ks), "mer_k": mer_k, "method": method, "rbo_p": p,
         "candidates": "given" if candidates is not None else "all documents",
-    }, qmap, docs, extra, ties=ties, mer_missing=mer_missing)
-    return Result(kind="explain-sweep", summary=summary, table=summ, provenance=prov, tables={"per_query": table})
+    }, qmap, docs, extra, ties=ties, mer_missing=mer_missing, granularities=grans,
+       pseudo_order=pseudo_order)
+    return Result(kind="explain-sweep", summary=summary, table=summ, provenance=prov, tables={"per_query": table},
+                  warnings=tuple(dict.fromkeys(warns)))

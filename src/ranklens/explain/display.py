@@ -169,7 +169,7 @@ def _doc_rationales(rows: Any, text: str) -> tuple[list[Rationale], int]:
     return out, bad
 
 
-def result_html(result: Any, *, max_queries: int = 3, max_docs: int = 3) -> str:
+def result_html(result: Any, *, max_queries: int | None = None, max_docs: int = 3) -> str:
     """An HTML fragment showing, per ranker and granularity, a few queries with their top
     documents and the rationales highlighted inside them, shaded by weight (paper Table 3).
 
@@ -179,7 +179,8 @@ def result_html(result: Any, *, max_queries: int = 3, max_docs: int = 3) -> str:
 
     Args:
         result: a Result of kind ``"explain-consistency"`` or ``"explain-rationales"``.
-        max_queries: queries shown per ranker and granularity (of those stored).
+        max_queries: queries shown per model and granularity (default: every stored query; the
+            analysis stores ``display_queries`` of them). A query index at the top links to each.
         max_docs: top documents shown per query (of those stored).
 
     Returns:
@@ -193,20 +194,21 @@ def result_html(result: Any, *, max_queries: int = 3, max_docs: int = 3) -> str:
     kind = getattr(result, "kind", None)
     if kind not in _RESULT_KINDS:
         raise ValidationError(f"result_html needs a result of kind {' or '.join(map(repr, _RESULT_KINDS))}, got {kind!r}")
-    if max_queries < 1 or max_docs < 1:
+    if (max_queries is not None and max_queries < 1) or max_docs < 1:
         raise ValidationError(f"max_queries and max_docs must be >= 1, got {max_queries} and {max_docs}")
     docs = result.tables.get("documents")
     rats = result.tables.get("rationales") if kind == "explain-consistency" else result.table
     if docs is None or len(docs) == 0:
         return ('<div class="rl-explain-docs"><p class="rl-note">This result stores no document texts, so its '
                 "rationales cannot be shown in context (re-run the explanation with display_docs &gt; 0).</p></div>")
-    group_cols = [c for c in ("ranker", "granularity") if c in docs.columns]
+    group_cols = [c for c in ("model", "ranker", "granularity") if c in docs.columns]
     need = {"query_id", "doc_id", "unit", "start", "end", "text", "weight"}
     if rats is None or not need <= set(rats.columns):
         rats = None
     parts = ['<div class="rl-explain-docs">', _legend()]
     groups = docs.groupby(group_cols, sort=False) if group_cols else [((), docs)]
     dropped = 0
+    nav: list[tuple[str, list[str]]] = []
     for key, g in groups:
         key = key if isinstance(key, tuple) else (key,)
         label = " / ".join(_str(k) for k in key)
@@ -219,11 +221,13 @@ def result_html(result: Any, *, max_queries: int = 3, max_docs: int = 3) -> str:
                     sub_rats = sub_rats[sub_rats[col].astype(str) == str(val)]
         by_doc = {k: v for k, v in sub_rats.groupby(["query_id", "doc_id"], sort=False)} if sub_rats is not None else {}
         qids = list(dict.fromkeys(g["query_id"].astype(str)))[:max_queries]
+        gi = len(nav)
+        nav.append((label, qids))
         for q in qids:
             gq = g[g["query_id"].astype(str) == q].sort_values("rank", kind="mergesort").head(max_docs)
             qtext = _str(gq["query"].iloc[0]) if "query" in gq.columns else ""
             parts.append(
-                f'<div class="rl-explain-query"><p><b>query {html.escape(q)}</b>'
+                f'<div class="rl-explain-query" id="rl-q-{gi}-{qids.index(q)}"><p><b>query {html.escape(q)}</b>'
                 + (f": {html.escape(qtext)}" if qtext else "") + "</p>"
             )
             for _, row in gq.iterrows():
@@ -247,4 +251,14 @@ def result_html(result: Any, *, max_queries: int = 3, max_docs: int = 3) -> str:
         parts.append(f'<p class="rl-note">{dropped} rationale(s) did not match their document text '
                      "(offsets out of range or different text) and are not shown.</p>")
     parts.append("</div>")
+    parts.insert(2, _query_index(nav))
     return "".join(parts)
+
+
+def _query_index(nav: list[tuple[str, list[str]]]) -> str:
+    """Links to every shown query, per model and granularity (the page's navigation)."""
+    rows = []
+    for gi, (label, qids) in enumerate(nav):
+        links = " ".join(f'<a href="#rl-q-{gi}-{i}">{html.escape(q)}</a>' for i, q in enumerate(qids))
+        rows.append(f"<li>{html.escape(label) or 'queries'}: {links}</li>")
+    return f'<ul class="rl-explain-index">{"".join(rows)}</ul>' if rows else ""

@@ -7,23 +7,20 @@ Passage mode (eq. 4)
 
     .. math:: a(d_j) \\mathrel{+}= \\frac{|θ(Q,D) - θ(Q, D \\setminus \\cup_{d \\in S} d)|}{|S| \\cdot N(θ(Q,D))}
 
-    where ``N`` is the normaliser below. When the number of sets of size ``1..n`` is at most
-    ``samples`` every set is enumerated (exhaustive, no randomness); otherwise every singleton is
-    evaluated (so every unit gets an attribution) and random sets of size ``2..n`` fill the
-    budget up to ``samples`` sets, drawn with a generator seeded by ``seed`` and a hash of the
-    (query, document) pair, so a document's explanation does not depend on what else is
-    explained with it.
+    where ``N`` is the normaliser below. The sets are every combination of 1..``n`` units, as
+    the paper's reference code enumerates them (``samples=0``, the default, or whenever they
+    number at most ``samples``: exhaustive, no randomness). With a positive ``samples`` budget
+    and more combinations than that, every singleton is evaluated and random sets of 2..``n``
+    units are added: ``samples - units`` of them but never fewer than ``units`` (so a document
+    with many units still gets multi-unit sets), drawn with a generator seeded by ``seed`` and
+    a hash of the (query, document) pair, so a document's explanation does not depend on what
+    else is explained with it. Each :class:`Explanation` records how many sets it got.
 
-    Accumulation: ``aggregate="sum"`` is the paper's eq. 4 literally (attributions summed over
-    the sets containing the unit). The default is ``"mean"`` (the sum divided by the number of
-    sets containing the unit), for a documented reason: under exhaustive enumeration every unit
-    is in the same number of sets, so mean and sum differ by one constant factor and give the
-    *same* rationales (same MRC and MER); under sampling the units are in different numbers of
-    sets, and the sum then grows with how often a unit happened to be drawn (a unit that adds
-    nothing still collects a share of every pair it is drawn in), i.e. it mixes sampling noise
-    into the ranking of units. The mean estimates the same per-set attribution without that
-    bias. Choose ``"sum"`` (``--aggregate sum``) to follow eq. 4 to the letter; the choice is
-    recorded in provenance.
+    Accumulation: ``aggregate="sum"`` (default) is the paper's eq. 4 and its reference code
+    (attributions summed over the sets containing the unit). ``"mean"`` divides by the number
+    of sets containing the unit: under exhaustive enumeration every unit is in the same number
+    of sets, so both give the *same* rationales; under sampling the sum grows with how often a
+    unit happened to be drawn, which the mean does not. The choice is recorded in provenance.
 
 Document mode (eq. 5), for documents with more than ``long_document`` sentences
     Units are sentences (lines with ``granularity="line"``); the document is split into consecutive chunks of ``chunk_sentences``
@@ -53,8 +50,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -75,14 +72,13 @@ class OcclusionExplainer:
 
     Attributes:
         granularity: ``"sentence"`` or ``"window:W"`` (passage mode units).
-        n: largest number of units masked together (the paper's combinations; XAIR uses 2).
-        samples: budget of masked sets per document; exhaustive when all sets fit.
+        n: largest number of units masked together (the paper's reference code uses 2).
+        samples: budget of masked sets per document; 0 (default) = every combination.
         seed: seed of the set sampler.
         normalize: ``"abs"`` | ``"none"`` | ``"shift"`` (the θ ≤ 0 guard).
         eps: floor of the normaliser.
-        aggregate: ``"mean"`` (default) | ``"sum"`` (eq. 4 as written) over the sets containing
-            a unit; same order under exhaustive enumeration, and the mean is not biased toward
-            units drawn more often under sampling (see the module docstring).
+        aggregate: ``"sum"`` (default; eq. 4) | ``"mean"`` over the sets containing a unit; same
+            order under exhaustive enumeration (see the module docstring).
         long_document: documents with more sentences than this use document mode; ``None``
             never does.
         chunk_sentences: sentences per chunk in document mode.
@@ -100,11 +96,11 @@ class OcclusionExplainer:
 
     granularity: str = "sentence"
     n: int = 2
-    samples: int = 30
+    samples: int = 0
     seed: int = 0
     normalize: str = "abs"
     eps: float = 1e-6
-    aggregate: str = "mean"
+    aggregate: str = "sum"
     long_document: int | None = None
     chunk_sentences: int = 3
     greedy_steps: int = 10
@@ -113,8 +109,8 @@ class OcclusionExplainer:
         parse_granularity(self.granularity)
         if self.n < 1:
             raise ValidationError(f"OcclusionExplainer.n must be >= 1, got {self.n}")
-        if self.samples < 1:
-            raise ValidationError(f"OcclusionExplainer.samples must be >= 1, got {self.samples}")
+        if self.samples < 0:
+            raise ValidationError(f"OcclusionExplainer.samples must be >= 0 (0 = every combination), got {self.samples}")
         if self.normalize not in _NORMALIZE:
             raise ValidationError(f"normalize must be one of {_NORMALIZE}, got {self.normalize!r}")
         if self.aggregate not in _AGGREGATE:
@@ -126,17 +122,21 @@ class OcclusionExplainer:
 
     # ------------------------------------------------------------------ planning
     def masked_sets(self, n_units: int, query: str, document: str) -> list[tuple[int, ...]]:
-        """The unit-index sets masked for one document (passage mode), in evaluation order."""
+        """The unit-index sets masked for one document (passage mode), in evaluation order.
+
+        Every combination of 1..n units (the paper's reference code) when there are at most
+        ``samples`` of them (``samples=0``: always); otherwise every singleton and random sets of
+        2..n units: ``samples - units`` of them, but never fewer than ``units``, so a document
+        with many units still gets multi-unit sets.
+        """
         top = min(self.n, n_units)
         total = sum(math.comb(n_units, s) for s in range(1, top + 1))
-        if total <= self.samples:
+        if self.samples == 0 or total <= self.samples:
             return [c for s in range(1, top + 1) for c in itertools.combinations(range(n_units), s)]
         sets: list[tuple[int, ...]] = [(i,) for i in range(n_units)]
-        if top < 2:
-            return sets
         seen = set(sets)
         rng = np.random.default_rng([self.seed, _pair_seed(query, document)])
-        want = max(self.samples, n_units)
+        want = n_units + max(self.samples - n_units, n_units)
         tries = 0
         while len(sets) < want and tries < 50 * want:
             tries += 1
@@ -225,99 +225,108 @@ class OcclusionExplainer:
                     cnt[j] += 1
             w = acc / np.maximum(cnt, 1) if self.aggregate == "mean" else acc
             order = tuple(sorted(range(n_units), key=lambda j: (-w[j], j)))
-            out[i] = Explanation(
-                queries[i], documents[i], theta, doc_units[i], tuple(float(x) for x in w), order, "passage", guarded
-            )
+            top = min(self.n, n_units)
+            exhaustive = len(sets) == sum(math.comb(n_units, k) for k in range(1, top + 1))
+            out[i] = Explanation(queries[i], documents[i], theta, doc_units[i], tuple(float(x) for x in w), order,
+                                 "passage", guarded, len(sets), exhaustive)
 
     def _explain_documents(self, ranker, queries, documents, sent_units, idx, out, engine) -> None:
-        # Chunks are fixed on the original sentence positions; removing a sentence changes only
-        # its own chunk, so each greedy step scores one candidate chunk text per sentence.
-        cs = self.chunk_sentences
-        state = {}
-        for i in idx:
-            units = sent_units[i]
-            chunks = [list(range(s, min(s + cs, len(units)))) for s in range(0, len(units), cs)]
-            state[i] = {"units": units, "chunks": chunks, "removed": set(), "order": [], "weights": {}}
+        """Eq. 5: greedy removal over fixed ``chunk_sentences``-sentence chunks, θ = max over chunks.
 
-        def chunk_text(i: int, c: int, removed: set[int]) -> str:
-            st = state[i]
-            keep = [j for j in st["chunks"][c] if j not in removed]
-            return " ".join(st["units"][j].text for j in keep)
-
-        def doc_score(chunk_scores: dict[int, float], texts: dict[int, str], empty: float) -> float:
-            vals = [chunk_scores[c] for c, t in texts.items() if t]
-            return max(vals) if vals else empty
-
-        # step 0: original chunks (+ the empty text, for fully removed documents)
-        qs, ts, keys = [], [], []
+        A chunk's text is the document's own slice from its first to its last sentence (with
+        removed sentences cut out), exactly the passage a ``maxp:SPEC:N`` ranker scores, so the
+        explained θ is the ranking score. Each greedy step scores, for every remaining sentence,
+        its chunk without it (one engine call per step for all documents).
+        """
+        docs = {i: _Greedy.start(documents[i], sent_units[i], self.chunk_sentences) for i in idx}
+        qs = [queries[i] for i in idx for _ in range(len(docs[i].chunks) + 1)]
+        ts = [t for i in idx for t in (*docs[i].chunk_texts(), "")]
+        sc = iter(score_pairs(ranker, qs, ts, engine=engine, desc="occlusion chunks"))
         for i in idx:
-            for c in range(len(state[i]["chunks"])):
-                qs.append(queries[i])
-                ts.append(chunk_text(i, c, set()))
-                keys.append((i, c))
-            qs.append(queries[i])
-            ts.append("")
-            keys.append((i, -1))
-        sc = score_pairs(ranker, qs, ts, engine=engine, desc="occlusion chunks")
-        for (i, c), s, t in zip(keys, sc, ts):
-            st = state[i]
-            if c == -1:
-                st["empty"] = float(s)
-            else:
-                st.setdefault("cur", {})[c] = float(s)
-                st.setdefault("texts", {})[c] = t
-        for i in idx:
-            st = state[i]
-            st["theta"] = doc_score(st["cur"], st["texts"], st["empty"])
+            docs[i] = docs[i].scored([float(next(sc)) for _ in docs[i].chunks], float(next(sc)))
         floors: dict[str, float] = {}
         for _step in range(self.greedy_steps):
-            qs, ts, keys = [], [], []
-            for i in idx:
-                st = state[i]
-                for u in range(len(st["units"])):
-                    if u in st["removed"]:
-                        continue
-                    c = u // cs
-                    qs.append(queries[i])
-                    ts.append(chunk_text(i, c, st["removed"] | {u}))
-                    keys.append((i, u))
-            if not qs:
+            keys = [(i, u) for i in idx for u in docs[i].remaining()]
+            if not keys:
                 break
+            ts = [docs[i].chunk_text(u // self.chunk_sentences, docs[i].removed | {u}) for i, u in keys]
+            qs = [queries[i] for i, _ in keys]
             sc = score_pairs(ranker, qs, ts, engine=engine, desc="occlusion greedy")
-            for q, s in zip(qs, sc):
-                floors[q] = min(floors.get(q, float("inf")), float(s))
+            for q, v in zip(qs, sc):
+                floors[q] = min(floors.get(q, float("inf")), float(v))
             best: dict[int, tuple[float, int, float, str]] = {}
-            for (i, u), s, t in zip(keys, sc, ts):
-                st = state[i]
-                c = u // cs
-                cur = dict(st["cur"])
-                texts = dict(st["texts"])
-                cur[c] = float(s)
-                texts[c] = t
-                now = doc_score(st["cur"], st["texts"], st["empty"])
-                after = doc_score(cur, texts, st["empty"])
-                floor = min(floors.get(queries[i], now), st["empty"], now)
-                norm, _ = self._norm(now, floor)
+            for (i, u), v, t in zip(keys, sc, ts):
+                now = docs[i].score()
+                after = docs[i].score({u // self.chunk_sentences: (float(v), t)})
+                norm, _ = self._norm(now, min(floors.get(queries[i], now), docs[i].empty, now))
                 rel = (now - after) / norm
                 if i not in best or rel > best[i][0]:
-                    best[i] = (rel, u, float(s), t)
-            for i, (rel, u, s, t) in best.items():
-                st = state[i]
-                st["removed"].add(u)
-                st["order"].append(u)
-                st["weights"][u] = rel
-                st["cur"][u // cs] = s
-                st["texts"][u // cs] = t
+                    best[i] = (rel, u, float(v), t)
+                docs[i] = docs[i].counted()
+            for i, (rel, u, v, t) in best.items():
+                docs[i] = docs[i].remove(u, rel, v, t)
         for i in idx:
-            st = state[i]
-            units = st["units"]
-            theta = st["theta"]
-            _, guarded = self._norm(theta, min(floors.get(queries[i], theta), theta))
-            w = tuple(float(st["weights"].get(u, float("nan"))) for u in range(len(units)))
-            rest = [u for u in range(len(units)) if u not in st["removed"]]
-            out[i] = Explanation(
-                queries[i], documents[i], theta, units, w, tuple(st["order"]) + tuple(rest), "document", guarded
-            )
+            g = docs[i]
+            _, guarded = self._norm(g.theta, min(floors.get(queries[i], g.theta), g.theta))
+            w = tuple(float(g.weights.get(u, float("nan"))) for u in range(len(g.units)))
+            rest = tuple(u for u in range(len(g.units)) if u not in g.removed)
+            out[i] = Explanation(queries[i], documents[i], g.theta, g.units, w, g.order + rest, "document", guarded,
+                                 g.evaluated, True)
+
+
+@dataclass(frozen=True)
+class _Greedy:
+    """The state of one document in the greedy document mode (values; each step makes a new one)."""
+
+    text: str
+    units: tuple[Unit, ...]
+    chunks: tuple[tuple[int, ...], ...]
+    cur: tuple[tuple[float, str], ...] = ()      # per chunk: (score, text) now
+    empty: float = 0.0
+    theta: float = 0.0
+    removed: frozenset[int] = frozenset()
+    order: tuple[int, ...] = ()
+    weights: Mapping[int, float] = field(default_factory=dict)
+    evaluated: int = 0
+
+    @staticmethod
+    def start(text: str, units: tuple[Unit, ...], size: int) -> _Greedy:
+        chunks = tuple(tuple(range(s, min(s + size, len(units)))) for s in range(0, len(units), size))
+        return _Greedy(text, units, chunks)
+
+    def chunk_text(self, c: int, removed: frozenset[int] | set[int] = frozenset()) -> str:
+        """The document's slice of chunk ``c`` with the ``removed`` sentences cut out."""
+        js = self.chunks[c]
+        s0, e1 = self.units[js[0]].start, self.units[js[-1]].end
+        cut = [(self.units[j].start - s0, self.units[j].end - s0) for j in js if j in removed]
+        return remove_spans(self.text[s0:e1], cut) if cut else self.text[s0:e1]
+
+    def chunk_texts(self) -> list[str]:
+        return [self.chunk_text(c) for c in range(len(self.chunks))]
+
+    def scored(self, chunk_scores: list[float], empty: float) -> _Greedy:
+        cur = tuple(zip(chunk_scores, self.chunk_texts()))
+        g = replace(self, cur=cur, empty=empty)
+        return replace(g, theta=g.score())
+
+    def score(self, change: Mapping[int, tuple[float, str]] | None = None) -> float:
+        """max over the non-empty chunks (after ``change``); the empty text's score if none."""
+        cur = dict(enumerate(self.cur))
+        cur.update(change or {})
+        vals = [v for v, t in cur.values() if t]
+        return max(vals) if vals else self.empty
+
+    def remaining(self) -> list[int]:
+        return [u for u in range(len(self.units)) if u not in self.removed]
+
+    def counted(self) -> _Greedy:
+        return replace(self, evaluated=self.evaluated + 1)
+
+    def remove(self, u: int, weight: float, score: float, text: str) -> _Greedy:
+        cur = list(self.cur)
+        cur[u // len(self.chunks[0])] = (score, text)
+        return replace(self, cur=tuple(cur), removed=self.removed | {u}, order=(*self.order, u),
+                       weights={**self.weights, u: weight})
 
 
 def _pair_seed(query: str, document: str) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import ValidationError
 from ..results import Result
 
-__all__ = ["plot_consistency", "plot_relevance_scatter", "plot_sweep"]
+__all__ = ["plot_consistency", "plot_mer_scatter", "plot_relevance_scatter", "plot_sweep", "plot_sweep_w"]
 
 
 def _axes(ax: Any, **kw: Any):
@@ -77,7 +77,7 @@ def plot_sweep(result: Result, measure: str | None = None, *, x: str | None = No
         raise ValidationError(f"x must be 'm', 'w' or None, got {x!r}")
     fig, ax = _axes(ax, figsize=(5, 3.5))
     if x == "m":
-        for (rk, gr), g in t.groupby(["ranker", "granularity"], sort=False):
+        for (rk, gr), g in t.groupby(["model", "granularity"], sort=False):
             g = g.sort_values("m")
             ax.plot(g["m"], g[measure].astype(float), marker="o", label=f"{rk} ({gr})")
         ax.set_xlabel("m (rationales per document)")
@@ -85,7 +85,7 @@ def plot_sweep(result: Result, measure: str | None = None, *, x: str | None = No
         tw = t.assign(w=widths).dropna(subset=["w"])
         if tw.empty:
             raise ValidationError("x='w' needs window granularities in the sweep (windows=... / --sweep-w)")
-        for (rk, m), g in tw.groupby(["ranker", "m"], sort=False):
+        for (rk, m), g in tw.groupby(["model", "m"], sort=False):
             g = g.sort_values("w")
             ax.plot(g["w"].astype(int), g[measure].astype(float), marker="o", label=f"{rk} (m={int(m)})")
         ax.set_xlabel("w (words per window)")
@@ -119,7 +119,7 @@ def plot_relevance_scatter(
     from scipy import stats
 
     fig, ax = _axes(ax, figsize=(5, 4))
-    for (rk, gr), g in table.groupby(["ranker", "granularity"], sort=False):
+    for (rk, gr), g in table.groupby(["model", "granularity"], sort=False):
         xy = g[[against, measure]].astype(float).dropna()
         if xy.empty:
             continue
@@ -154,7 +154,7 @@ def plot_consistency(result: Result, *, ax: Any = None):
         raise ValidationError("the explain-consistency result has no 'summary' table")
     measures = [c for c in s.columns if str(c).startswith(("mrc@", "mer@"))]
     fig, ax = _axes(ax, figsize=(6, 3.5))
-    labels = [f"{r}\n{g}" for r, g in zip(s["ranker"], s["granularity"])]
+    labels = [f"{r}\n{g}" for r, g in zip(s["model"], s["granularity"])]
     x = np.arange(len(s))
     width = 0.8 / max(1, len(measures))
     for i, m in enumerate(measures):
@@ -163,3 +163,22 @@ def plot_consistency(result: Result, *, ax: Any = None):
     ax.axhline(0, color="grey", lw=0.5)
     _finish(fig, ax)
     return fig
+
+
+def plot_mer_scatter(result: Result, *, ax: Any = None) -> Any:
+    """Per-query MER vs nDCG@10 (paper Fig. 6); no figure (``[]``) when the result has no MER or
+    no nDCG (no sub-document relevance or no qrels)."""
+    table = result.table if result.kind == "explain-consistency" else result.tables.get("per_query")
+    measure = _first_measure(getattr(table, "columns", ()), ("mer@",))
+    if measure is None or table[measure].isna().all() or table["ndcg@10"].isna().all():
+        return []
+    return plot_relevance_scatter(result, measure, ax=ax)
+
+
+def plot_sweep_w(result: Result, measure: str | None = None, *, ax: Any = None) -> Any:
+    """MRC as a function of the window width ``w`` (paper Fig. 2); ``[]`` unless the sweep has at
+    least two window widths."""
+    widths = result.table["granularity"].map(_window_width).dropna()
+    if widths.nunique() < 2 or result.table["m"].nunique() < 2:
+        return []  # a sweep over w alone is already plot_sweep's x axis
+    return plot_sweep(result, measure, x="w", ax=ax)

@@ -145,9 +145,20 @@ def remove_spans(text: str, spans: list[tuple[int, int]] | tuple[tuple[int, int]
     return " ".join(p.strip() for p in pieces if p.strip())
 
 
-def pseudo_document(rationales: tuple[Rationale, ...] | list[Rationale]) -> str:
-    """The rationale-only document: rationale texts in document order, joined by one space."""
-    return " ".join(r.text.strip() for r in sorted(rationales, key=lambda r: (r.start, r.end)))
+PSEUDO_ORDERS = ("weight", "document")
+
+
+def pseudo_document(rationales: tuple[Rationale, ...] | list[Rationale], order: str = "weight") -> str:
+    """The rationale-only document ϕ_m(D) = d_1 ⊕ ... ⊕ d_m (eq. 1), texts joined by one space.
+
+    ``order="weight"`` (default): the rationales in the order given, most important first, as
+    eq. 1 lists them and the paper's reference code joins them; ``"document"``: in document order
+    (a deviation; the same pseudo-document for bag-of-words rankers such as BM25).
+    """
+    if order not in PSEUDO_ORDERS:
+        raise ValidationError(f"pseudo-document order must be one of {PSEUDO_ORDERS}, got {order!r}")
+    rs = list(rationales) if order == "weight" else sorted(rationales, key=lambda r: (r.start, r.end))
+    return " ".join(r.text.strip() for r in rs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +175,9 @@ class Explanation:
         order: unit indices from most to least important; ``top(m)`` takes the first ``m``.
         mode: ``"passage"`` (sampled occlusion, eq. 4) or ``"document"`` (chunks + greedy, eq. 5).
         guarded: True when |θ(Q, D)| was below ``eps`` and the normaliser fell back to ``eps``.
+        masked_sets: how many occluded variants were scored (passage mode: masked unit sets;
+            document mode: candidate removals over all greedy steps).
+        exhaustive: every combination of 1..n units was masked (passage mode), no sampling.
     """
 
     query: str
@@ -174,6 +188,8 @@ class Explanation:
     order: tuple[int, ...]
     mode: str = "passage"
     guarded: bool = False
+    masked_sets: int = 0
+    exhaustive: bool = True
 
     def top(self, m: int) -> tuple[Rationale, ...]:
         """The ``m`` most important units as rationales (most important first)."""
