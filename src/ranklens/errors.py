@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 __all__ = [
+    "CacheError",
     "DataFormatError",
     "MissingDependencyError",
+    "OutputError",
     "RanklensError",
     "RanklensWarning",
     "ValidationError",
@@ -28,6 +30,23 @@ class DataFormatError(RanklensError, ValueError):
         super().__init__(where + message)
         self.path = path
         self.line = line
+
+
+class OutputError(RanklensError, OSError):
+    """An output path cannot be written (it is a file where a directory is needed, a directory
+    where a file is needed, or not writable). The message names the path and the fix."""
+
+    def __init__(self, message: str, *, path: object = None) -> None:
+        super().__init__(f"{path}: {message}" if path is not None else message)
+        self.path = path
+
+    def __str__(self) -> str:  # OSError's own __str__ would show the errno tuple
+        return str(self.args[0]) if self.args else ""
+
+
+class CacheError(RanklensError):
+    """The score/embedding cache cannot be used (corrupt, locked, unwritable); the message names
+    the file and the fix (usually ``ranklens cache clear``)."""
 
 
 class ValidationError(RanklensError, ValueError):

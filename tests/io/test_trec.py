@@ -140,7 +140,7 @@ def test_read_qrels(tmp_path):
         ("1 0 d1 2\n1 0 d2\n", 2, "expected 4"),
         ("1 0 d1 2\n1 0 d2 yes\n", 2, "'yes'"),
         ("1 0 d1 2\n1 0 d2 0.5\n", 2, "not an integer"),
-        ("1 0 d1 2\n2 0 d1 1\n1 0 d1 0\n", 3, "also on line 1"),
+        ("1 0 d1 2\n2 0 d1 1\n1 0 d1 0\n", 3, "grade 2 on line 1 and grade 0"),
     ],
     ids=["columns", "non-numeric", "fraction", "duplicate"],
 )
@@ -188,10 +188,16 @@ def test_read_runs_dir_and_paths(tmp_path):
     assert list(runs2) == ["sys1"]
 
 
-@pytest.mark.parametrize("text", [RUN, RUN.replace(" ", "\t"), "q1 Q0 d1 1 1 s\nq1 Q0 d2 2 x s\n",
-                                  "q1 Q0 d1 1 1 s\nq1 Q0 d1 2 0.5 s\n", "q1 Q0 d1 1 1 s\nq1 Q0 d2 2\n"])
-def test_pandas_path_agrees_with_pyarrow_path(tmp_path, monkeypatch, text):
-    import ranklens.io.trec as trec
+PATH_CASES = [RUN, RUN.replace(" ", "\t"), RUN.replace(" ", "  "), "# c\n" + RUN, RUN.replace("\n", "\r\n"),
+              "q1 Q0 d1 1 1 s\nq1 Q0 d2 2 x s\n", "q1 Q0 d1 1 1 s\nq1 Q0 d1 2 0.5 s\n",
+              "q1 Q0 d1 1 1 s\nq1 Q0 d2 2\n", "q1 Q0 d1 1 nan s\n", "q1 Q0 d1 1 -inf s\n", "q1 Q0 d1 1 NA s\n"]
+
+
+@pytest.mark.parametrize("text", PATH_CASES)
+def test_fast_normalised_and_line_paths_agree(tmp_path, monkeypatch, text):
+    """The reader's three paths (pyarrow from disk, pyarrow on normalised bytes, the Python
+    line walker) give the same frame or the same located error."""
+    import ranklens.io._columns as cols
 
     path = _write(tmp_path / "r.run", text)
 
@@ -202,5 +208,7 @@ def test_pandas_path_agrees_with_pyarrow_path(tmp_path, monkeypatch, text):
             return str(exc)
 
     fast = outcome()
-    monkeypatch.setattr(trec, "available", lambda name: False)
+    monkeypatch.setattr(cols, "_fast", lambda p, layout: None)
+    assert outcome() == fast
+    monkeypatch.setattr(cols, "_arrow", lambda source, layout, sep: None)
     assert outcome() == fast

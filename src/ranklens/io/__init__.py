@@ -20,7 +20,19 @@ from .smart import (
     read_raw_qrels,
     read_smart,
 )
-from .trec import read_qrels, read_run, read_runs, run_name, write_qrels, write_run
+from .trec import (
+    check_coverage,
+    depth_warnings,
+    read_qrels,
+    read_qrels_table,
+    read_run,
+    read_run_table,
+    read_runs,
+    reader_warnings,
+    run_name,
+    write_qrels,
+    write_run,
+)
 
 __all__ = [
     "COLUMN_ALIASES",
@@ -29,7 +41,9 @@ __all__ = [
     "IrdsDocStore",
     "JsonlDocStore",
     "SMART_COLLECTIONS",
+    "check_coverage",
     "count_ties",
+    "depth_warnings",
     "detect_smart_collection",
     "irds_qrels",
     "irds_queries",
@@ -43,11 +57,14 @@ __all__ = [
     "read_docs",
     "read_npl",
     "read_qrels",
+    "read_qrels_table",
     "read_queries",
     "read_raw_qrels",
     "read_run",
+    "read_run_table",
     "read_runs",
     "read_smart",
+    "reader_warnings",
     "read_topics",
     "run_name",
     "validate_qrels",

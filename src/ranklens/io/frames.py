@@ -116,17 +116,26 @@ def _codes(out: pd.DataFrame, col: str, *, sort: bool = False) -> np.ndarray:
     return codes
 
 
-def _check_duplicates(out: pd.DataFrame, source: str, qc: np.ndarray, dc: np.ndarray) -> None:
+def _check_duplicates(out: pd.DataFrame, source: str, qc: np.ndarray, dc: np.ndarray,
+                      grades: np.ndarray | None = None) -> None:
+    """Raise on a repeated (query, doc) pair (with ``grades``: only pairs whose grades differ)."""
     # Integer codes + a hash-based duplicated(): O(n) and far cheaper than hashing string pairs.
     key = qc * (int(dc.max()) + 1 if len(dc) else 1) + dc
-    dup = pd.Series(key).duplicated(keep=False).to_numpy()
+    if grades is not None:
+        pairs = pd.DataFrame({"k": key, "r": grades})
+        per_key = pairs.groupby("k")["r"].transform("nunique").to_numpy()
+        dup = per_key > 1
+        what = "with different grades"
+    else:
+        dup = pd.Series(key).duplicated(keep=False).to_numpy()
+        what = ""
     if dup.any():
         rows = np.flatnonzero(dup)
         first = rows[0]
         second = rows[1:][key[rows[1:]] == key[first]][0]
         raise ValidationError(
             f"{source}: duplicate (query_id, doc_id) = ({out[QUERY_ID].iloc[first]!r}, "
-            f"{out[DOC_ID].iloc[first]!r}) at rows {int(first)} and {int(second)} "
+            f"{out[DOC_ID].iloc[first]!r}) {what + ' ' if what else ''}at rows {int(first)} and {int(second)} "
             f"({int(dup.sum())} rows involved); keep one row per pair, e.g. "
             f"df.drop_duplicates([{QUERY_ID!r}, {DOC_ID!r}])"
         )
@@ -137,6 +146,10 @@ def _coerce_run(df: pd.DataFrame, source: str) -> tuple[pd.DataFrame, np.ndarray
     _id_column(out, QUERY_ID, source)
     _id_column(out, DOC_ID, source)
     out[SCORE] = _numeric(out, SCORE, source)
+    inf = np.isinf(out[SCORE].to_numpy())
+    if inf.any():
+        pos = int(np.flatnonzero(inf)[0])
+        raise ValidationError(f"{source}: column 'score' row {pos} is infinite; every row needs a finite score")
     qc = _codes(out, QUERY_ID, sort=True)
     docs = _factorize(out, DOC_ID)
     _check_duplicates(out, source, qc, docs[0])
@@ -147,8 +160,8 @@ def validate_run(df: pd.DataFrame, *, source: str = "run") -> pd.DataFrame:
     """Check and coerce a run frame; never mutates ``df``.
 
     Renames alias columns (``qid``, ``docno``, ...), turns ids into ``str``, ``score`` into
-    float64, and rejects missing columns, missing values, non-numeric scores and duplicate
-    (query_id, doc_id) pairs. Other columns are kept unchanged.
+    float64, and rejects missing columns, missing values, non-numeric or infinite scores and
+    duplicate (query_id, doc_id) pairs. Other columns are kept unchanged.
 
     Args:
         df: The run, with ``query_id``, ``doc_id``, ``score`` (or aliases).
@@ -167,7 +180,9 @@ def validate_qrels(df: pd.DataFrame, *, source: str = "qrels") -> pd.DataFrame:
     """Check and coerce a qrels frame; never mutates ``df``.
 
     Like :func:`validate_run`; ``relevance`` must hold integers (``1.0`` is accepted, ``0.5`` is
-    not) and becomes int64. Negative grades (e.g. ``-1``) are kept.
+    not) within +-2,147,483,645 and becomes int64. Negative grades (e.g. ``-1``) are kept. A
+    (query, doc) pair listed twice with the same grade is kept once (``attrs["warnings"]`` says
+    so); with different grades it is an error (the same policy as :func:`ranklens.io.read_qrels`).
 
     Raises:
         ValidationError: naming the column, the row and the fix.
@@ -180,9 +195,31 @@ def validate_qrels(df: pd.DataFrame, *, source: str = "qrels") -> pd.DataFrame:
     if frac.any():
         pos = int(np.flatnonzero(frac)[0])
         raise ValidationError(f"{source}: column 'relevance' row {pos}: {rel[pos]!r} is not an integer grade")
+    big = np.abs(rel) > 2**31 - 3
+    if big.any():
+        pos = int(np.flatnonzero(big)[0])
+        raise ValidationError(f"{source}: column 'relevance' row {pos}: {rel[pos]!r} is out of range "
+                              f"(|grade| <= 2,147,483,645); use small integer grades")
     out[RELEVANCE] = rel.astype(np.int64)
-    _check_duplicates(out, source, _codes(out, QUERY_ID), _codes(out, DOC_ID))
-    return out
+    return _qrels_duplicates(out, source)
+
+
+def _qrels_duplicates(out: pd.DataFrame, source: str) -> pd.DataFrame:
+    qc, dc = _codes(out, QUERY_ID), _codes(out, DOC_ID)
+    key = qc * (int(dc.max()) + 1 if len(dc) else 1) + dc
+    dup = pd.Series(key).duplicated().to_numpy()
+    if not dup.any():
+        return out
+    rel = out[RELEVANCE].to_numpy()
+    conflict = pd.DataFrame({"k": key, "r": rel}).groupby("k")["r"].nunique()
+    if (conflict > 1).any():
+        _check_duplicates(out.assign(**{RELEVANCE: rel}), source, qc, dc, grades=rel)
+    first = int(np.flatnonzero(dup)[0])
+    kept = out.loc[~dup].reset_index(drop=True)
+    kept.attrs["warnings"] = (*out.attrs.get("warnings", ()),
+                              f"{source}: {int(dup.sum())} duplicate qrels row(s) with the same grade ignored "
+                              f"(e.g. row {first}: ({out[QUERY_ID].iloc[first]!r}, {out[DOC_ID].iloc[first]!r}))")
+    return kept
 
 
 def _score_key(run: pd.DataFrame, ties: str) -> np.ndarray:

@@ -27,9 +27,9 @@ DOC_TEXT_FIELDS = ("text", "contents", "body", "abstract", "passage")
 
 
 def _text(path: Path, encoding: str) -> str:
-    from .trec import _decode, _read_bytes
+    from ._columns import decode, default_encoding, read_bytes
 
-    return _decode(_read_bytes(path), path, encoding)
+    return decode(read_bytes(path), path, default_encoding(encoding))
 
 
 def _pick(fields: Sequence[str], keys, path: object, lineno: int | None, what: str) -> str:

@@ -52,13 +52,13 @@ def _norm(text: str) -> str:
 
 
 def _read_text(path: Path, encoding: str) -> str:
-    from .trec import _decode, _read_bytes
+    from ._columns import decode, default_encoding, read_bytes
 
-    return _decode(_read_bytes(path), path, encoding)
+    return decode(read_bytes(path), path, default_encoding(encoding))
 
 
 def parse_smart(text: str, *, source: object = "<string>") -> list[tuple[str, dict[str, list[str]]]]:
-    """Split SMART text into records.
+    """Split SMART text into records, checking every record boundary.
 
     Returns:
         ``[(id, {letter: [raw block, ...]})]`` in file order; a field that occurs twice in a
@@ -66,9 +66,12 @@ def parse_smart(text: str, *, source: object = "<string>") -> list[tuple[str, di
         Records with no field at all (e.g. CACM's ``.I 0`` sentinel) are dropped.
 
     Raises:
-        DataFormatError: text before the first ``.I``, or a ``.I`` without an id.
+        DataFormatError: naming the line: text before the first ``.I``; a ``.I`` without an id;
+            a record whose first field comes back (two records merged: a ``.I`` line is
+            missing); a duplicate id; numeric ids out of order (a record moved or mislabelled).
     """
     records: list[tuple[str, dict[str, list[str]]]] = []
+    lines_of: list[int] = []
     current: dict[str, list[str]] | None = None
     field: str | None = None
     buf: list[str] = []
@@ -84,14 +87,20 @@ def parse_smart(text: str, *, source: object = "<string>") -> list[tuple[str, di
             if letter == "I":
                 flush()
                 if not rest.strip():
-                    raise DataFormatError(".I line without an id", path=source, line=lineno)
+                    raise DataFormatError(".I line without an id; write '.I <id>'", path=source, line=lineno)
                 current = {}
                 records.append((rest.strip(), current))
+                lines_of.append(lineno)
                 field, buf = None, []
             else:
                 if current is None:
                     raise DataFormatError(f"field .{letter} before the first .I record", path=source, line=lineno)
                 flush()
+                if current and letter == next(iter(current)) and field is not None:
+                    raise DataFormatError(
+                        f"field .{letter} opens record .I {records[-1][0]} (line {lines_of[-1]}) and appears "
+                        f"again here: two records are merged; a '.I <id>' line is probably missing before "
+                        f"this line", path=source, line=lineno)
                 field, buf = letter, ([rest] if rest else [])
             continue
         if current is None:
@@ -101,7 +110,27 @@ def parse_smart(text: str, *, source: object = "<string>") -> list[tuple[str, di
         if field is not None:
             buf.append(line)
     flush()
-    return [(rid, f) for rid, f in records if f]
+    kept = [(rid, f, ln) for (rid, f), ln in zip(records, lines_of) if f]
+    _check_ids(kept, source)
+    return [(rid, f) for rid, f, _ in kept]
+
+
+def _check_ids(records: list[tuple[str, dict, int]], source: object) -> None:
+    """Unique ids; numeric ids strictly increasing (as in every classic collection)."""
+    seen: dict[str, int] = {}
+    numeric = all(rid.isdigit() for rid, _, _ in records)
+    prev: tuple[int, str, int] | None = None
+    for rid, _, ln in records:
+        if rid in seen:
+            raise DataFormatError(f"duplicate record id .I {rid} (first on line {seen[rid]}); ids must be unique",
+                                  path=source, line=ln)
+        seen[rid] = ln
+        if numeric:
+            if prev is not None and int(rid) <= prev[0]:
+                raise DataFormatError(
+                    f"record id .I {rid} comes after .I {prev[1]} (line {prev[2]}): ids out of order (a "
+                    f"mislabelled or moved record?); fix the id or the order", path=source, line=ln)
+            prev = (int(rid), rid, ln)
 
 
 def read_smart(path: PathLike, fields: Sequence[str] = ("T", "W"), *, id_column: str = DOC_ID,

@@ -1,0 +1,91 @@
+"""Output paths: checked directories and atomic writes with unique temp names.
+
+Every file ranklens writes goes through :func:`atomic_output` (or :func:`write_text_atomic`):
+a temp file created with :func:`tempfile.mkstemp` in the target directory (unique, so two
+processes writing the same target never clash) and renamed into place, so a reader sees the old
+file or the new one, never half of one. Problems with the path (a file where a directory is
+needed, no permission) are :class:`~ranklens.errors.OutputError` naming the path and the fix.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import OutputError
+
+__all__ = ["atomic_output", "ensure_dir", "existing_dir", "umask_mode", "write_text_atomic"]
+
+
+def umask_mode(base: int = 0o666) -> int:
+    """``base`` filtered by the process umask (what ``open``/``mkdir`` would give)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return base & ~mask
+
+
+def ensure_dir(path: str | os.PathLike[str], *, what: str = "output directory") -> Path:
+    """Create ``path`` (and parents) if needed; a located :class:`OutputError` when a component
+    is a file or the directory cannot be created or written."""
+    p = Path(path)
+    for parent in [p, *p.parents]:
+        if parent.exists() and not parent.is_dir():
+            raise OutputError(f"{what}: {parent} is a file, not a directory; choose another path or "
+                              f"remove the file", path=p)
+        if parent.exists():
+            break
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the {what} ({exc.strerror or exc}); choose a writable location",
+                          path=p) from None
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise OutputError(f"the {what} is not writable; choose a writable location or fix its permissions",
+                          path=p)
+    return p
+
+
+def existing_dir(path: str | os.PathLike[str], *, what: str = "results directory") -> Path:
+    """``path`` if it is an existing directory, else a located :class:`OutputError`."""
+    p = Path(path)
+    if not p.exists():
+        raise OutputError(f"{what} does not exist; check the path (ranklens only creates it when writing "
+                          f"results)", path=p)
+    if not p.is_dir():
+        raise OutputError(f"{what} is a file, not a directory", path=p)
+    return p
+
+
+@contextmanager
+def atomic_output(path: str | os.PathLike[str], *, what: str = "output file", mode: int | None = None
+                  ) -> Iterator[Path]:
+    """Yield a unique temp path next to ``path``; on success it replaces ``path`` (permissions:
+    ``mode``, default 0o666 under the umask), on error it is removed."""
+    p = Path(path)
+    if p.is_dir():
+        raise OutputError(f"{what} is a directory; give a file name", path=p)
+    ensure_dir(p.parent, what=f"directory of the {what}")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as exc:
+        raise OutputError(f"cannot write the {what} ({exc.strerror or exc}); choose a writable location",
+                          path=p) from None
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.chmod(tmp, umask_mode() if mode is None else mode)  # mkstemp makes it owner-only
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str, *, what: str = "output file") -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically; returns the path."""
+    p = Path(path)
+    with atomic_output(p, what=what) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return p
