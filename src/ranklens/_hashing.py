@@ -61,3 +61,8 @@ def remember_fingerprint(fp: str, payload: Any) -> None:
     """Record the readable payload behind fingerprint ``fp`` (JSON-safe: odd values as str)."""
     if fp not in FINGERPRINT_PARAMS:
         FINGERPRINT_PARAMS[fp] = json.loads(json.dumps(payload, sort_keys=True, default=str))
+
+
+#: component spec -> why no fingerprint could be made from its code (a ``callable:`` without
+#: ``@VERSION`` whose code cannot be hashed); shown with the results that use it.
+FINGERPRINT_WARNINGS: dict[str, str] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,12 +16,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..engine import SQLiteCache, default_cache_dir
+    from ..errors import CacheError
 
     cache = SQLiteCache(default_cache_dir())
     if args.action == "info":
         info = cache.info()
         print(json.dumps(info, indent=2, sort_keys=True))
-    else:
+        return 0
+    try:
         n = cache.clear(args.fingerprint)
-        print(f"deleted {n} cache entries from {cache.path}")
+    except CacheError as exc:
+        if "corrupt" not in str(exc):
+            raise
+        removed = cache.remove_files()  # a corrupt cache cannot be emptied row by row: remove it
+        print(f"removed the corrupt cache ({', '.join(str(f) for f in removed)})", file=sys.stderr)
+        return 0
+    print(f"deleted {n} cache entries from {cache.path}")
     return 0

@@ -216,7 +216,11 @@ class ScoringEngine:
             finally:
                 _ACTIVE.reset(token)
                 bar.close()
-        return np.fromiter((found[k] for k in keys), dtype=np.float64, count=n)
+        scores = np.fromiter((found[k] for k in keys), dtype=np.float64, count=n)
+        if not np.isfinite(scores).all():  # only a cache written before this check can hold them
+            raise ValidationError(f"ranker {fp}: the cache holds non-finite scores; clear them with "
+                                  f"`ranklens cache clear --fingerprint {fp}`")
+        return scores
 
     # ------------------------------------------------------------------ encoding
     def encode(
@@ -250,12 +254,7 @@ class ScoringEngine:
 
             def call(positions: list[int]) -> npt.NDArray[np.float32]:
                 ts = [texts[pos[j]] for j in positions]
-                out = np.asarray(embedder.encode(ts), dtype=np.float32)
-                if out.ndim != 2 or out.shape[0] != len(ts):
-                    raise ValidationError(
-                        f"{type(embedder).__name__}.encode returned shape {out.shape} for {len(ts)} texts"
-                    )
-                return out
+                return _checked_vectors(embedder, embedder.encode(ts), ts)
 
             bar = progress(total=len(misses), desc=desc or f"encoding {_short(fp)}", unit="text",
                            show=self.show_progress)
@@ -285,7 +284,30 @@ class ScoringEngine:
         out = np.empty((n, dims.pop()), dtype=np.float32)
         for i, k in enumerate(keys):
             out[i] = found[k]
+        if not np.isfinite(out).all():  # only a cache written before this check can hold them
+            raise ValidationError(f"embedder {fp}: the cache holds non-finite vectors; clear them with "
+                                  f"`ranklens cache clear --fingerprint {fp}`")
         return out
+
+
+def _checked_vectors(embedder: Any, raw: Any, texts: list[str]) -> npt.NDArray[np.float32]:
+    """An embedder's output for ``texts`` as float32 ``(n, d)``, refused (never cached) when its
+    shape is wrong or a value is NaN/infinite -- the check scores get."""
+    name = type(embedder).__name__
+    try:
+        out = np.asarray(raw, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{name}.encode returned something that is not a numeric matrix ({exc})") from None
+    if out.ndim != 2 or out.shape[0] != len(texts) or out.shape[1] == 0:
+        raise ValidationError(f"{name}.encode returned shape {out.shape} for {len(texts)} texts; "
+                              f"expected ({len(texts)}, dim)")
+    bad = ~np.isfinite(out).all(axis=1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValidationError(f"{name}.encode returned a non-finite vector (NaN or inf; {int(bad.sum())} of "
+                              f"{len(texts)} texts) for text {texts[i][:80]!r}; fix the embedder -- nothing "
+                              f"of this batch was cached")
+    return out
 
 
 def _short(fp: str) -> str:

@@ -20,6 +20,8 @@ from typing import Protocol
 
 import numpy as np
 
+from ..errors import CacheError
+
 __all__ = ["MemoryCache", "ScoreCache", "SQLiteCache", "default_cache_dir", "digest"]
 
 _CHUNK = 400  # SQLite host-parameter limit is 999 in old builds; 2 params per key
@@ -92,12 +94,46 @@ class SQLiteCache:
         self.timeout = timeout
         self._local = threading.local()
 
+    def _error(self, exc: BaseException) -> CacheError:
+        msg = str(exc)
+        if "locked" in msg or "busy" in msg:
+            fix = "another process holds it too long; wait, or use --cache-dir for a separate cache"
+        elif "readonly" in msg or "permission" in msg.lower() or "unable to open" in msg:
+            fix = ("it is not writable; fix its permissions, choose another --cache-dir "
+                   "(env RANKLENS_CACHE_DIR) or run with --no-cache")
+        else:
+            fix = "it is corrupt; run `ranklens cache clear` (or delete the file) and re-run"
+        return CacheError(f"{self.path}: score cache error ({msg}); {fix}")
+
     # one connection per thread (sqlite3 connections are not shareable across threads)
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
+            try:
+                conn = self._open()
+            except sqlite3.Error as exc:
+                raise self._error(exc) from None
+            self._local.conn = conn
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        for parent in (self.path.parent, *self.path.parent.parents):
+            if parent.exists() and not parent.is_dir():
+                raise CacheError(f"{self.path}: cannot create the score cache: {parent} is a file; set "
+                                 f"--cache-dir (env RANKLENS_CACHE_DIR) to a directory, or use --no-cache")
+            if parent.exists():
+                break
+        if self.path.is_dir():
+            raise CacheError(f"{self.path}: the score cache path is a directory; remove it or choose "
+                             f"another --cache-dir")
+        try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+        except OSError as exc:
+            raise CacheError(f"{self.path.parent}: cannot create the cache directory ({exc.strerror}); set "
+                             f"--cache-dir (env RANKLENS_CACHE_DIR) to a writable directory, or use --no-cache"
+                             ) from None
+        conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+        try:
             conn.execute(f"PRAGMA busy_timeout={int(self.timeout * 1000)}")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
@@ -109,7 +145,9 @@ class SQLiteCache:
                 "CREATE TABLE IF NOT EXISTS vectors (fp TEXT NOT NULL, th BLOB NOT NULL, "
                 "dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (fp, th)) WITHOUT ROWID"
             )
-            self._local.conn = conn
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     def close(self) -> None:
@@ -118,7 +156,7 @@ class SQLiteCache:
             conn.close()
             self._local.conn = None
 
-    def get_scores(self, fp, keys):
+    def _get_scores(self, fp, keys):
         conn = self._conn()
         out: dict[tuple[bytes, bytes], float] = {}
         by_pair = {_pair_key(qh, th): (qh, th) for qh, th in keys}
@@ -132,7 +170,7 @@ class SQLiteCache:
                 out[by_pair[bytes(k)]] = float(s)
         return out
 
-    def put_scores(self, fp, items):
+    def _put_scores(self, fp, items):
         rows = [(fp, _pair_key(qh, th), float(s)) for qh, th, s in items]
         if not rows:
             return
@@ -140,7 +178,7 @@ class SQLiteCache:
         with _transaction(conn):
             conn.executemany("INSERT OR REPLACE INTO scores VALUES (?,?,?)", rows)
 
-    def get_vectors(self, fp, keys):
+    def _get_vectors(self, fp, keys):
         conn = self._conn()
         out: dict[bytes, np.ndarray] = {}
         keys = list(keys)
@@ -153,7 +191,7 @@ class SQLiteCache:
                 out[bytes(th)] = np.frombuffer(blob, dtype=np.float32, count=dim)
         return out
 
-    def put_vectors(self, fp, items):
+    def _put_vectors(self, fp, items):
         rows = []
         for th, v in items:
             a = np.ascontiguousarray(v, dtype=np.float32)
@@ -164,7 +202,7 @@ class SQLiteCache:
         with _transaction(conn):
             conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?,?,?,?)", rows)
 
-    def info(self) -> dict[str, object]:
+    def _info(self) -> dict[str, object]:
         """Size on disk and row counts per fingerprint."""
         conn = self._conn()
         size = sum(
@@ -176,7 +214,44 @@ class SQLiteCache:
         vectors = dict(conn.execute("SELECT fp, COUNT(*) FROM vectors GROUP BY fp").fetchall())
         return {"path": str(self.path), "bytes": size, "scores": scores, "vectors": vectors}
 
+    def get_scores(self, fp, keys):
+        return self._guard(self._get_scores, fp, keys)
+
+    def put_scores(self, fp, items):
+        return self._guard(self._put_scores, fp, items)
+
+    def get_vectors(self, fp, keys):
+        return self._guard(self._get_vectors, fp, keys)
+
+    def put_vectors(self, fp, items):
+        return self._guard(self._put_vectors, fp, items)
+
+    def info(self) -> dict[str, object]:
+        """Size on disk and row counts per fingerprint."""
+        return self._guard(self._info)
+
+    def _guard(self, fn, *args):
+        try:
+            return fn(*args)
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
+
+    def remove_files(self) -> list[Path]:
+        """Delete the cache file and its WAL/SHM companions (the fix for a corrupt cache)."""
+        self.close()
+        removed = []
+        for f in (self.path, self.path.with_name(self.path.name + "-wal"),
+                  self.path.with_name(self.path.name + "-shm")):
+            if f.is_file():
+                f.unlink()
+                removed.append(f)
+        return removed
+
     def clear(self, fingerprint: str | None = None) -> int:
+        """Delete all entries (or those of one fingerprint); returns rows deleted."""
+        return self._guard(self._clear, fingerprint)
+
+    def _clear(self, fingerprint: str | None = None) -> int:
         """Delete all entries (or those of one fingerprint); returns rows deleted."""
         conn = self._conn()
         with _transaction(conn):

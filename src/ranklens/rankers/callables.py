@@ -1,29 +1,177 @@
-"""Load ``"module:function"`` callables (for ``callable:`` specs and plug-ins)."""
+"""Load ``"module:function"`` callables (for ``callable:`` specs and plug-ins) with a fingerprint
+of the code that computes the scores.
+
+Fingerprint rule (what enters the cache key of a ``callable:`` ranker or embedder):
+
+- a Python function: its code object (bytecode, constants -- nested code objects included --,
+  names), its defaults, the values in its closure, and the source of its module. Editing the
+  function body, a constant, a closed-over value or anything else in its module gives new scores
+  instead of stale cached ones;
+- ``functools.partial``: the wrapped callable's fingerprint plus the bound arguments;
+- an object with ``__call__``: its class's ``__call__`` (as above) plus the object's state;
+- ``module:function@VERSION``: the user's VERSION replaces the code hash (for callables whose code
+  cannot be hashed, or to keep a cache across cosmetic edits: bump VERSION when the scores change);
+- anything else (a builtin, a C extension, state that cannot be pickled): no fingerprint can be
+  made from code; the callable gets a per-process token (scores are never reused across runs) and
+  :func:`load_callable` issues a :class:`~ranklens.errors.RanklensWarning` saying to add ``@VERSION``
+  (also kept in :data:`ranklens._hashing.FINGERPRINT_WARNINGS`).
+
+The fingerprint reaches :class:`~ranklens.rankers.FunctionRanker` / ``FunctionEmbedder`` through
+the returned wrapper's ``__qualname__`` (``score#code=<digest>`` or ``score@VERSION``), which
+their fingerprints hash, and is also its ``fingerprint`` attribute.
+"""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib
+import inspect
+import pickle
+import sys
+import types
+import uuid
+import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ValidationError
+from .._hashing import FINGERPRINT_WARNINGS
+from ..errors import RanklensWarning, ValidationError
 
-__all__ = ["load_callable"]
+__all__ = ["FingerprintedCallable", "callable_fingerprint", "load_callable"]
+
+_PROCESS_TOKEN = uuid.uuid4().hex
 
 
-def load_callable(spec: str) -> Callable[..., Any]:
-    """Import ``module:attr`` (``attr`` may be dotted, e.g. ``pkg.mod:Class.method``).
+def _code_bytes(code: types.CodeType, h: Any) -> None:
+    h.update(code.co_code)
+    h.update(repr(code.co_names).encode())
+    h.update(repr((code.co_argcount, code.co_kwonlyargcount, code.co_flags)).encode())
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _code_bytes(const, h)
+        else:
+            h.update(repr(const).encode())
+
+
+def _value_bytes(value: Any) -> bytes:
+    """Bytes that change when ``value`` changes: a function by its code, else its pickle."""
+    if isinstance(value, (types.FunctionType, functools.partial)) or inspect.isclass(value):
+        digest, _ = callable_fingerprint(value)
+        if digest is None:
+            raise TypeError("unhashable callable")
+        return digest.encode()
+    if isinstance(value, types.ModuleType):
+        return value.__name__.encode()
+    return pickle.dumps(value, protocol=4)
+
+
+def _module_source(obj: Any) -> bytes:
+    module = sys.modules.get(getattr(obj, "__module__", "") or "")
+    if module is None:
+        return b""
+    try:
+        return inspect.getsource(module).encode()
+    except (OSError, TypeError):
+        return b""
+
+
+def _function_digest(fn: types.FunctionType, h: Any) -> None:
+    _code_bytes(fn.__code__, h)
+    h.update(pickle.dumps((fn.__defaults__, fn.__kwdefaults__), protocol=4))
+    for cell in fn.__closure__ or ():
+        h.update(_value_bytes(cell.cell_contents))
+    h.update(_module_source(fn))
+
+
+def callable_fingerprint(fn: Any) -> tuple[str | None, str | None]:
+    """``(digest, None)`` from the code and state that compute ``fn``'s output, or ``(None,
+    reason)`` when no fingerprint can be made from code (see the module docstring)."""
+    h = hashlib.sha256()
+    try:
+        if isinstance(fn, functools.partial):
+            inner, why = callable_fingerprint(fn.func)
+            if inner is None:
+                return None, why
+            h.update(inner.encode())
+            h.update(pickle.dumps((fn.args, sorted(fn.keywords.items())), protocol=4))
+        elif isinstance(fn, types.MethodType):
+            inner, why = callable_fingerprint(fn.__func__)
+            if inner is None:
+                return None, why
+            h.update(inner.encode())
+            h.update(_value_bytes(fn.__self__) if not inspect.ismodule(fn.__self__) else b"")
+        elif isinstance(fn, types.FunctionType):
+            _function_digest(fn, h)
+        elif inspect.isclass(fn):
+            h.update(f"{fn.__module__}.{fn.__qualname__}".encode())
+            h.update(_module_source(fn))
+        elif callable(fn) and isinstance(getattr(type(fn), "__call__", None), types.FunctionType):
+            _function_digest(type(fn).__call__, h)
+            h.update(pickle.dumps(getattr(fn, "__dict__", None), protocol=4))
+        else:
+            return None, f"{type(fn).__name__} {getattr(fn, '__qualname__', fn)!r} has no Python code to hash"
+    except Exception as exc:  # unpicklable state, odd descriptors: no reliable fingerprint
+        return None, f"its state cannot be hashed ({type(exc).__name__}: {exc})"
+    return h.hexdigest()[:16], None
+
+
+class FingerprintedCallable:
+    """A loaded callable plus the fingerprint of the code that computes it (see module doc)."""
+
+    def __init__(self, fn: Callable[..., Any], spec: str, version: str | None) -> None:
+        self.__wrapped__ = fn
+        self.spec = spec
+        self.version = version
+        self.__module__ = getattr(fn, "__module__", None) or "?"
+        name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+        self.fingerprint_warning: str | None = None
+        if version is not None:
+            self.fingerprint = f"@{version}"
+        else:
+            digest, why = callable_fingerprint(fn)
+            if digest is None:
+                digest = f"process-{_PROCESS_TOKEN[:12]}"
+                self.fingerprint_warning = (
+                    f"callable {spec!r}: no fingerprint can be made from its code ({why}); its scores are "
+                    f"cached for this process only -- write callable:{spec}@VERSION and bump VERSION "
+                    f"whenever its output changes")
+            self.fingerprint = f"#code={digest}"
+        self.__qualname__ = f"{name}{self.fingerprint}"
+        self.__name__ = getattr(fn, "__name__", name)
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__wrapped__(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<callable {self.spec}{self.fingerprint}>"
+
+
+def _split(spec: str) -> tuple[str, str, str | None]:
+    target, at, version = spec.partition("@")
+    if not isinstance(spec, str) or target.count(":") != 1 or not all(target.split(":")) or (at and not version):
+        raise ValidationError(f"callable spec must look like 'package.module:function' or "
+                              f"'package.module:function@VERSION', got {spec!r}")
+    mod_name, attr = target.split(":")
+    return mod_name, attr, (version or None)
+
+
+def load_callable(spec: str) -> FingerprintedCallable:
+    """Import ``module:attr`` or ``module:attr@VERSION`` (``attr`` may be dotted, e.g.
+    ``pkg.mod:Class.method``) and wrap it with its fingerprint (see the module docstring).
 
     Raises:
         ValidationError: malformed spec, unknown module or attribute, or not callable.
     """
-    if not isinstance(spec, str) or spec.count(":") != 1 or not all(spec.split(":")):
-        raise ValidationError(f"callable spec must look like 'package.module:function', got {spec!r}")
-    mod_name, attr = spec.split(":")
+    if not isinstance(spec, str):
+        raise ValidationError(f"callable spec must be a string, got {type(spec).__name__}")
+    mod_name, attr, version = _split(spec)
     try:
         obj: Any = importlib.import_module(mod_name)
     except ImportError as exc:
-        raise ValidationError(f"callable {spec!r}: cannot import module {mod_name!r} ({exc})") from exc
+        raise ValidationError(f"callable {spec!r}: cannot import module {mod_name!r} ({exc}); check the module "
+                              f"path and that its folder is on PYTHONPATH") from exc
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise ValidationError(f"callable {spec!r}: {obj.__name__ if hasattr(obj, '__name__') else obj!r} "
@@ -31,4 +179,8 @@ def load_callable(spec: str) -> Callable[..., Any]:
         obj = getattr(obj, part)
     if not callable(obj):
         raise ValidationError(f"callable {spec!r} resolved to a non-callable {type(obj).__name__}")
-    return obj
+    wrapped = FingerprintedCallable(obj, spec.partition("@")[0], version)
+    if wrapped.fingerprint_warning:
+        FINGERPRINT_WARNINGS.setdefault(spec, wrapped.fingerprint_warning)
+        warnings.warn(wrapped.fingerprint_warning, RanklensWarning, stacklevel=2)
+    return wrapped

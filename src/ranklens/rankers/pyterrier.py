@@ -2,17 +2,49 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .._hashing import sha256_json
-from ..errors import ValidationError
+from .._hashing import FINGERPRINT_WARNINGS, remember_fingerprint, sha256_json
+from ..errors import RanklensWarning, ValidationError
 from .base import BaseRanker
 
-__all__ = ["PyTerrierRanker", "pairs_to_frame"]
+__all__ = ["PyTerrierRanker", "pairs_to_frame", "transformer_params"]
+
+_SIMPLE = (str, int, float, bool, type(None))
+
+
+def _param_value(value: Any, depth: int) -> Any:
+    if isinstance(value, _SIMPLE):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, _SIMPLE) for v in value):
+        return list(value)
+    if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, _SIMPLE) for k, v in value.items()):
+        return dict(sorted(value.items()))
+    if depth < 3 and hasattr(value, "transform"):  # a nested transformer (pipelines)
+        return transformer_params(value, depth + 1)
+    if depth < 3 and isinstance(value, (list, tuple)) and all(hasattr(v, "transform") for v in value):
+        return [transformer_params(v, depth + 1) for v in value]
+    return None
+
+
+def transformer_params(transformer: Any, depth: int = 0) -> dict[str, Any]:
+    """The class and the simple parameters (str/number/bool, lists and dicts of them, nested
+    transformers) of a PyTerrier-style transformer: what its fingerprint hashes."""
+    cls = type(transformer)
+    state = getattr(transformer, "__dict__", {}) or {}
+    params = {}
+    for key, value in sorted(state.items()):
+        if key.startswith("_"):
+            continue
+        v = _param_value(value, depth)
+        if v is not None or value is None:
+            params[key] = v
+    return {"class": f"{cls.__module__}.{cls.__qualname__}", "params": params}
 
 
 def pairs_to_frame(queries: list[str], texts: list[str]) -> Any:
@@ -38,8 +70,14 @@ class PyTerrierRanker(BaseRanker):
     reads ``query`` and ``text`` and writes ``score``).
 
     PyTerrier itself is not imported here: any object with that method works, so the adapter is
-    testable without Java. ``name`` and ``version`` enter the fingerprint (a transformer has no
-    stable identity of its own; default: its ``repr``) — change them when the model changes.
+    testable without Java.
+
+    Fingerprint: the transformer's class and parameters (:func:`transformer_params`: its simple
+    attributes, nested transformers included), ``name_`` and the user's ``version``. Weights
+    loaded behind a parameter that does not change (a fixed path retrained in place) are not
+    seen: bump ``version`` when the model changes. A transformer with no readable parameter and
+    no ``name_`` gets a warning (and ``fingerprint_warning``), as two such transformers of one
+    class would share cached scores.
     """
 
     transformer: Any
@@ -47,10 +85,24 @@ class PyTerrierRanker(BaseRanker):
     version: str = "1"
     batch_size: int = 64
 
+    def __post_init__(self) -> None:
+        info = transformer_params(self.transformer)
+        self.fingerprint_warning: str | None = None
+        if not info["params"] and self.name_ is None:
+            self.fingerprint_warning = (
+                f"PyTerrierRanker: {info['class']} exposes no parameters to fingerprint; cached scores are "
+                f"keyed by its class and version={self.version!r} only -- pass name_=... and bump version "
+                f"whenever the model changes")
+            FINGERPRINT_WARNINGS.setdefault(info["class"], self.fingerprint_warning)
+            warnings.warn(self.fingerprint_warning, RanklensWarning, stacklevel=3)
+
     @property
     def fingerprint(self) -> str:
-        ident = self.name_ or repr(self.transformer)
-        return f"PyTerrierRanker@{sha256_json({'t': ident, 'v': self.version})[:16]}"
+        payload = {"transformer": transformer_params(self.transformer), "name": self.name_,
+                   "version": self.version}
+        fp = f"PyTerrierRanker@{sha256_json(payload)[:16]}"
+        remember_fingerprint(fp, payload)
+        return fp
 
     def _score_batch(self, queries: list[str], texts: list[str]) -> npt.NDArray[np.float64]:
         if not hasattr(self.transformer, "transform"):
