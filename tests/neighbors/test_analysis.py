@@ -10,7 +10,6 @@ from ranklens.embedders.base import FunctionEmbedder
 from ranklens.engine import ScoringEngine
 from ranklens.errors import ValidationError
 from ranklens.neighbors import (
-    EmbeddingStore,
     NeighborSearch,
     build_corpus,
     n2o_matrix,
@@ -89,20 +88,19 @@ def test_n2o_matrix_matches_slow_reference(corpus, tmp_path):
     # continuous vectors (no ties, so float rounding cannot reorder neighbours)
     embs = {"h8": _noisy(0.3), "h64": _noisy(1.0), "rand": random_embedder()}
     eng = ScoringEngine(cache=False)
-    res = n2o_matrix(embs, corpus, k=7, n_queries=15, n_samples=3, seed=3, engine=eng,
-                     store=EmbeddingStore(tmp_path))
+    res = n2o_matrix(embs, corpus, k=7, n_queries=15, n_samples=3, seed=3, engine=eng)
     vecs = {n: e.encode(list(corpus.texts)) for n, e in embs.items()}
     samples = sample_queries(len(corpus), 15, 3, 3)
     per = res.tables["per_sample"]
     for s, q in enumerate(samples):
         for a, b in [("h8", "h64"), ("h8", "rand"), ("h64", "rand")]:
-            got = per[(per["sample"] == s) & (per["embedder_a"] == a) & (per["embedder_b"] == b)]["n2o"].item()
+            got = per[(per["sample"] == s) & (per["model"] == a) & (per["other_model"] == b)]["n2o"].item()
             assert got == pytest.approx(slow_n2o(vecs[a], vecs[b], q, 7))
-    row = res.table[(res.table.embedder_a == "h8") & (res.table.embedder_b == "h64")].iloc[0]
-    vals = per[(per.embedder_a == "h8") & (per.embedder_b == "h64")]["n2o"]
+    row = res.table[(res.table.model == "h8") & (res.table.other_model == "h64")].iloc[0]
+    vals = per[(per.model == "h8") & (per.other_model == "h64")]["n2o"]
     assert row.n2o_mean == pytest.approx(vals.mean())
     assert row.n2o_std == pytest.approx(vals.std(ddof=1))
-    m = res.tables["matrix"].set_index("embedder")
+    m = res.tables["matrix"].set_index("model")
     assert np.allclose(m.to_numpy(), m.to_numpy().T) and np.allclose(np.diag(m.to_numpy()), 1)
     assert res.provenance.components["h8"] == embs["h8"].fingerprint
     assert 0 < row.n2o_mean < 1
@@ -117,7 +115,7 @@ def test_identical_embedders_overlap_fully_and_random_is_low(corpus):
     same = FunctionEmbedder(fn=lambda ts: HashEmbedder(dim=32).encode(ts), name_="copy")
     res = n2o_matrix({"a": HashEmbedder(dim=32), "b": same, "r": random_embedder()}, corpus,
                      k=5, n_queries=20, n_samples=2, engine=ScoringEngine(cache=False))
-    t = res.table.set_index(["embedder_a", "embedder_b"])
+    t = res.table.set_index(["model", "other_model"])
     assert t.loc[("a", "b"), "n2o_mean"] == pytest.approx(1.0)
     assert t.loc[("a", "r"), "n2o_mean"] < 0.5
 
@@ -155,7 +153,7 @@ def test_robustness(corpus):
 def test_token_overlap_bag_of_words_beats_random(corpus):
     res = token_overlap({"bow": HashEmbedder(dim=256), "rand": random_embedder()}, corpus, k=5,
                         n_queries=30, engine=ScoringEngine(cache=False))
-    t = res.table.set_index("embedder")
+    t = res.table.set_index("model")
     assert t.loc["bow", "mean"] > t.loc["rand", "ci_high"]
     assert (t["ci_low"] <= t["mean"]).all() and (t["mean"] <= t["ci_high"]).all()
     assert set(t.index) == {"bow", "rand", "random"}
@@ -177,8 +175,8 @@ def test_popular_outliers_hand_built():
     t = res.table
     assert set(t[t.kind == "popular"]["text"]) == {"p1.", "p2."}
     out = t[t.kind == "outlier"]
-    assert out[out.embedder == "A"]["text"].tolist() == ["a only."]
-    assert out[out.embedder == "B"]["text"].tolist() == ["b only."]
+    assert out[out.model == "A"]["text"].tolist() == ["a only."]
+    assert out[out.model == "B"]["text"].tolist() == ["b only."]
 
 
 def test_needle_ranks_hand_built():
@@ -189,7 +187,7 @@ def test_needle_ranks_hand_built():
     pairs = pd.DataFrame({"pair_id": ["p", "low"], "text_a": ["query.", "far."], "text_b": ["needle.", "far2."],
                           "score": [4.5, 1.0]})
     res = needle_in_haystack({"v": e, "const": const}, corpus, pairs, engine=ScoringEngine(cache=False))
-    t = res.table.set_index("embedder")
+    t = res.table.set_index("model")
     assert t.loc["v", "n_pairs"] == 1  # the low-score pair is filtered out
     assert t.loc["v", "mrr"] == pytest.approx(1 / 2)  # "closer" outranks the needle
     assert (t.loc["v", "n_top1"], t.loc["v", "n_top5"]) == (0, 1)
@@ -234,10 +232,10 @@ def test_token_overlap_content_terms():
     e = FunctionEmbedder(fn=lambda ts: np.array([vec[t] for t in ts], np.float32), name_="v")
     corpus = build_corpus([(str(i), t) for i, t in enumerate(texts)], split=False)
     kw = dict(k=1, n_queries=4, engine=ScoringEngine(cache=False))
-    tok = token_overlap({"v": e}, corpus, **kw).tables["per_query"]
-    tok = tok[tok.embedder == "v"].set_index("query_id")["overlap"]
+    tok = token_overlap({"v": e}, corpus, terms="tokens", **kw).tables["per_query"]
+    tok = tok[tok.model == "v"].set_index("query_id")["overlap"]
     con = token_overlap({"v": e}, corpus, terms="content", **kw).tables["per_query"]
-    con = con[con.embedder == "v"].set_index("query_id")["overlap"]
+    con = con[con.model == "v"].set_index("query_id")["overlap"]
     # query 0 ("the cats run.") -> neighbour 1 ("a cat running."): tokens share nothing, stems {cat, run} all
     assert tok["0"] == 0.0 and con["0"] == 1.0
     # query 2 -> neighbour 1: no shared token; content {dog} vs {cat, run}: 0
@@ -273,19 +271,19 @@ def test_zero_vector_queries_left_out_of_n2o(corpus_with_unknown_texts):
     assert res.summary["n_zero_vector_queries"] == {"a": 8, "b": 8, "r": 0}
     vecs = {name: e.encode(list(corpus.texts)) for name, e in embs.items()}
     known = [i for i, t in enumerate(corpus.texts) if not t.startswith("unk")]
-    per = res.tables["per_sample"].set_index(["embedder_a", "embedder_b"])
+    per = res.tables["per_sample"].set_index(["model", "other_model"])
     # two embedders that both give zeros for the "unk" queries used to agree on them fully
     # (both returned corpus rows 0..k-1); now those queries are not counted for their pairs
     assert per.loc[("a", "b"), "n2o"] == pytest.approx(slow_n2o(vecs["a"], vecs["b"], known, 5))
     assert per.loc[("a", "r"), "n2o"] == pytest.approx(slow_n2o(vecs["a"], vecs["r"], known, 5))
     assert per.loc[("a", "b"), "n_queries"] == n - 8
     assert per.loc[("a", "r"), "n_queries"] == n - 8
-    search = res.tables["search"].set_index("embedder")
+    search = res.tables["search"].set_index("model")
     assert search.loc["a", "n_zero_vector_queries"] == 8
     rob = n2o_robustness({**embs, "h": _noisy(2.0)}, corpus, ks=(3, 5), n_queries=n, n_samples=2,
                          engine=ScoringEngine(cache=False))
     assert rob.summary["n_zero_vector_queries"] == {"a": 8, "b": 8, "r": 0, "h": 0}
-    assert (rob.tables["values"].set_index(["embedder_a", "embedder_b"]).loc[("a", "b"), "n_queries"] == n - 8).all()
+    assert (rob.tables["values"].set_index(["model", "other_model"]).loc[("a", "b"), "n_queries"] == n - 8).all()
 
 
 def test_zero_vector_queries_left_out_of_token_overlap(corpus_with_unknown_texts):
@@ -294,7 +292,7 @@ def test_zero_vector_queries_left_out_of_token_overlap(corpus_with_unknown_texts
     res = token_overlap({"a": _zero_for_unknown(_noisy(0.3), "a"), "r": random_embedder()}, corpus, k=3,
                         n_queries=n, engine=ScoringEngine(cache=False))
     assert res.summary["n_zero_vector_queries"] == {"a": 8, "r": 0}
-    t = res.table.set_index("embedder")
+    t = res.table.set_index("model")
     assert t.loc["a", "n_queries"] == n - 8 and t.loc["r", "n_queries"] == n
     per = res.tables["per_query"]
-    assert not per[(per.embedder == "a") & per.query_id.str.startswith("u")].shape[0]
+    assert not per[(per.model == "a") & per.query_id.str.startswith("u")].shape[0]

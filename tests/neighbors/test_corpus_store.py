@@ -9,7 +9,7 @@ from ranklens._hashing import sha256_texts
 from ranklens.embedders.base import FunctionEmbedder
 from ranklens.engine import ScoringEngine
 from ranklens.errors import ValidationError
-from ranklens.neighbors import EmbeddingStore, build_corpus
+from ranklens.neighbors import build_corpus
 from ranklens.testing import HashEmbedder
 
 
@@ -39,38 +39,32 @@ def test_build_corpus_errors():
         build_corpus([("d", 3)])
 
 
-def test_store_matches_engine_and_reuses(tmp_path):
-    texts = [f"text number {i} about {i % 3}" for i in range(23)]
-    emb = HashEmbedder(dim=16)
-    eng = ScoringEngine(cache=False)
-    store = EmbeddingStore(tmp_path, chunk_size=5)
-    v = store.get(emb, texts, engine=eng)
-    assert isinstance(v, np.memmap)
-    np.testing.assert_array_equal(np.asarray(v), emb.encode(texts))
-    eng2 = ScoringEngine(cache=False)
-    v2 = store.get(emb, texts, engine=eng2)
+def test_corpus_vectors_memmap_equals_engine_and_resumes_from_its_cache(tmp_path):
+    from ranklens.neighbors.search import corpus_vectors
+
+    texts = [f"text number {i}" for i in range(23)]
+    emb = HashEmbedder(dim=8)
+    eng = ScoringEngine(cache=tmp_path / "cache")
+    ref = np.stack([emb.encode([t])[0] for t in texts])  # reference: one text at a time
+    small = corpus_vectors(emb, texts, engine=eng, chunk_size=5)
+    mapped = corpus_vectors(emb, texts, engine=eng, chunk_size=5, mmap_bytes=0, work_dir=tmp_path)
+    assert isinstance(mapped, np.memmap) and not isinstance(small, np.memmap)
+    np.testing.assert_array_equal(small, ref)
+    np.testing.assert_array_equal(mapped, ref)
+    # the engine's cache is the only cache: a second engine on the same file encodes nothing
+    eng2 = ScoringEngine(cache=tmp_path / "cache")
+    np.testing.assert_array_equal(corpus_vectors(emb, texts, engine=eng2, chunk_size=7), ref)
     assert eng2.stats.texts_encoded == 0
-    np.testing.assert_array_equal(np.asarray(v2), np.asarray(v))
 
 
-def test_store_resumes_after_interruption(tmp_path):
-    texts = [f"sentence {i}" for i in range(12)]
-    calls = {"n": 0}
-
-    def fn(batch):
-        calls["n"] += len(batch)
-        if calls["n"] > 8 and calls.get("fail", True):
-            raise RuntimeError("killed")
-        return np.array([[len(t), t.count("1")] for t in batch], np.float32)
-
-    emb = FunctionEmbedder(fn=fn, name_="counting")
-    store = EmbeddingStore(tmp_path, chunk_size=4)
-    with pytest.raises(RuntimeError):
-        store.get(emb, texts, engine=ScoringEngine(cache=False))
-    npy, meta = store.paths(emb.fingerprint, sha256_texts(texts))
-    assert json.loads(meta.read_text())["done"] == 8
-    calls["fail"] = False
-    eng = ScoringEngine(cache=False)
-    v = store.get(emb, texts, engine=eng)
-    assert eng.stats.texts_encoded == 4  # only the missing chunk
-    np.testing.assert_array_equal(np.asarray(v)[:, 0], [len(t) for t in texts])
+def test_ledes_are_first_kept_sentences():
+    docs = [("a", "One here. Two here."), ("b", "One here. Three here."), ("c", "Four here.")]
+    c = build_corpus(docs)
+    # reference: per document the corpus index of its first sentence's text
+    expected = []
+    for _, text in docs:
+        first = text.split(". ")[0].rstrip(".") + "."
+        i = c.texts.index(first)
+        if i not in expected:
+            expected.append(i)
+    assert list(c.ledes) == expected

@@ -134,7 +134,8 @@ def test_faiss_flat_equals_exact():
                                   exact_knn(c, q, 10, exclude=excl).indices)
     import faiss
 
-    assert faiss.cvar.distance_compute_blas_threshold == 1
+    # the BLAS threshold is set for the duration of a call only: the process's setting is unchanged
+    assert faiss.cvar.distance_compute_blas_threshold == 128000
 
 
 def test_hnsw_recall_on_clustered_data():
@@ -192,3 +193,25 @@ def test_faiss_backend_is_exact_under_ties_and_exclusions():
         b = exact_knn(c, q, k, metric="ip", block_size=bs, exclude=exc, backend="numpy")
         np.testing.assert_array_equal(a.indices, b.indices)
         np.testing.assert_allclose(a.scores, b.scores)
+
+
+@pytest.mark.parametrize("block_size", [3, 1000])
+def test_sparse_exact_matches_brute_force(block_size):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(5)
+    dense = (rng.random((60, 40)) < 0.1) * rng.integers(1, 4, (60, 40)).astype(np.float32)
+    dense[7] = 0  # a zero row: no neighbours as a query, similarity 0 as a candidate
+    m = sp.csr_matrix(dense)
+    qidx = [0, 7, 13, 59]
+    res = exact_knn(m, m[qidx], 6, exclude=[[i] for i in qidx], block_size=block_size)
+    for r, q in enumerate(qidx):
+        if not dense[q].any():
+            assert (res.indices[r] == -1).all()
+            continue
+        def cos(a, b):
+            na, nb = np.linalg.norm(a), np.linalg.norm(b)
+            return 0.0 if na == 0 or nb == 0 else float(a @ b / (na * nb))
+        sims = [(-cos(dense[q], dense[j]), j) for j in range(60) if j != q]
+        expected = [j for _, j in sorted(sims, key=lambda t: (round(t[0], 6), t[1]))[:6]]
+        assert res.indices[r].tolist() == expected

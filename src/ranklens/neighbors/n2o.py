@@ -27,7 +27,8 @@ from ..errors import ValidationError
 from ..results import Result, make_provenance
 from .corpus import SentenceCorpus
 from .overlap import knn_overlap
-from .search import NeighborSearch, neighbors_of, sample_queries
+from ..engine import ScoringEngine
+from .search import NeighborSearch, as_vectors, neighbors_of, sample_queries
 
 __all__ = ["n2o_matrix", "n2o_per_sample", "n2o_robustness", "pair_matrix", "paired_tests", "per_query_n2o"]
 
@@ -99,7 +100,7 @@ def paired_tests(perq: pd.DataFrame, names: Sequence[str], *, n_resamples: int =
             x, y = _pair_series(perq, a, b), _pair_series(perq, a, c)
             ok = ~(np.isnan(x) | np.isnan(y))
             t = randomization_test(x[ok], y[ok], n_resamples=n_resamples, seed=seed)
-            rows.append((a, b, c, t.diff, t.pvalue, int(ok.sum())))
+            rows.append((a, b, c, t.mean_diff, t.pvalue, int(ok.sum())))
     out = pd.DataFrame(rows, columns=["model", "vs", "than", "diff", "p_value", "n_queries"])
     p = out["p_value"].to_numpy(dtype=float)
     holm = np.full(len(p), np.nan)
@@ -158,10 +159,11 @@ def _summary(agg: pd.DataFrame, names: list[str], n_zero: dict[str, int], tests:
             "n_significant_differences": int((tests["p_holm"] < 0.05).sum()) if len(tests) else 0}
 
 
-def n2o_matrix(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int = 50, n_queries: int = 100,
+def n2o_matrix(vectors: Mapping[str, Any] | Sequence[Any], corpus: SentenceCorpus, *, k: int = 50, n_queries: int = 100,
                n_samples: int = 5, seed: int = 0, search: NeighborSearch | None = None, pool: Any = None,
                pool_name: str = "every corpus sentence", confidence: float = 0.95, n_bootstrap: int = 2000,
-               n_resamples: int = 10_000, components: Mapping[str, str] | None = None) -> Result:
+               n_resamples: int = 10_000,
+               components: Mapping[str, str] | None = None, engine: ScoringEngine | None = None) -> Result:
     """All-pairs N2O averaged over query samples, with the SD over samples (paper), a bootstrap CI
     over queries and the paired tests (module docstring).
 
@@ -174,6 +176,7 @@ def n2o_matrix(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int = 5
         ci_high, n_queries``; tables ``matrix`` / ``std_matrix``, ``per_sample``, ``per_query``,
         ``paired_tests`` and ``search``.
     """
+    vectors, components = as_vectors(vectors, corpus.texts, engine, components)
     if len(vectors) < 2:
         raise ValidationError("N2O compares embedders: pass at least two")
     search = search or NeighborSearch()
@@ -183,7 +186,7 @@ def n2o_matrix(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int = 5
     perq = per_query_n2o(nn, k, zero)
     agg = _aggregate(per, perq, confidence, n_bootstrap, seed)
     names = list(vectors)
-    tests = paired_tests(perq, names, n_resamples=n_resamples, seed=seed) if len(names) >= 3 else pd.DataFrame()
+    tests = paired_tests(perq, names, n_resamples=n_resamples, seed=seed)
     n_zero = {n: int(np.count_nonzero(z)) for n, z in zero.items()}
     summary = {"k": k, "n_queries": n_queries, "n_samples": n_samples, "n_corpus": len(corpus),
                "n_duplicates_removed": corpus.n_duplicates, **_summary(agg, names, n_zero, tests)}
@@ -220,13 +223,15 @@ def _rho_rows(vals: pd.DataFrame, ks: list[int], n_samples: int) -> list[tuple[s
 def n2o_robustness(vectors: Mapping[str, Any], corpus: SentenceCorpus, *,
                    ks: Sequence[int] = (5, 10, 15, 20, 25, 30, 35, 40, 45, 50), n_queries: int = 100,
                    n_samples: int = 5, seed: int = 0, search: NeighborSearch | None = None, pool: Any = None,
-                   pool_name: str = "every corpus sentence", components: Mapping[str, str] | None = None) -> Result:
+                   pool_name: str = "every corpus sentence",
+               components: Mapping[str, str] | None = None, engine: ScoringEngine | None = None) -> Result:
     """Spearman ρ between the rankings of embedder pairs by N2O, across k and across samples (§6).
 
     Returns:
         ``Result(kind="n2o-robustness")``: table ``comparison ("k"|"sample"), a, b, spearman_rho``;
         table ``values``: ``k, sample, model, other_model, n2o, n_queries``.
     """
+    vectors, components = as_vectors(vectors, corpus.texts, engine, components)
     if len(vectors) < 3:
         raise ValidationError("robustness ranks embedder pairs: pass at least three embedders")
     ks = sorted({int(k) for k in ks})

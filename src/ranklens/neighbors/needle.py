@@ -123,15 +123,16 @@ def _ranks_for(embedder: Any, base_vecs: Any, p: pd.DataFrame, mask: np.ndarray,
     return ranks, int(np.count_nonzero(zero_rows(qv)))
 
 
-def needle_in_haystack(embedders: Mapping[str, Any], vectors: Mapping[str, Any], corpus: SentenceCorpus,
-                       pairs: pd.DataFrame, *, protocol: str = "one-at-a-time", engine: ScoringEngine | None = None,
-                       block_size: int = 65_536, notes: tuple[str, ...] = ()) -> Result:
+def needle_in_haystack(embedders: Mapping[str, Any], corpus: SentenceCorpus, pairs: pd.DataFrame, *,
+                       vectors: Mapping[str, Any] | None = None, protocol: str = "one-at-a-time",
+                       engine: ScoringEngine | None = None, block_size: int = 65_536,
+                       notes: tuple[str, ...] = ()) -> Result:
     """Rank of each pair's second sentence among the neighbours of its first (module docstring).
 
     Args:
         embedders: name -> embedder (encodes the pair sentences).
-        vectors: name -> corpus vectors of ``corpus`` (the haystack).
         pairs: the selected pairs (:func:`select_pairs`): ``pair_id, text_a, text_b, score``.
+        vectors: name -> vectors of ``corpus`` (the haystack); default: encoded here.
 
     Returns:
         ``Result(kind="n2o-needle")``: table ``model, mrr, ci_low, ci_high, n_top1, n_top5, n_pairs``
@@ -141,6 +142,11 @@ def needle_in_haystack(embedders: Mapping[str, Any], vectors: Mapping[str, Any],
 
     if protocol not in PROTOCOLS:
         raise ValidationError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    if "overlap" not in pairs:  # not selected yet: the paper's selection (select_pairs defaults)
+        pairs, more = select_pairs(pairs)
+        notes = (*notes, *more)
+    vectors = vectors if vectors is not None else {n: corpus_vectors(e, corpus.texts, engine=engine)
+                                                   for n, e in embedders.items()}
     pair_texts = set(p for p in [*pairs["text_a"], *pairs["text_b"]])
     mask = np.array([t in pair_texts for t in corpus.texts], bool)
     per, rows, warn = [], [], list(notes)

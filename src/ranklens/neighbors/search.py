@@ -31,7 +31,7 @@ from ..engine import ScoringEngine, encode_texts
 from ..errors import ValidationError
 from .knn import KnnResult, build_hnsw, exact_knn, faiss_knn, hnsw_knn, is_sparse, recall_at_k, zero_rows
 
-__all__ = ["NeighborSearch", "corpus_neighbors", "corpus_vectors", "named_embedders", "neighbors_of",
+__all__ = ["NeighborSearch", "as_vectors", "corpus_neighbors", "corpus_vectors", "named_embedders", "neighbors_of",
            "sample_queries"]
 
 
@@ -180,3 +180,18 @@ def neighbors_of(vectors: Mapping[str, Any], query_idx: np.ndarray, k: int, sear
         zero[name] = zero_rows(_rows(vecs, query_idx))
         info[name] = inf
     return nn, info, zero
+
+
+def as_vectors(models: Mapping[str, Any] | Sequence[Any], texts: Sequence[str], engine: ScoringEngine | None = None,
+               components: Mapping[str, str] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """``{name: corpus vectors}`` and ``{name: fingerprint}`` from embedders (encoded here) or
+    precomputed vectors (arrays or CSR matrices, passed through)."""
+    named = named_embedders(models)
+    vecs, comps = {}, dict(components or {})
+    for name, m in named.items():
+        if isinstance(m, np.ndarray) or is_sparse(m):
+            vecs[name] = m
+        else:
+            vecs[name] = corpus_vectors(m, texts, engine=engine)
+            comps.setdefault(name, m.fingerprint)
+    return vecs, comps

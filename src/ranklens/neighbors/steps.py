@@ -70,7 +70,7 @@ def _needle(ctx: Mapping[str, Any], collection: Any, models: Any, p: Any) -> Any
     pairs = pd.concat([read_pairs(f) for f in p.pairs], ignore_index=True)
     chosen, notes = select_pairs(pairs, min_score=p.min_score, max_score=p.max_score, max_overlap=p.max_overlap,
                                  genre=p.genre, max_pairs=p.max_pairs, seed=ctx["seed"])
-    return needle_in_haystack(ctx["embedders"], ctx["vectors"], ctx["corpus"], chosen, protocol=p.needle_protocol,
+    return needle_in_haystack(ctx["embedders"], ctx["corpus"], chosen, vectors=ctx["vectors"], protocol=p.needle_protocol,
                               engine=ctx["engine"], block_size=p.block_size, notes=tuple(notes))
 
 

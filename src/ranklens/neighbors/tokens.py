@@ -14,7 +14,8 @@ from ..results import Result, make_provenance
 from ..text import content_terms, tokenize
 from .corpus import SentenceCorpus
 from .n2o import base_params
-from .search import NeighborSearch, neighbors_of, sample_queries
+from ..engine import ScoringEngine
+from .search import NeighborSearch, as_vectors, neighbors_of, sample_queries
 
 __all__ = ["TERMS", "popular_outliers", "token_overlap"]
 
@@ -67,7 +68,8 @@ def _per_query(lists: Mapping[str, np.ndarray], qidx: np.ndarray, zero: Mapping[
 def token_overlap(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int = 50, n_queries: int = 100,
                   seed: int = 0, confidence: float = 0.95, terms: str = "content",
                   search: NeighborSearch | None = None, pool: Any = None, pool_name: str = "every corpus sentence",
-                  components: Mapping[str, str] | None = None) -> Result:
+                  components: Mapping[str, str] | None = None,
+                  engine: ScoringEngine | None = None) -> Result:
     """Token overlap between each query and its k neighbours, per embedder, with a t-based CI.
 
     Overlap of a query and a neighbour = Jaccard of their term sets; ``terms="content"`` (default)
@@ -84,6 +86,7 @@ def token_overlap(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int 
     """
     if terms not in TERMS:
         raise ValidationError(f"terms must be one of {TERMS}, got {terms!r}")
+    vectors, components = as_vectors(vectors, corpus.texts, engine, components)
     search = search or NeighborSearch()
     qidx = sample_queries(len(corpus), n_queries, 1, seed, pool)[0]
     nn, _, zero = neighbors_of(vectors, qidx, k, search, seed)
@@ -142,7 +145,8 @@ def _outlier_rows(lists: Mapping[str, list[int]], m: int, k: int, corpus: Senten
 
 def popular_outliers(vectors: Mapping[str, Any], corpus: SentenceCorpus, query: str | int, *, m: int = 10,
                      k: int = 50, search: NeighborSearch | None = None,
-                     components: Mapping[str, str] | None = None) -> Result:
+                     components: Mapping[str, str] | None = None,
+                  engine: ScoringEngine | None = None) -> Result:
     """Popular and outlier neighbours of one query (paper Table 2).
 
     Popular: in every embedder's top-``m``. Outlier for embedder e: in e's top-``m`` but outside
@@ -152,6 +156,7 @@ def popular_outliers(vectors: Mapping[str, Any], corpus: SentenceCorpus, query: 
         ``Result(kind="n2o-popular-outliers")``: table ``kind, model, rank, corpus_id, text``
         (rank = the embedder's rank, or the mean rank over embedders for popular neighbours).
     """
+    vectors, components = as_vectors(vectors, corpus.texts, engine, components)
     if len(vectors) < 2:
         raise ValidationError("popular/outlier neighbours need at least two embedders")
     if m > k:
