@@ -12,7 +12,9 @@ Quick use::
   the dataset loaders.
 * :mod:`.delta` - per-model δ (calibration, percentile, explicit).
 * :mod:`.run` - scoring through the engine, effects, significance, result store.
-* :mod:`.report` - tables, δ sweep, seed variance, plots.
+* :mod:`.report` - tables, δ sweep, seed variance, plots, samples with texts.
+* :mod:`.paper` - the paper's Tables 1-3 over one or several results.
+* :mod:`.tools` - ``ranklens probes show|table|seed-variance``.
 """
 
 from __future__ import annotations
@@ -28,8 +30,16 @@ from .base import (
     samples_hash,
     select_probes,
 )
-from .delta import DeltaSpec, calibrate_delta, calibration_diffs, parse_delta
-from .report import delta_sweep, format_table, plot_delta_sweep, plot_diff_distributions, seed_variance
+from .delta import DeltaSpec, calibrate_delta, calibration_diffs, delta_specs, parse_delta
+from .paper import paper_tables
+from .report import (
+    delta_sweep,
+    format_table,
+    plot_delta_sweep,
+    plot_diff_distributions,
+    seed_variance,
+    show_samples,
+)
 from .run import adjust_pvalues, generate_samples, probe_effects, run_probes, summarize_diffs
 
 __all__ = [
@@ -40,11 +50,13 @@ __all__ = [
     "adjust_pvalues",
     "calibrate_delta",
     "calibration_diffs",
+    "delta_specs",
     "delta_sweep",
     "format_table",
     "generate_samples",
     "get_probe",
     "list_probes",
+    "paper_tables",
     "parse_delta",
     "plot_delta_sweep",
     "plot_diff_distributions",
@@ -55,5 +67,6 @@ __all__ = [
     "samples_hash",
     "seed_variance",
     "select_probes",
+    "show_samples",
     "summarize_diffs",
 ]

@@ -1,6 +1,15 @@
-"""The ``probes`` analysis: ABNIRML behavioural probes (MacAvaney et al.). Declared once; the CLI
-(``ranklens probes``), experiment files (``type = "probes"``), the demo and the report derive
-from it."""
+"""The ``probes`` analysis: ABNIRML behavioural probes (MacAvaney et al., TACL 2022). Declared once;
+the CLI (``ranklens probes``), experiment files (``type = "probes"``), the demo and the report derive
+from it.
+
+Defaults follow the paper: every sample (no cap), measure-and-match controls held identical,
+typos that leave stopwords intact, the non-relevant sentence from a document judged non-relevant
+for the same query, the paper's NER types for NQ factuality, a Bonferroni-corrected paired t-test
+at p < 0.01 (symmetric probes: the reference code's test of ``|diff|``), δ the median adjacent
+top-10 difference after re-ranking (the official DL19 run in the paper: give it as
+``calibration_run``). Every other choice is a named parameter, recorded in each result's
+provenance and listed in the paper tables' legend.
+"""
 
 from __future__ import annotations
 
@@ -10,41 +19,112 @@ from typing import Any
 
 from ..declare import Analysis, ModelRows, ResultKind, param
 
-__all__ = ["ANALYSIS", "Params", "run"]
+__all__ = ["ANALYSIS", "PAPER_PROBES", "Params", "run"]
+
+#: The probes of the paper's Tables 1-3 (all judged documents; the ``-rel``/``-nonrel`` variants
+#: and ``demo-*`` are extra).
+PAPER_PROBES = ("mm-*", "tr-del-stops-punct", "tr-lemmatize", "tr-shuffle-words", "tr-shuffle-sents",
+                "tr-shuffle-preps", "tr-typo", "tr-doc2query", "tr-add-nonrel-sent", "ds-*")
 
 
 @dataclass(frozen=True)
 class Params:
-    probes: tuple[str, ...] = param(("mm-*", "tr-*"), "probe names or glob patterns (`ranklens ls probes`)")
-    cap: int = param(200, "samples per probe at most", min=1)
-    delta: str = param("calibrate", "effect threshold: 'calibrate' on the dataset, or a number")
-    alpha: float = param(0.01, "significance level of the paired t-tests", min=0.0, max=1.0)
-    correction: str = param("bonferroni", "multiple-testing correction", choices=("bonferroni", "holm", "none"))
-    sweep: tuple[str, ...] = param(("tr-shuffle-words", "tr-shuffle-sents"), "probes of the delta sweep")
-    calibration_queries: int = param(30, "queries used to calibrate delta", min=1)
-    calibration_depth: int = param(20, "ranking depth used to calibrate delta", min=2)
+    probes: tuple[str, ...] = param(PAPER_PROBES, "probe names or glob patterns (`ranklens ls probes`); default: "
+                                    "the paper's Tables 1-3")
+    cap: int = param(0, "samples per probe at most (seeded sub-sample); 0 = every sample (the paper)", min=0)
+    delta: tuple[str, ...] = param(("calibrate",), "effect threshold: 'calibrate' (median adjacent top-10 "
+                                   "difference, the paper), 'pNN' (a percentile of them) or a number; LABEL=VALUE "
+                                   "for one model")
+    calibration_collection: str = param("", "collection spec delta is calibrated on (demo, a directory, "
+                                        "irds:ID); '' = the analysed collection")
+    calibration_run: str = param("", "TREC run whose candidates are re-ranked to calibrate delta (the paper: "
+                                 "the official DL19 run); '' = re-rank BM25's top calibration-depth", path=True)
+    calibration_queries: int = param(0, "calibration queries (seeded sub-sample); 0 = all (the paper)", min=0)
+    calibration_depth: int = param(20, "BM25 depth re-ranked to calibrate delta when no calibration run is "
+                                   "given (ranklens' procedure for a bare collection)", min=2)
+    alpha: float = param(0.01, "significance level of the paired t-tests (the paper: 0.01)", min=0.0, max=1.0)
+    correction: str = param("bonferroni", "multiple-testing correction over the table (the paper: bonferroni)",
+                            choices=("bonferroni", "holm", "bh", "none"))
+    symmetric_test: str = param("abs", "test of symmetric probes: 'abs' = t-test of |diff| (reference code; "
+                                "independent of the order of d1 and d2), 'signed' = paired t-test",
+                                choices=("abs", "signed"))
+    n_boot: int = param(1000, "bootstrap resamples of each score's 95% CI", min=10)
+    sweep: tuple[str, ...] = param(("mm-rel-ctrl-len", "tr-del-stops-punct", "ds-paraphrase-mrpc"),
+                                   "probes of the delta sweep (the paper's Fig. 2); none = no sweep")
+    data_dir: str = param("auto", "folder with the dataset-transfer data (mrpc/, jfleg/, ...) and misspellings/; "
+                          "auto = $RANKLENS_SHARED_DATA, else ../shared/data")
+    misspellings: str = param("auto", "typo list: auto (data-dir/misspellings/, the Wikipedia list the paper "
+                              "uses), a .tab/.json file, or 'char' (character-level typos)")
+    typo_stopwords: bool = param(False, "misspell stopwords too (the paper leaves them intact)")
+    typo_rate: float = param(0.5, "share of words given a character-level typo (misspellings=char only)",
+                             min=0.0, max=1.0)
+    nonrel_source: str = param("same-query", "where '+ non-relevant sentence' takes its sentence: a document "
+                               "judged non-relevant for the same query (reference code) or for another query "
+                               "(an off-topic sentence)", choices=("same-query", "other-query"))
+    lemmatize_stopwords: bool = param(False, "lemmatize stopwords too (the reference code keeps them)")
+    mm_len_tolerance: float = param(0.0, "measure-and-match: relative length difference still matched as "
+                                    "'equal length' (the paper: 0, identical)", min=0.0, max=1.0)
+    mm_overlap_tolerance: float = param(0.0, "measure-and-match: overlap difference still matched as equal "
+                                        "(the paper: 0, identical)", min=0.0, max=1.0)
+    require_lemma_overlap: bool = param(True, "transfer probes: drop samples whose query shares no non-stopword "
+                                        "lemma with both texts (the paper)")
+    transfer_split: str = param("all", "MRPC, JFLEG and TurkCorpus split(s) (the paper: all)",
+                                choices=("all", "train", "test", "dev", "tune"))
+    transfer_reference: str = param("all", "JFLEG / TurkCorpus references used (the paper: all), or one index")
+    nq_question_filter: str = param("answer", "NQ: drop questions containing the answer (the paper) or any "
+                                    "answer word (reference code)", choices=("answer", "any-token"))
+    expander: str = param("", "doc2query model directory or expansions file (tr-doc2query is skipped without)")
+    pairs_file: str = param("", "TSV/JSONL file of text pairs for the 'pairs' probe", path=True)
+    pairs_symmetric: bool = param(False, "the 'pairs' probe is symmetric")
+
+    def check(self) -> list[str]:
+        problems = []
+        for d in self.delta:
+            v = d.partition("=")[2] if "=" in d else d
+            try:
+                from .delta import parse_delta
+
+                parse_delta(v)
+            except Exception as exc:  # noqa: BLE001 - reported with the key path
+                problems.append(f"delta: {exc}")
+        return problems
+
+
+def probe_options(p: Params) -> dict[str, Any]:
+    """The probe factories' options of a ``Params`` value."""
+    return {"cap": p.cap or None, "data_dir": p.data_dir, "misspellings": p.misspellings, "rate": p.typo_rate,
+            "typo_stopwords": p.typo_stopwords, "nonrel_source": p.nonrel_source,
+            "lemmatize_stopwords": p.lemmatize_stopwords, "len_tolerance": p.mm_len_tolerance,
+            "overlap_tolerance": p.mm_overlap_tolerance, "require_lemma_overlap": p.require_lemma_overlap,
+            "split": p.transfer_split, "reference": p.transfer_reference, "question_filter": p.nq_question_filter,
+            "expander": p.expander or None, "pairs_path": p.pairs_file or None,
+            "pairs_symmetric": p.pairs_symmetric}
 
 
 def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
         work_dir: Path | None = None) -> list[Any]:
-    """Every selected probe (``cap`` samples each) for every model, delta calibrated on the
-    dataset; plus a delta sweep of the ``sweep`` probes."""
+    """Every selected probe for every model with δ per model; plus a δ sweep of ``sweep``."""
+    from ..declare import params_dict
     from ..drive import build_models, collection_texts, need_models, skipped_warnings
+    from ..io import load_collection
     from ..rankers import make_ranker
     from . import delta_sweep, get_probe, run_probes, select_probes
-    from .delta import DeltaSpec, parse_delta
+    from .delta import delta_specs
 
     p = params
     rankers, skipped = build_models(models, make_ranker, collection_texts(collection))
     need_models("probes", rankers, 1, skipped)
-    probes = [get_probe(n, cap=p.cap) for n in select_probes(list(p.probes))]
-    delta = (DeltaSpec(max_queries=p.calibration_queries, depth=p.calibration_depth)
-             if p.delta == "calibrate" else parse_delta(p.delta))
-    res = run_probes(probes, rankers, collection, delta=delta, engine=engine, seed=seed, alpha=p.alpha,
-                     correction=p.correction)
+    opts = probe_options(p)
+    probes = [get_probe(n, **opts) for n in select_probes(list(p.probes))]
+    calib = load_collection(p.calibration_collection) if p.calibration_collection else collection
+    deltas = delta_specs(p.delta, list(rankers), max_queries=p.calibration_queries or None,
+                         depth=p.calibration_depth, seed=seed, run=p.calibration_run or None)
+    res = run_probes(probes, rankers, collection, delta=deltas, calibration_collection=calib, engine=engine,
+                     seed=seed, alpha=p.alpha, correction=p.correction, n_boot=p.n_boot,
+                     symmetric_test=p.symmetric_test, params=params_dict(p))
     results: list[Any] = [res]
-    sweep = [n for n in p.sweep if n in set(res.table["probe"])]
-    if sweep and "calibration" in res.tables:
+    sweep = [n for n in p.sweep if n in set(res.table.loc[res.table["n"] > 0, "probe"])]
+    if sweep and not res.tables["calibration"].empty:
         results.append(delta_sweep(res, probes=sweep))
     warn = skipped_warnings(skipped)
     return [r.with_warnings(*warn) for r in results]
@@ -58,7 +138,10 @@ ANALYSIS = Analysis(
     run="ranklens.probes.declaration:run",
     prefixes=("probe", "probes"),
     help="ABNIRML behavioural probes: effect scores with delta and paired tests",
-    description="Measure-and-match, text-manipulation and dataset-transfer probes (MacAvaney et al., TACL 2022).",
+    description="Measure-and-match, text-manipulation and dataset-transfer probes (MacAvaney et al., TACL 2022). "
+                "Sign: diff = R(q,d1) - R(q,d2); manipulation d1 = manipulated text; measure-and-match d1 = more "
+                "of the variable; transfer d1 = the attributed text (fluent, simple, neutral, succinct, factual). "
+                "Tools: `ranklens probes show`, `ranklens probes table`, `ranklens probes seed-variance`.",
     kinds=(
         ResultKind("probe-table", "Probe effect scores", plots=(f"{_P}:plot_diff_distributions",),
                    paper_table=f"{_P}:paper_table",
@@ -66,5 +149,10 @@ ANALYSIS = Analysis(
                                         n="n")),
         ResultKind("probe-delta-sweep", "Delta sweep", plots=(f"{_P}:plot_delta_sweep",)),
     ),
-    demo={},
+    demo={"probes": ("mm-rel-*", "mm-len-ctrl-rel", "mm-tf-ctrl-rel", "mm-overlap-ctrl-rel", "tr-shuffle-words",
+                     "tr-shuffle-sents", "tr-shuffle-preps", "tr-del-stops-punct", "tr-lemmatize", "tr-typo",
+                     "tr-doc2query", "tr-add-nonrel-sent", "demo-*"),
+          "cap": 40, "calibration_queries": 30, "misspellings": "char",
+          "sweep": ("tr-shuffle-words", "tr-shuffle-sents", "demo-fluency")},
+    tools="ranklens.probes.tools:add_tools",
 )

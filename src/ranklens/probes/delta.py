@@ -1,11 +1,17 @@
 """Per-model δ (ABNIRML §3.3): the score difference below which a ranker is said to tie.
 
-Calibration re-ranks a dataset's top results with the model and takes, per query, the
-differences between adjacent scores among the top ``k`` (default 10); δ is the median of all
-those differences (``mode="calibrate"``) or another percentile (``mode="percentile"``). δ may
-also be given explicitly. The first stage is BM25 (:class:`ranklens.rankers.BM25Ranker` defaults, via
-:func:`ranklens.rankers.retrieval.retrieve`) over the collection, top ``depth`` documents per
-query.
+Calibration re-ranks candidate documents with the model and takes, per query, the differences
+between adjacent scores among the top ``k`` (default 10); δ is the median of all those
+differences (``mode="calibrate"``) or another percentile (``mode="percentile"``). δ may also be
+given explicitly.
+
+* **the paper's procedure** (``run=`` a TREC run file): "re-ranking the official set from TREC
+  DL 2019": every candidate of the run (whose text the calibration collection holds) is
+  re-ranked; the share of candidates without text is reported as a warning.
+* **a bare collection** (no run): the first stage is BM25 (:class:`ranklens.rankers.BM25Ranker`
+  defaults) over the collection, top ``depth`` documents per query, then re-ranked.
+
+:attr:`DeltaInfo.describe` says which was used.
 
 All model calls go through :mod:`ranklens.engine`.
 """
@@ -13,6 +19,7 @@ All model calls go through :mod:`ranklens.engine`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +33,7 @@ __all__ = [
     "DeltaSpec",
     "calibrate_delta",
     "calibration_diffs",
-    "collection_fingerprint",
+    "delta_specs",
     "parse_delta",
 ]
 
@@ -42,8 +49,9 @@ class DeltaSpec:
         percentile: for ``percentile`` (0-100).
         k: top-k of the re-ranking whose adjacent differences are used.
         depth: first-stage depth re-ranked per query.
-        max_queries: calibration queries (sub-sampled with ``seed``); ``None`` = all.
+        max_queries: calibration queries (sub-sampled with ``seed``); ``None`` = all (the paper).
         seed: sub-sampling seed.
+        run: a TREC run whose candidates are re-ranked (the paper's procedure) instead of BM25.
     """
 
     mode: str = "calibrate"
@@ -51,8 +59,9 @@ class DeltaSpec:
     percentile: float = 50.0
     k: int = 10
     depth: int = 20
-    max_queries: int | None = 50
+    max_queries: int | None = None
     seed: int = 0
+    run: str | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in ("calibrate", "percentile", "explicit"):
@@ -66,7 +75,9 @@ class DeltaSpec:
         if self.mode == "explicit":
             return f"explicit {self.value}"
         p = 50.0 if self.mode == "calibrate" else self.percentile
-        return f"p{p:g} of adjacent top-{self.k} diffs (BM25 top-{self.depth}, {self.max_queries} queries)"
+        first = f"re-ranked run {self.run}" if self.run else f"re-ranked BM25 top-{self.depth}"
+        queries = "all queries" if self.max_queries is None else f"{self.max_queries} queries"
+        return f"p{p:g} of adjacent top-{self.k} diffs ({first}, {queries})"
 
 
 def parse_delta(text: str | float | DeltaSpec | None) -> DeltaSpec:
@@ -98,35 +109,51 @@ class DeltaInfo:
     delta: float
     spec: DeltaSpec
     diffs: npt.NDArray[np.float64]
+    collection: str = ""
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def describe(self) -> str:
+        where = f" on {self.collection}" if self.collection and self.spec.mode != "explicit" else ""
+        return self.spec.describe() + where
 
     def as_dict(self) -> dict[str, Any]:
         return {"delta": float(self.delta), "mode": self.spec.mode, "percentile": self.spec.percentile,
                 "k": self.spec.k, "depth": self.spec.depth, "max_queries": self.spec.max_queries,
-                "n_diffs": int(len(self.diffs)), "describe": self.spec.describe()}
+                "run": self.spec.run or "", "calibration_collection": self.collection,
+                "n_diffs": int(len(self.diffs)), "describe": self.describe}
 
 
-def collection_fingerprint(collection: Any) -> dict[str, str] | None:
-    """Name and content hash of the collection δ is calibrated on (``None`` without one).
+def delta_specs(items: Sequence[str], labels: Sequence[str], **calibration: Any) -> dict[str, DeltaSpec]:
+    """``delta`` parameter values -> ``{label: DeltaSpec}`` for every model label.
 
-    The hash covers what calibration reads: every document (id and text) and every query (id and
-    text), each sorted by id, so the same collection loaded twice has the same hash and a
-    collection with one edited document does not.
+    ``VALUE`` (at most one: ``calibrate``, ``pNN`` or a number) applies to every model without a
+    ``LABEL=VALUE`` of its own; without any, δ is calibrated. Calibrated specs get the
+    ``calibration`` settings (``max_queries``, ``depth``, ``seed``, ``run``).
     """
-    if collection is None:
-        return None
-    from .._hashing import sha256_texts
+    from dataclasses import replace
 
-    def texts():
-        docs = collection.docs
-        for did in sorted(docs):
-            yield did
-            yield docs[did]
-        yield "\x00queries"
-        for qid, text in sorted(collection.queries_dict().items()):
-            yield qid
-            yield text
-
-    return {"name": str(getattr(collection, "name", "")), "sha256": sha256_texts(texts())}
+    default: str | None = None
+    per: dict[str, str] = {}
+    for it in items:
+        label, sep, value = str(it).partition("=")
+        if not sep:
+            if default is not None:
+                raise ValidationError(f"delta given twice for every model ({default!r} and {it!r}); "
+                                      "use LABEL=VALUE for one model")
+            default = str(it)
+            continue
+        label, value = label.strip(), value.strip()
+        if label not in labels:
+            raise ValidationError(f"delta {it!r}: no model is named {label!r} (models: {', '.join(labels)})")
+        if label in per:
+            raise ValidationError(f"delta for {label!r} given twice ({per[label]!r}, {value!r})")
+        per[label] = value
+    out = {}
+    for label in labels:
+        spec = parse_delta(per.get(label, default if default is not None else "calibrate"))
+        out[label] = spec if spec.mode == "explicit" else replace(spec, **calibration)
+    return out
 
 
 def _bm25_topk(collection: Any, qids: list[str], depth: int) -> dict[str, list[str]]:
@@ -143,34 +170,69 @@ def _bm25_topk(collection: Any, qids: list[str], depth: int) -> dict[str, list[s
     return out
 
 
-def calibration_diffs(
-    ranker: Any, collection: Any, *, spec: DeltaSpec | None = None, engine: Any = None,
-) -> npt.NDArray[np.float64]:
-    """Adjacent score differences among each query's top ``k`` after re-ranking the BM25
-    top ``depth`` with ``ranker`` (all queries pooled)."""
-    from ..engine import score_pairs
+def _run_candidates(collection: Any, qids: list[str], run_path: str) -> tuple[dict[str, list[str]], str | None]:
+    """The run's candidates per query that the collection has text for, and a warning when
+    some are missing."""
+    from ..io import read_run
 
-    spec = spec or DeltaSpec()
+    run = read_run(run_path)
+    run = run[run["query_id"].astype(str).isin(set(qids))]
+    out: dict[str, list[str]] = {q: [] for q in qids}
+    total = missing = 0
+    for q, d in zip(run["query_id"].astype(str), run["doc_id"].astype(str)):
+        total += 1
+        if d in collection.docs:
+            out[q].append(d)
+        else:
+            missing += 1
+    if total == 0:
+        raise ValidationError(f"calibration run {run_path}: no candidates for the queries of {collection.name!r}")
+    why = (f"calibration run {run_path}: {missing} of {total} candidates have no text in {collection.name!r} "
+           "and were left out" if missing else None)
+    return out, why
+
+
+def _calibration_queries(collection: Any, spec: DeltaSpec) -> list[str]:
     qids = sorted(collection.queries_dict())
     if spec.max_queries is not None and len(qids) > spec.max_queries:
         rng = np.random.default_rng(spec.seed)
         qids = sorted(qids[i] for i in rng.choice(len(qids), spec.max_queries, replace=False))
-    top = _bm25_topk(collection, qids, spec.depth)
+    return qids
+
+
+def calibration_diffs(
+    ranker: Any, collection: Any, *, spec: DeltaSpec | None = None, engine: Any = None,
+) -> npt.NDArray[np.float64]:
+    """Adjacent score differences among each query's top ``k`` after re-ranking the candidates
+    (the run's, or BM25's top ``depth``) with ``ranker`` (all queries pooled)."""
+    return _calibration(ranker, collection, spec or DeltaSpec(), engine)[0]
+
+
+def _calibration(ranker: Any, collection: Any, spec: DeltaSpec, engine: Any) -> tuple[np.ndarray, tuple[str, ...]]:
+    from ..engine import score_pairs
+
+    qids = _calibration_queries(collection, spec)
+    warn: tuple[str, ...] = ()
+    if spec.run:
+        top, why = _run_candidates(collection, qids, spec.run)
+        warn = (why,) if why else ()
+    else:
+        top = _bm25_topk(collection, qids, spec.depth)
     queries = collection.queries_dict()
     qs, ts, owner = [], [], []
     for qid in qids:
-        for d in top[qid]:
+        for d in top.get(qid, []):
             qs.append(queries[qid])
             ts.append(collection.docs[d])
             owner.append(qid)
-    scores = score_pairs(ranker, qs, ts, engine=engine)
+    scores = score_pairs(ranker, qs, ts, engine=engine) if qs else np.zeros(0)
     diffs: list[float] = []
     owner_arr = np.array(owner, dtype=object)
     for qid in qids:
         s = np.sort(scores[owner_arr == qid])[::-1][: spec.k]
         if len(s) > 1:
             diffs.extend((s[:-1] - s[1:]).tolist())
-    return np.asarray(diffs, dtype=np.float64)
+    return np.asarray(diffs, dtype=np.float64), warn
 
 
 def calibrate_delta(
@@ -187,10 +249,11 @@ def calibrate_delta(
     if spec.mode == "explicit":
         return DeltaInfo(float(spec.value or 0.0), spec, np.zeros(0))
     if collection is None:
-        raise ValidationError("delta calibration needs a collection (--collection, or --delta NUMBER)")
-    diffs = calibration_diffs(ranker, collection, spec=spec, engine=engine)
+        raise ValidationError("delta calibration needs a collection (--collection or --calibration-collection, "
+                              "or --delta NUMBER)")
+    diffs, warn = _calibration(ranker, collection, spec, engine)
     if len(diffs) == 0:
         raise ValidationError(f"delta calibration on {collection.name!r} produced no score differences "
                               "(too few retrieved documents); give --delta NUMBER")
     p = 50.0 if spec.mode == "calibrate" else spec.percentile
-    return DeltaInfo(float(np.percentile(diffs, p)), spec, diffs)
+    return DeltaInfo(float(np.percentile(diffs, p)), spec, diffs, str(getattr(collection, "name", "")), warn)

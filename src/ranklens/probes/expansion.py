@@ -87,7 +87,7 @@ class Seq2SeqExpander:
     """Sample ``num_queries`` queries per document from a local seq2seq model."""
 
     model_path: str
-    num_queries: int = 3
+    num_queries: int = 4  # the paper: "we generate four queries to add to each document"
     max_new_tokens: int = 32
     top_k: int = 10
     max_input_tokens: int = 512

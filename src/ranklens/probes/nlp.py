@@ -1,45 +1,47 @@
-"""Language processing for probes, with offline fallbacks.
+"""Language processing for the probes, all through the one spaCy pipeline of ranklens
+(:func:`ranklens.text.load_spacy`, spaCy's English ``en_core_web_sm``: tagger, parser, NER,
+lemmatizer), as the paper does.
 
-* Lemmas: the English lookup table of ``spacy-lookups-data`` (what spaCy's ``lookup``
-  lemmatizer uses), else simplemma, else Porter stems (:mod:`ranklens.text`). :func:`lemmatizer_name` says which one runs.
-* Noun chunks and named entities need a spaCy pipeline with a parser/NER
-  (``en_core_web_sm``). When none is installed, documented heuristics run instead:
+* lemmas (lemmatize probe, the dataset-transfer lemma filter): ``token.lemma_``;
+* prepositions (shuffle-prepositions probe): tokens whose part of speech is ``ADP``;
+* noun chunks (dataset-transfer queries): ``doc.noun_chunks``, lower-cased;
+* named entities (NQ factuality): ``doc.ents`` with the paper's types.
 
-  - **shared-chunk heuristic** (for dataset-transfer queries): the longest run of consecutive
-    non-stopword tokens (at most 4) that occurs, lower-cased, in both texts; ties are broken at
-    random with the probe's generator. Noun phrases in English are mostly such runs of
-    content words, so this approximates "a noun chunk shared by both texts".
-  - **regex entity typer** (for Natural Questions answers): ``year`` (a 4-digit year),
-    ``date`` (contains a month name), ``number`` (digits, number words, amounts),
-    ``name`` (every word capitalised), else ``other``.
+When no spaCy pipeline can be loaded, documented heuristics run instead and the probe records
+``fallback`` in its info (the driver turns it into a warning): the English lemma lookup table of
+``spacy-lookups-data`` (else the Porter stem), a closed list of English prepositions, and the
+longest run of content words shared by both texts for queries. The NQ factuality probe has no
+fallback (the paper's entity types need NER): it is skipped with the reason.
 
-Every result records which path ran (``query_method``, ``entity_typer``, ``lemmatizer``).
+Each function takes a list of texts and parses them in one ``nlp.pipe`` call; nothing is kept
+between calls.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from ..text import STOPWORDS, stem, tokenize
+from ..text import STOPWORDS, stem, tokenize, word_spans
 
 __all__ = [
+    "NER_TYPES",
     "PREPOSITIONS",
-    "split_sentences",
-    "entity_type",
-    "entity_typer_name",
-    "has_spacy_pipeline",
-    "lemmatize_text",
-    "lemmas",
-    "lemmatizer_name",
-    "shared_chunk",
-    "shares_content_lemma",
+    "chunks_and_lemmas",
+    "lemma_sets",
+    "lemmatize_texts",
+    "noun_chunk_sets",
+    "pick_shared_chunk",
+    "pipeline",
+    "preposition_spans",
+    "answer_entity_types",
 ]
 
-SPACY_PIPELINE = "en_core_web_sm"
+#: The paper's NQ entity types (footnote 9) -> spaCy's label.
+NER_TYPES = {"PER": "PERSON", "GPE": "GPE", "LOC": "LOC", "NORP": "NORP", "ORG": "ORG"}
 
 PREPOSITIONS = frozenset(
     "about above across after against along amid among around as at before behind below beneath "
@@ -47,51 +49,33 @@ PREPOSITIONS = frozenset(
     "of off on onto opposite out outside over past per since through throughout till to toward "
     "towards under underneath unlike until up upon via with within without".split()
 )
-"""English prepositions (closed class) used by the shuffle-prepositions probe."""
+"""English prepositions (closed class): the fallback of the ADP part-of-speech tag."""
 
 
-_LOWER_BOUNDARY = re.compile(r"(?<=[.!?])\s+")
+def pipeline() -> tuple[Any, str]:
+    """``(nlp, description)`` of the spaCy pipeline, or ``(None, why)`` when none loads."""
+    from ..errors import RanklensError
 
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences for the manipulation probes.
-
-    :func:`ranklens.text.split_sentences` relies on capitalisation (a period followed by a
-    lower-case word is not a boundary), which finds a single sentence in lower-cased corpora
-    such as Cranfield (``"... a slipstream . an experimental study ..."``). Text without any
-    upper-case letter is therefore split at every ``.``/``!``/``?`` followed by whitespace;
-    other text uses :func:`ranklens.text.split_sentences`.
-    """
-    from ..text import split_sentences as _split
-
-    if any(c.isupper() for c in text):
-        return _split(text)
-    return [s.strip() for s in _LOWER_BOUNDARY.split(text) if s.strip()]
-
-
-@lru_cache(maxsize=1)
-def has_spacy_pipeline() -> bool:
-    """Whether ``en_core_web_sm`` (parser + NER) is installed."""
     try:
-        import spacy.util
+        from ..text import load_spacy
 
-        return bool(spacy.util.is_package(SPACY_PIPELINE))
-    except Exception:  # spaCy missing or broken: use the fallback
-        return False
+        nlp = load_spacy()
+    except (RanklensError, ImportError, OSError) as exc:
+        return None, f"no spaCy pipeline ({exc})"
+    meta = getattr(nlp, "meta", {}) or {}
+    return nlp, f"spacy:{meta.get('lang', 'en')}_{meta.get('name', '?')}-{meta.get('version', '?')}"
 
+
+def _docs(nlp: Any, texts: Sequence[str], disable: Sequence[str] = ()) -> list[Any]:
+    """Parse with the components a task does not need switched off (faster)."""
+    off = [c for c in disable if c in nlp.pipe_names]
+    return list(nlp.pipe(list(texts), batch_size=64, disable=off))
+
+
+# ------------------------------------------------------------------------------ lemmas
 
 @lru_cache(maxsize=1)
-def _spacy_full() -> Any:
-    import spacy
-
-    return spacy.load(SPACY_PIPELINE)
-
-
-@lru_cache(maxsize=1)
-def _lemma_backend() -> tuple[str, Any]:
-    """The English lemma lookup table of spacy-lookups-data (the table spaCy's ``lookup``
-    lemmatizer uses; read directly, since ``nlp.initialize()`` takes tens of seconds), else
-    simplemma, else Porter stems."""
+def _lookup_table() -> dict[str, str] | None:
     try:
         import gzip
         import json
@@ -99,76 +83,74 @@ def _lemma_backend() -> tuple[str, Any]:
 
         ref = resources.files("spacy_lookups_data") / "data" / "en_lemma_lookup.json.gz"
         with ref.open("rb") as f:
-            table = json.loads(gzip.decompress(f.read()))
-        return "spacy-lookup", table
-    except Exception:  # spacy-lookups-data missing
-        pass
-    try:
-        import simplemma
-
-        return "simplemma", simplemma
-    except ImportError:
-        return "porter-stem", None
+            return dict(json.loads(gzip.decompress(f.read())))
+    except Exception:  # noqa: BLE001 - spacy-lookups-data missing: Porter stems
+        return None
 
 
-def lemmatizer_name() -> str:
-    """``"spacy-lookup"`` (spacy-lookups-data ``en_lemma_lookup``), ``"simplemma"`` or
-    ``"porter-stem"``: the lemmatizer in use."""
-    return _lemma_backend()[0]
-
-
-def _lemma_of(word: str) -> str:
-    kind, backend = _lemma_backend()
-    if kind == "spacy-lookup":
-        return backend.get(word) or backend.get(word.lower()) or word
-    if kind == "simplemma":
-        return str(backend.lemmatize(word, lang="en"))
+def _fallback_lemma(word: str) -> str:
+    table = _lookup_table()
+    if table is not None:
+        return table.get(word) or table.get(word.lower()) or word
     return stem(word.lower())
 
 
-def lemmatize_text(text: str) -> str:
-    """``text`` with every word replaced by its lemma (punctuation and spacing kept)."""
-    from ..text import word_spans
+def lemmatize_texts(texts: Sequence[str], *, stopwords: bool = False) -> tuple[list[str], str]:
+    """Each text with every word replaced by its spaCy lemma (spacing kept); stopwords
+    (:data:`ranklens.text.STOPWORDS`) are kept as written unless ``stopwords=True``.
 
-    out, last = [], 0
-    for s, e in word_spans(text):
-        out.append(text[last:s])
-        out.append(_lemma_of(text[s:e]))
-        last = e
-    out.append(text[last:])
-    return "".join(out)
-
-
-@lru_cache(maxsize=100_000)
-def _lemma(word: str) -> str:
-    return _lemma_of(word).lower()
-
-
-def lemmas(text: str) -> set[str]:
-    """Lower-cased lemmas of the non-stopword tokens of ``text``."""
-    return {_lemma(t) for t in tokenize(text) if t not in STOPWORDS}
-
-
-def shares_content_lemma(query: str, *texts: str) -> bool:
-    """True when ``query`` shares at least one non-stopword lemma with every text (the paper's
-    filter for dataset-transfer samples)."""
-    q = lemmas(query)
-    return bool(q) and all(q & lemmas(t) for t in texts)
+    Returns ``(texts, method)``; ``method`` starts with ``fallback`` without spaCy."""
+    nlp, how = pipeline()
+    out = []
+    if nlp is not None:
+        for doc in _docs(nlp, texts, ("parser", "ner")):
+            parts = []
+            for t in doc:
+                keep = (not stopwords and t.lower_ in STOPWORDS) or not t.is_alpha
+                parts.append((t.text if keep else t.lemma_) + t.whitespace_)
+            out.append("".join(parts))
+        return out, f"{how} lemma_"
+    for text in texts:
+        pieces, last = [], 0
+        for s, e in word_spans(text):
+            w = text[s:e]
+            pieces.append(text[last:s])
+            pieces.append(w if (not stopwords and w.lower() in STOPWORDS) else _fallback_lemma(w))
+            last = e
+        pieces.append(text[last:])
+        out.append("".join(pieces))
+    method = "spacy-lookups-data table" if _lookup_table() is not None else "porter stem"
+    return out, f"fallback: {method} ({how})"
 
 
-def _chunks_spacy(text: str) -> set[str]:
-    doc = _spacy_full()(text)
-    out = set()
-    for ch in doc.noun_chunks:
-        toks = [t.lower_ for t in ch if not t.is_stop and not t.is_punct]
-        if toks:
-            out.add(" ".join(toks))
-    return out
+def lemma_sets(texts: Sequence[str]) -> tuple[list[set[str]], str]:
+    """Lower-cased lemmas of the non-stopword words of each text."""
+    nlp, how = pipeline()
+    if nlp is not None:
+        return [{t.lemma_.lower() for t in doc if t.is_alpha or t.like_num}
+                - STOPWORDS - {""} for doc in _docs(nlp, texts, ("parser", "ner"))], how
+    return [{_fallback_lemma(w).lower() for w in tokenize(t) if w not in STOPWORDS} for t in texts], \
+        f"fallback: lemma table ({how})"
 
 
-def _content_runs(text: str, max_len: int) -> set[tuple[str, ...]]:
+# ------------------------------------------------------------------------------ prepositions
+
+def preposition_spans(texts: Sequence[str]) -> tuple[list[list[tuple[int, int]]], str]:
+    """Character spans of the prepositions of each text: spaCy tokens tagged ``ADP`` (the
+    reference code), else the closed word list :data:`PREPOSITIONS`."""
+    nlp, how = pipeline()
+    if nlp is not None:
+        return [[(t.idx, t.idx + len(t.text)) for t in doc if t.pos_ == "ADP"] for doc in _docs(nlp, texts, ("parser", "ner", "lemmatizer"))], \
+            f"{how} pos_ == ADP"
+    return [[(s, e) for s, e in word_spans(t) if t[s:e].lower() in PREPOSITIONS] for t in texts], \
+        f"fallback: preposition word list ({how})"
+
+
+# ------------------------------------------------------------------------------ noun chunks
+
+def _content_runs(text: str, max_len: int = 4) -> set[str]:
     toks = tokenize(text)
-    runs: set[tuple[str, ...]] = set()
+    runs: set[str] = set()
     cur: list[str] = []
     for t in [*toks, ""]:
         if t and t not in STOPWORDS and not t.isdigit():
@@ -176,83 +158,62 @@ def _content_runs(text: str, max_len: int) -> set[tuple[str, ...]]:
             continue
         for i in range(len(cur)):
             for j in range(i + 1, min(len(cur), i + max_len) + 1):
-                runs.add(tuple(cur[i:j]))
+                runs.add(" ".join(cur[i:j]))
         cur = []
     return runs
 
 
-def shared_chunk(
-    text_a: str, text_b: str, *, rng: np.random.Generator, max_len: int = 4,
-    use_spacy: bool | None = None,
-) -> tuple[str | None, str]:
-    """A query for a text pair: a noun chunk (or content-word run) present in both texts.
-
-    Returns:
-        ``(query or None, method)`` where method is ``"spacy-noun-chunk"`` or
-        ``"shared-content-run"`` (see the module docstring).
-    """
-    if use_spacy is None:
-        use_spacy = has_spacy_pipeline()
-    if use_spacy:
-        common = sorted(_chunks_spacy(text_a) & _chunks_spacy(text_b))
-        method = "spacy-noun-chunk"
-        if not common:
-            return None, method
-        return common[int(rng.integers(len(common)))], method
-    common_runs = _content_runs(text_a, max_len) & _content_runs(text_b, max_len)
-    method = "shared-content-run"
-    if not common_runs:
-        return None, method
-    best = max(len(r) for r in common_runs)
-    cands = sorted(" ".join(r) for r in common_runs if len(r) == best)
-    return cands[int(rng.integers(len(cands)))], method
+def noun_chunk_sets(texts: Sequence[str]) -> tuple[list[set[str]], str]:
+    """The lower-cased noun chunks of each text (whitespace normalised); without spaCy, runs of
+    up to 4 content words (the fallback)."""
+    nlp, how = pipeline()
+    if nlp is not None:
+        return [{" ".join(c.text.lower().split()) for c in doc.noun_chunks} for doc in _docs(nlp, texts, ("ner",))], \
+            f"{how} noun_chunks"
+    return [_content_runs(t) for t in texts], f"fallback: shared content-word run ({how})"
 
 
-_MONTHS = (
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec"
-).split()
-_NUMBER_WORDS = set(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
-    "hundred thousand million billion trillion first second third fourth fifth sixth seventh "
-    "eighth ninth tenth".split()
-)
-_YEAR = re.compile(r"^(?:1[0-9]{3}|20[0-9]{2})$")
-_NUMERIC = re.compile(r"^[\$£€]?\d[\d,.]*\s*(?:%|percent|million|billion|thousand|km|m|kg|"
-                      r"miles|feet|years|days|hours|times)?$", re.I)
-
-SPACY_TYPE_MAP = {
-    "DATE": "date", "TIME": "date", "CARDINAL": "number", "QUANTITY": "number", "MONEY": "number",
-    "PERCENT": "number", "ORDINAL": "number", "PERSON": "name", "ORG": "name", "GPE": "name",
-    "LOC": "name", "NORP": "name", "FAC": "name", "WORK_OF_ART": "name", "EVENT": "name",
-    "PRODUCT": "name", "LAW": "name", "LANGUAGE": "name",
-}
+def chunks_and_lemmas(texts: Sequence[str]) -> tuple[list[tuple[set[str], set[str]]], str]:
+    """Noun chunks (:func:`noun_chunk_sets`) and lemmas (:func:`lemma_sets`) of each distinct
+    text from one parse; ``method`` starts with ``fallback`` without spaCy."""
+    uniq = list(dict.fromkeys(texts))
+    nlp, how = pipeline()
+    if nlp is not None:
+        feats = {t: ({" ".join(c.text.lower().split()) for c in doc.noun_chunks},
+                     {x.lemma_.lower() for x in doc if x.is_alpha or x.like_num} - STOPWORDS - {""})
+                 for t, doc in zip(uniq, _docs(nlp, uniq, ("ner",)))}
+        return [feats[t] for t in texts], f"{how} noun_chunks+lemma_"
+    chunks, _ = noun_chunk_sets(uniq)
+    lems, why = lemma_sets(uniq)
+    feats = dict(zip(uniq, zip(chunks, lems)))
+    return [feats[t] for t in texts], why
 
 
-def entity_typer_name() -> str:
-    """``"spacy-ner"`` when the pipeline is installed, else ``"regex"``."""
-    return "spacy-ner" if has_spacy_pipeline() else "regex"
+def pick_shared_chunk(a: set[str], b: set[str], rng: np.random.Generator, *, fallback: bool = False) -> str | None:
+    """A random chunk present in both sets (sorted, then drawn with ``rng``), as the paper:
+    "randomly selecting a noun chunk that appears in both versions of the text". The fallback
+    takes the longest shared run."""
+    common = sorted(a & b)
+    if not common:
+        return None
+    if fallback:
+        best = max(len(c.split()) for c in common)
+        common = [c for c in common if len(c.split()) == best]
+    return common[int(rng.integers(len(common)))]
 
 
-def entity_type(answer: str, *, use_spacy: bool | None = None) -> str:
-    """Coarse entity type of a short answer: year, date, number, name or other."""
-    a = answer.strip()
-    if _YEAR.match(a):
-        return "year"
-    if use_spacy is None:
-        use_spacy = has_spacy_pipeline()
-    if use_spacy:
-        ents = _spacy_full()(a).ents
-        if len(ents) == 1 and ents[0].text == a:
-            return SPACY_TYPE_MAP.get(ents[0].label_, "other")
-    low = tokenize(a)
-    if any(t in _MONTHS for t in low) and any(t.isdigit() for t in low):
-        return "date"
-    if _NUMERIC.match(a) or (low and all(t in _NUMBER_WORDS or t.isdigit() for t in low)):
-        return "number"
-    words = [w for w in re.findall(r"[^\W\d_][\w'’.-]*", a)]
-    if words and all(w[0].isupper() or w.lower() in {"of", "the", "and", "de", "von", "van"}
-                     for w in words) and words[0][0].isupper():
-        return "name"
-    return "other"
+# ------------------------------------------------------------------------------ entities
+
+def answer_entity_types(answers: Sequence[str]) -> tuple[list[str | None], str]:
+    """The paper's entity type (``PER``, ``GPE``, ``LOC``, ``NORP``, ``ORG``) of each answer: the
+    label of the first entity spaCy finds in the answer text among those types (as the reference
+    code), ``None`` when there is none. Raises nothing: ``([], why)`` without spaCy."""
+    nlp, how = pipeline()
+    if nlp is None:
+        return [], how
+    back = {v: k for k, v in NER_TYPES.items()}
+    out: list[str | None] = []
+    for doc in _docs(nlp, answers, ("parser", "lemmatizer")):
+        labels = [e.label_ for e in doc.ents if e.label_ in back]
+        out.append(back[labels[0]] if labels else None)
+    return out, f"{how} ents"

@@ -15,6 +15,7 @@ from .run import probe_effects
 __all__ = [
     "delta_sweep",
     "format_table",
+    "show_samples",
     "paper_table",
     "plot_delta_sweep",
     "plot_diff_distributions",
@@ -50,48 +51,94 @@ def paper_table(result: Result, *, models: Sequence[str] | None = None) -> pd.Da
     return pd.DataFrame(rows)
 
 
+def _cell(score: float, sig: bool, symmetric: bool, digits: int = 2) -> str:
+    """The paper's cell: a signed score (unsigned for symmetric probes), ``*`` when *not*
+    significant, ``-`` without samples."""
+    if score != score:
+        return "-"
+    txt = f"{score:.{digits}f}" if symmetric else f"{score:+.{digits}f}"
+    return txt if sig else txt + "*"
+
+
 def format_table(result: Result, *, fmt: str = "text", models: Sequence[str] | None = None,
                  digits: int = 2) -> str:
     """The probe table as text or markdown: rows = probe (dataset), columns = models, cells =
-    score with significance marks, last column = number of samples.
-
-    Marks: a cell is written plainly when ``p_adjusted < alpha`` and in parentheses otherwise
-    (not significant); ``-`` means the probe had no samples / was skipped. ``n`` is the
-    number of samples (the largest over models; samples are identical across models, see the
-    samples hash).
+    score, marked with ``*`` when *not* significant (the paper's convention), last column = number
+    of samples. For the paper's Tables 1-3 over one or several results see :func:`paper_tables`.
     """
+    if fmt not in ("text", "markdown"):
+        raise ValidationError(f"fmt must be 'text' or 'markdown', got {fmt!r}")
     frame = paper_table(result, models=models)
     models = list(models) if models is not None else list(dict.fromkeys(result.table["model"]))
-    rows = []
-    for r in frame.to_dict("records"):
-        cells = []
-        for m in models:
-            s = r[m]
-            if s != s:  # NaN: no samples
-                cells.append("-")
-                continue
-            txt = f"{s:.{digits}f}" if r["symmetric"] else f"{s:+.{digits}f}"
-            cells.append(txt if r[f"{m}_sig"] else f"({txt})")
-        rows.append([r["probe (dataset)"], *cells, str(r["n"])])
+    rows = [[r["probe (dataset)"], *(_cell(r[m], r[f"{m}_sig"], r["symmetric"], digits) for m in models), str(r["n"])]
+            for r in frame.to_dict("records")]
     header = ["probe (dataset)", *models, "n"]
-    alpha = result.summary.get("alpha", 0.01)
-    corr = result.summary.get("correction", "bonferroni")
-    note = (f"cells: probe score (mean effect); (x) = not significant at p < {alpha} after "
-            f"{corr} correction (paired t-test); '-' = no samples. " + str(
-                result.summary.get("sign_convention", "")))
-    deltas = result.summary.get("deltas", {})
-    dnote = "delta: " + ", ".join(f"{m}={deltas[m]:.4g}" for m in models if m in deltas)
+    return _render(header, rows, fmt, _legend([result]))
+
+
+def _legend(results: Sequence[Result]) -> str:
+    """Significance convention, δ per model and every non-default parameter of the runs."""
+    r0 = results[0]
+    alpha = r0.summary.get("alpha", 0.01)
+    corr = r0.summary.get("correction", "bonferroni")
+    parts = [f"* = not significant (two-sided paired t-test, {corr} correction over the table, p < {alpha}); "
+             "- = no samples. " + str(r0.summary.get("sign_convention", ""))]
+    for r in results:
+        d = r.summary.get("deltas", {})
+        cal = r.summary.get("calibration", {})
+        ds = ", ".join(f"{m}={v:.4g}" for m, v in d.items())
+        how = "; ".join(sorted(set(cal.values())))
+        parts.append(f"delta [{r.provenance.params.get('collection') or ''}]: {ds}" + (f" ({how})" if how else ""))
+        nondefault = _non_default(r)
+        if nondefault:
+            parts.append("non-default options: " + ", ".join(f"{k}={v}" for k, v in nondefault.items()))
+    return "\n".join(parts)
+
+
+def _non_default(result: Result) -> dict[str, Any]:
+    from .declaration import Params
+
+    defaults = Params()
+    got = result.provenance.params
+    out = {}
+    for k in Params.__dataclass_fields__:
+        if k in got:
+            v = got[k]
+            dv = getattr(defaults, k)
+            if (list(v) if isinstance(v, (list, tuple)) else v) != (list(dv) if isinstance(dv, tuple) else dv):
+                out[k] = v
+    return out
+
+
+def _render(header: list[str], rows: list[list[str]], fmt: str, legend: str) -> str:
+    import html
+
     if fmt == "markdown":
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines) + f"\n\n{note}\n{dnote}\n"
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+        return "\n".join(lines) + "\n\n" + legend.replace("\n", "  \n") + "\n"
+    if fmt == "latex":
+        def esc(x: str) -> str:
+            for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"),
+                         ("$", r"\$"), ("{", r"\{"), ("}", r"\}")):
+                x = x.replace(a, b)
+            return x.replace("*", r"$^{*}$")
+        body = [" & ".join(esc(c) for c in r) + r" \\" for r in rows]
+        return "\n".join([r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\toprule",
+                          " & ".join(esc(h) for h in header) + r" \\", r"\midrule", *body, r"\bottomrule",
+                          r"\end{tabular}", "% " + legend.replace("\n", "\n% ")]) + "\n"
+    if fmt == "html":
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+        return (f"<table class='probe-paper'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+                f"<p class='legend'>{html.escape(legend).replace(chr(10), '<br>')}</p>\n")
     if fmt != "text":
-        raise ValidationError(f"fmt must be 'text' or 'markdown', got {fmt!r}")
+        raise ValidationError(f"format must be text, markdown, latex or html, got {fmt!r}")
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+
     def line(r: list[str]) -> str:
         return "  ".join(str(c).ljust(widths[0]) if i == 0 else str(c).rjust(widths[i]) for i, c in enumerate(r))
-    out = [line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows]
-    return "\n".join(out) + f"\n{note}\n{dnote}\n"
+    return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]) + f"\n{legend}\n"
 
 
 def delta_sweep(result: Result, *, probes: Sequence[str] | None = None,
@@ -133,8 +180,9 @@ def seed_variance(result: Result, models: Sequence[str]) -> tuple[pd.DataFrame, 
     """Variance across training seeds (paper Table 4): ``models`` are checkpoints of one model.
 
     Returns:
-        ``(per_probe, per_family)``: the standard deviation (ddof=1) of each probe's score across
-        the checkpoints, and its mean by probe family.
+        ``(per_probe, per_family)``: the variance and standard deviation (ddof=1) of each probe's
+        score across the checkpoints, and per probe family the paper's "average standard
+        deviation (square root of average variance)": ``sqrt(mean(variance))`` (column ``std``).
     """
     _check(result, "probe-table")
     if len(models) < 2:
@@ -144,13 +192,16 @@ def seed_variance(result: Result, models: Sequence[str]) -> tuple[pd.DataFrame, 
     if missing:
         raise ValidationError(f"models not in the result: {sorted(missing)}")
     wide = t.pivot_table(index=["probe", "family"], columns="model", values="score")
-    per_probe = wide.std(axis=1, ddof=1).rename("std").reset_index()
-    per_family = per_probe.groupby("family", as_index=False)["std"].mean()
-    return per_probe, per_family
+    var = wide.var(axis=1, ddof=1)
+    per_probe = pd.DataFrame({"variance": var, "std": np.sqrt(var)}).reset_index()
+    fam = per_probe.groupby("family", as_index=False)["variance"].mean()
+    fam["std"] = np.sqrt(fam["variance"])
+    return per_probe, fam[["family", "std", "variance"]]
 
 
 def plot_delta_sweep(result: Result, ax: Any = None) -> Any:
-    """Score vs δ percentile, one line per (probe, model), from a ``probe-delta-sweep`` result
+    """Paper Fig. 2: one panel per probe, score vs δ percentile, one line per model, the median δ
+    (the operating point) marked with a dashed line. From a ``probe-delta-sweep`` result
     (:func:`delta_sweep`). Returns the matplotlib ``Figure``."""
     import matplotlib
 
@@ -158,20 +209,28 @@ def plot_delta_sweep(result: Result, ax: Any = None) -> Any:
     import matplotlib.pyplot as plt
 
     _check(result, "probe-delta-sweep")
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(6, 4))
-    else:
-        fig = ax.figure
-    for (p, m), g in result.table.groupby(["probe", "model"], sort=False):
-        ax.plot(g["percentile"], g["score"], label=f"{p} / {m}")
-    if result.table.empty:
-        ax.text(50, 0.5, "no probe scores to sweep", ha="center", va="center")
-    ax.axhline(0, color="grey", lw=0.5)
-    ax.set_xlabel("delta percentile of calibration differences")
-    ax.set_ylabel("probe score")
-    ax.set_ylim(-1.05, 1.05)
-    if not result.table.empty:
-        ax.legend(fontsize=6)
+    probes = list(dict.fromkeys(result.table["probe"]))
+    if not probes:
+        fig, a = (plt.subplots(figsize=(4, 2)) if ax is None else (ax.figure, ax))
+        a.text(0.5, 0.5, "no probe scores to sweep", ha="center", va="center", transform=a.transAxes)
+        a.set_axis_off()
+        return fig
+    cols = min(3, len(probes))
+    nrows = -(-len(probes) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.6 * cols, 2.8 * nrows), squeeze=False, sharey=True)
+    for a, p in zip(axes.flat, probes):
+        for m, g in result.table[result.table["probe"] == p].groupby("model", sort=False):
+            a.plot(g["percentile"], g["score"], label=str(m))
+        a.axvline(50, color="#444444", ls="--", lw=0.8)
+        a.axhline(0, color="grey", lw=0.5)
+        a.set_title(p, fontsize=9)
+        a.set_xlabel("delta percentile", fontsize=8)
+        a.set_ylim(-1.05, 1.05)
+    for a in list(axes.flat)[len(probes):]:
+        a.set_axis_off()
+    axes[0][0].set_ylabel("probe score")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
     return fig
 
 
@@ -211,3 +270,35 @@ def plot_diff_distributions(result: Result, *, probes: Sequence[str] | None = No
     axes[-1].set_xlabel("diff / delta (clipped to ±10)")
     fig.tight_layout()
     return fig
+
+
+def show_samples(result: Result, probe: str, *, n: int = 5, model: str | None = None, width: int = 300) -> str:
+    """The first ``n`` samples of ``probe`` with their texts and scores, as text (``ranklens
+    probes show``): query, d1 and d2 (cut to ``width`` characters), and per model the two scores,
+    the difference and the effect."""
+    _check(result, "probe-table")
+    texts = result.tables.get("texts")
+    if texts is None or texts.empty:
+        raise ValidationError("this result has no saved texts (made before texts were saved)")
+    t = texts[texts["probe"] == probe]
+    if t.empty:
+        known = sorted(set(texts["probe"]))
+        raise ValidationError(f"no samples of probe {probe!r} in this result; probes: {', '.join(known)}")
+    sc = result.tables["samples"]
+    sc = sc[sc["probe"] == probe]
+    if model is not None:
+        sc = sc[sc["model"] == model]
+
+    def cut(x: str) -> str:
+        x = " ".join(str(x).split())
+        return x if len(x) <= width else x[: width - 3] + "..."
+    out = []
+    for r in t.head(n).itertuples(index=False):
+        out.append(f"## {probe} sample {r.sample_id}")
+        out.append(f"query: {cut(r.query)}")
+        out.append(f"d1 [{r.doc_1_id}]: {cut(r.text_1)}")
+        out.append(f"d2 [{r.doc_2_id}]: {cut(r.text_2)}")
+        for s in sc[sc["sample_id"] == r.sample_id].itertuples(index=False):
+            out.append(f"  {s.model}: R(q,d1)={s.score_1:.4g} R(q,d2)={s.score_2:.4g} diff={s.diff:+.4g} "
+                       f"effect={s.effect:+d}")
+    return "\n".join(out) + "\n"

@@ -1,24 +1,14 @@
 """Running probes: collect the samples of every probe, score each distinct (query, text) once
-per model through :mod:`ranklens.engine`, apply each model's δ, test significance.
+per model through :mod:`ranklens.engine` (which caches every score: a re-run makes no model
+call), apply each model's δ, test significance.
 
 Kernel functions (:func:`probe_effects`, :func:`summarize_diffs`, :func:`adjust_pvalues`) work
 on arrays; :func:`run_probes` is the driver returning a ``probe-table`` :class:`Result`.
-
-Result store (``out_dir``): scores are kept per (probe, samples hash, model fingerprint) in
-``out_dir/store/scores/<probe>/<hash16>/<fingerprint>.tsv.gz`` and each model's δ in
-``out_dir/store/models/<fingerprint>.json``; a later run with another model scores only that
-model, and the table it writes (``out_dir/probe-table``) contains every stored model whose
-scores match the current samples. A stored calibrated δ records the collection it was
-calibrated on (name and content hash, :func:`~ranklens.probes.delta.collection_fingerprint`)
-and is reused only for the same δ spec on the same collection; otherwise δ is calibrated again.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,11 +18,13 @@ import pandas as pd
 from ..errors import ValidationError
 from ..results import Result, make_provenance
 from .base import Probe, ProbeSamples, get_probe, probe_rng, samples_hash
-from .delta import DeltaInfo, DeltaSpec, calibrate_delta, collection_fingerprint, parse_delta
+from .delta import DeltaInfo, DeltaSpec, calibrate_delta, parse_delta
 
 __all__ = [
     "PROBE_TABLE_COLUMNS",
     "SAMPLE_COLUMNS",
+    "SYMMETRIC_TESTS",
+    "TEXT_COLUMNS",
     "adjust_pvalues",
     "generate_samples",
     "probe_effects",
@@ -47,12 +39,16 @@ PROBE_TABLE_COLUMNS = [
 ]
 SAMPLE_COLUMNS = ["probe", "model", "sample_id", "query_id", "doc_1_id", "doc_2_id", "score_1",
                   "score_2", "diff", "effect"]
+TEXT_COLUMNS = ["probe", "sample_id", "query_id", "query", "doc_1_id", "text_1", "doc_2_id", "text_2"]
+SYMMETRIC_TESTS = ("abs", "signed")
+SIGN_CONVENTION = ("diff = R(q,d1) - R(q,d2); manipulation: d1 = manipulated, d2 = original; "
+                   "measure-and-match: d1 = more of the variable; transfer: d1 = attributed text")
 
 
 # ---------------------------------------------------------------------------------- kernels
 def probe_effects(diff: npt.ArrayLike, delta: float, symmetric: bool) -> npt.NDArray[np.int64]:
-    """Per-sample effects: directional ``+1`` if ``diff > delta``, ``-1`` if ``diff < -delta``,
-    else ``0``; symmetric ``1`` if ``|diff| > delta`` else ``0``."""
+    """Per-sample effects (paper Eq. 1): directional ``+1`` if ``diff > delta``, ``-1`` if
+    ``diff < -delta``, else ``0``; symmetric ``1`` if ``|diff| > delta`` else ``0``."""
     d = np.asarray(diff, dtype=np.float64)
     if symmetric:
         return (np.abs(d) > delta).astype(np.int64)
@@ -60,28 +56,36 @@ def probe_effects(diff: npt.ArrayLike, delta: float, symmetric: bool) -> npt.NDA
 
 
 def summarize_diffs(score_1: npt.ArrayLike, score_2: npt.ArrayLike, *, delta: float,
-                    symmetric: bool, seed: int = 0, n_boot: int = 1000) -> dict[str, Any]:
+                    symmetric: bool, seed: int = 0, n_boot: int = 1000,
+                    symmetric_test: str = "abs") -> dict[str, Any]:
     """Probe score and statistics of one (probe, model) cell.
 
-    Returns:
-        ``n, score (mean effect), pos, neg, tie, mean_diff, p_value`` (two-sided paired t-test
-        on ``(score_1, score_2)``, :func:`ranklens.stats.paired_ttest`; 1.0 when every
-        difference is 0) and ``ci_low, ci_high`` (percentile bootstrap 95 % CI of the score,
-        :func:`ranklens.stats.bootstrap_ci`, seeded).
+    The p-value is the paper's two-sided paired t-test of ``(score_1, score_2)``
+    (:func:`ranklens.stats.paired_ttest`; 1.0 when every difference is 0). For symmetric probes
+    the order of d1 and d2 is arbitrary, so by default (``symmetric_test="abs"``, the reference
+    code) the test is the one-sample t-test of ``|diff|`` against 0, which does not depend on that
+    order; ``"signed"`` keeps the signed paired test. ``ci_low, ci_high``: percentile bootstrap
+    95 % CI of the score (:func:`ranklens.stats.bootstrap_ci`, seeded).
     """
     from ..stats import bootstrap_ci, paired_ttest
 
+    if symmetric_test not in SYMMETRIC_TESTS:
+        raise ValidationError(f"symmetric_test must be one of {SYMMETRIC_TESTS}, got {symmetric_test!r}")
     s1 = np.asarray(score_1, dtype=np.float64)
     s2 = np.asarray(score_2, dtype=np.float64)
     eff = probe_effects(s1 - s2, delta, symmetric)
     n = len(eff)
     ci = bootstrap_ci(eff.astype(np.float64), n_resamples=n_boot, seed=seed)
+    if symmetric and symmetric_test == "abs":
+        test = paired_ttest(np.abs(s1 - s2), np.zeros(n))
+    else:
+        test = paired_ttest(s1, s2)
     return {
         "n": n,
         "score": float(eff.mean()) if n else float("nan"),
         "pos": int((eff > 0).sum()), "neg": int((eff < 0).sum()), "tie": int((eff == 0).sum()),
         "mean_diff": float((s1 - s2).mean()) if n else float("nan"),
-        "p_value": paired_ttest(s1, s2).pvalue if n else float("nan"),
+        "p_value": test.pvalue if n else float("nan"),
         "ci_low": ci.low, "ci_high": ci.high,
     }
 
@@ -106,76 +110,104 @@ def generate_samples(probes: Sequence[Probe], collection: Any = None, *,
     return out
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", name)
-
-
-class _Store:
-    def __init__(self, root: Path | None) -> None:
-        self.root = root
-
-    def _scores(self, probe: str, h: str, fp: str) -> Path:
-        assert self.root is not None
-        return self.root / "store" / "scores" / _safe(probe) / h[:16] / f"{_safe(fp)}.tsv.gz"
-
-    def get(self, probe: str, h: str, fp: str, n: int) -> tuple[np.ndarray, np.ndarray] | None:
-        if self.root is None:
-            return None
-        p = self._scores(probe, h, fp)
-        if not p.is_file():
-            return None
-        f = pd.read_csv(p, sep="\t", compression="gzip")
-        if len(f) != n:
-            return None
-        return f["score_1"].to_numpy(np.float64), f["score_2"].to_numpy(np.float64)
-
-    def put(self, probe: str, h: str, fp: str, s1: np.ndarray, s2: np.ndarray) -> None:
-        if self.root is None:
-            return
-        p = self._scores(probe, h, fp)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_suffix(".tmp")
-        pd.DataFrame({"score_1": s1, "score_2": s2}).to_csv(tmp, sep="\t", index=False,
-                                                           compression="gzip", float_format="%.17g")
-        tmp.replace(p)
-
-    def models(self) -> dict[str, dict[str, Any]]:
-        if self.root is None:
-            return {}
-        d = self.root / "store" / "models"
-        out = {}
-        for f in sorted(d.glob("*.json")) if d.is_dir() else []:
-            rec = json.loads(f.read_text())
-            out[rec["fingerprint"]] = rec
-        return out
-
-    def put_model(self, rec: dict[str, Any], diffs: np.ndarray) -> None:
-        if self.root is None:
-            return
-        d = self.root / "store" / "models"
-        d.mkdir(parents=True, exist_ok=True)
-        (d / f"{_safe(rec['fingerprint'])}.json").write_text(json.dumps(rec, indent=2, sort_keys=True))
-        np.save(d / f"{_safe(rec['fingerprint'])}.diffs.npy", diffs)
-
-    def diffs(self, fp: str) -> np.ndarray:
-        if self.root is None:
-            return np.zeros(0)
-        f = self.root / "store" / "models" / f"{_safe(fp)}.diffs.npy"
-        return np.load(f) if f.is_file() else np.zeros(0)
-
-
 def _labels(rankers: Any) -> dict[str, Any]:
     if isinstance(rankers, Mapping):
-        return {str(k): v for k, v in rankers.items()}
-    if not isinstance(rankers, Sequence):
-        rankers = [rankers]
-    out: dict[str, Any] = {}
-    for r in rankers:
-        label = str(getattr(r, "name", type(r).__name__))
-        if label in out:
-            label = f"{label}-{len(out)}"
-        out[label] = r
+        out = {str(k): v for k, v in rankers.items()}
+    else:
+        out = {}
+        for r in (rankers if isinstance(rankers, Sequence) else [rankers]):
+            label = str(getattr(r, "name", type(r).__name__))
+            out[label if label not in out else f"{label}-{len(out)}"] = r
+    if not out:
+        raise ValidationError("run_probes needs at least one ranker")
+    seen: dict[str, str] = {}
+    for label, ranker in out.items():
+        other = seen.setdefault(ranker.fingerprint, label)
+        if other != label:
+            raise ValidationError(f"rankers {other!r} and {label!r} are the same model (fingerprint "
+                                  f"{ranker.fingerprint}); give each model once")
     return out
+
+
+def _deltas(labelled: Mapping[str, Any], delta: Any, calib_coll: Any, engine: Any) -> dict[str, DeltaInfo]:
+    """Each model's δ (always applied)."""
+    out = {}
+    for label, ranker in labelled.items():
+        spec = parse_delta(delta.get(label) if isinstance(delta, Mapping) else delta)
+        out[label] = calibrate_delta(ranker, calib_coll, spec=spec, engine=engine)
+    return out
+
+
+def _score(labelled: Mapping[str, Any], objs: Sequence[Probe], gen: Mapping[str, ProbeSamples], engine: Any,
+           ) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
+    """``{(probe, label): (score_1, score_2)}``: all pairs of all probes at once per model (the
+    engine scores each distinct pair once and caches it)."""
+    from ..engine import score_pairs
+
+    qs: list[str] = []
+    ts: list[str] = []
+    spans = {}
+    for p in objs:
+        start = len(qs)
+        for s in gen[p.name].samples:
+            qs.extend((s.query, s.query))
+            ts.extend((s.text_1, s.text_2))
+        spans[p.name] = (start, len(qs))
+    out = {}
+    for label, ranker in labelled.items():
+        scores = score_pairs(ranker, qs, ts, engine=engine, desc=f"probes {label}") if qs else np.zeros(0)
+        for name, (a, b) in spans.items():
+            block = np.asarray(scores[a:b], dtype=np.float64)
+            out[(name, label)] = (block[0::2].copy(), block[1::2].copy())
+    return out
+
+
+def _rows(objs: Sequence[Probe], gen: Mapping[str, ProbeSamples], hashes: Mapping[str, str],
+          infos: Mapping[str, DeltaInfo], scores: Mapping[tuple[str, str], tuple[np.ndarray, np.ndarray]],
+          collection: Any, *, seed: int, n_boot: int, symmetric_test: str) -> tuple[list[dict], list[tuple]]:
+    rows, sample_rows = [], []
+    for p in objs:
+        ps = gen[p.name]
+        for label, info in infos.items():
+            s1, s2 = scores[(p.name, label)]
+            st = summarize_diffs(s1, s2, delta=info.delta, symmetric=p.symmetric, seed=seed, n_boot=n_boot,
+                                 symmetric_test=symmetric_test)
+            rows.append({"probe": p.name, "family": p.family, "dataset": p.dataset or (
+                getattr(collection, "name", "") if p.family != "transfer" else ""),
+                "symmetric": bool(p.symmetric), "model": label, **st, "delta": info.delta,
+                "samples_hash": hashes[p.name], "skipped": ps.skipped or ""})
+            eff = probe_effects(s1 - s2, info.delta, p.symmetric)
+            sample_rows.extend((p.name, label, s.sample_id, s.query_id, s.doc_1_id, s.doc_2_id, float(a), float(b),
+                                float(a - b), int(e)) for s, a, b, e in zip(ps.samples, s1, s2, eff))
+    return rows, sample_rows
+
+
+def _texts(objs: Sequence[Probe], gen: Mapping[str, ProbeSamples]) -> pd.DataFrame:
+    """The scored texts of every sample (saved compressed with the result)."""
+    return pd.DataFrame([(p.name, s.sample_id, s.query_id, s.query, s.doc_1_id, s.text_1, s.doc_2_id, s.text_2)
+                         for p in objs for s in gen[p.name].samples], columns=TEXT_COLUMNS)
+
+
+def probe_warnings(objs: Sequence[Probe], gen: Mapping[str, ProbeSamples], infos: Mapping[str, DeltaInfo],
+                   ) -> tuple[str, ...]:
+    """Degenerate input and fallbacks, said once each: skipped or empty probes, NLP fallbacks,
+    typo lists missing, δ of 0, partial calibration coverage."""
+    out = []
+    for p in objs:
+        ps = gen[p.name]
+        if ps.skipped:
+            out.append(f"probe {p.name} skipped: {ps.skipped}")
+        elif not ps.samples:
+            out.append(f"probe {p.name}: no samples (of {ps.available} candidates)")
+        for key in ("fallback", "lemmatizer", "prepositions", "typo_source"):
+            v = str(ps.info.get(key, ""))
+            if v.startswith("fallback"):
+                out.append(f"probe {p.name}: {key} {v}")
+    for label, info in infos.items():
+        if info.delta == 0 and info.spec.mode != "explicit":
+            out.append(f"model {label}: calibrated delta is 0 (ties in the calibration ranking)")
+        out.extend(f"model {label}: {w}" for w in info.warnings)
+    return tuple(out)
 
 
 def run_probes(
@@ -190,10 +222,10 @@ def run_probes(
     alpha: float = 0.01,
     correction: str = "bonferroni",
     n_boot: int = 1000,
-    out_dir: str | Path | None = None,
-    include_stored: bool = True,
     probe_options: Mapping[str, Any] | None = None,
     samples: Mapping[str, ProbeSamples] | None = None,
+    symmetric_test: str = "abs",
+    params: Mapping[str, Any] | None = None,
 ) -> Result:
     """Run probes for rankers and return a ``probe-table`` result.
 
@@ -202,173 +234,82 @@ def run_probes(
         rankers: a ranker, a sequence (labelled by ``name``) or ``{label: ranker}``.
         collection: collection for measure-and-match/manipulation probes (and δ calibration).
         delta: δ spec for all models or ``{label: spec}`` (``"calibrate"`` default, ``"p25"``,
-            a number). δ is always applied and stored with each model's results.
+            a number, or a :class:`DeltaSpec`, e.g. with a TREC ``run`` to re-rank).
         calibration_collection: where δ is calibrated (default ``collection``).
         engine: scoring engine (default: the process-wide one).
         seed: sample generation and bootstrap seed.
-        alpha: significance level after correction (``p_adjusted < alpha``).
-        correction: ``bonferroni`` (default), ``holm``, ``bh`` or ``none``, over all cells of the
-            table.
+        alpha: significance level after correction (``p_adjusted < alpha``; the paper: 0.01).
+        correction: ``bonferroni`` (default, the paper: over each table), ``holm``, ``bh`` or
+            ``none``, over all cells of the table.
         n_boot: bootstrap resamples for the CI of each score.
-        out_dir: result store (see module docstring); ``None`` keeps nothing on disk.
-        include_stored: also tabulate other models found in ``out_dir`` for the same samples.
         probe_options: options passed to probe factories when ``probes`` holds names.
         samples: precomputed samples by probe name (skips generation for those).
+        symmetric_test: ``abs`` (default) or ``signed``, see :func:`summarize_diffs`.
+        params: the full parameters of the run, recorded in the provenance.
 
     Returns:
         ``Result(kind="probe-table")``: ``table`` has one row per (probe, model) with
         :data:`PROBE_TABLE_COLUMNS`; ``tables["samples"]`` the per-sample scores
-        (:data:`SAMPLE_COLUMNS`); ``tables["deltas"]`` each model's δ; ``tables["calibration"]``
-        the calibration differences (for δ sweeps).
+        (:data:`SAMPLE_COLUMNS`); ``tables["texts"]`` the scored texts (:data:`TEXT_COLUMNS`);
+        ``tables["deltas"]`` each model's δ; ``tables["calibration"]`` the calibration differences.
     """
-    from ..engine import default_engine, score_pairs
+    from ..engine import default_engine
 
     engine = engine or default_engine()
     objs = [p if isinstance(p, Probe) else get_probe(p, **dict(probe_options or {})) for p in probes]
     labelled = _labels(rankers)
-    if not labelled:
-        raise ValidationError("run_probes needs at least one ranker")
-    seen: dict[str, str] = {}
-    for label, ranker in labelled.items():
-        other = seen.setdefault(ranker.fingerprint, label)
-        if other != label:
-            raise ValidationError(
-                f"rankers {other!r} and {label!r} are the same model (fingerprint "
-                f"{ranker.fingerprint}); results and δ are stored per model, so give each model "
-                "once")
-    store = _Store(Path(out_dir) if out_dir is not None else None)
-
     gen = dict(samples or {})
-    todo = [p for p in objs if p.name not in gen]
-    gen.update(generate_samples(todo, collection, seed=seed))
+    gen.update(generate_samples([p for p in objs if p.name not in gen], collection, seed=seed))
     hashes = {name: samples_hash(ps.samples) for name, ps in gen.items()}
-
-    # δ per model (always applied)
-    models: dict[str, dict[str, Any]] = {}
-    diffs_by_fp: dict[str, np.ndarray] = {}
-    stored_models = store.models()
-    calib_coll = calibration_collection if calibration_collection is not None else collection
-    calib_id: dict[str, str] | None = None
-    for label, ranker in labelled.items():
-        spec = parse_delta(delta.get(label) if isinstance(delta, Mapping) else delta)
-        fp = ranker.fingerprint
-        prev = stored_models.get(fp)
-        where = None
-        if spec.mode != "explicit":
-            if calib_id is None:
-                calib_id = collection_fingerprint(calib_coll)
-            where = calib_id
-        if (prev is not None and prev.get("spec") == spec.__dict__
-                and prev.get("calibration_collection") == where):
-            info = DeltaInfo(float(prev["delta"]), spec, store.diffs(fp))
-        else:
-            info = calibrate_delta(ranker, calib_coll, spec=spec, engine=engine)
-        rec = {"label": label, "fingerprint": fp, "component": repr(ranker), "spec": spec.__dict__,
-               **info.as_dict(), "calibration_collection": where}
-        store.put_model(rec, info.diffs)
-        models[fp] = rec
-        diffs_by_fp[fp] = info.diffs
-
-    # scores: all pairs of all probes at once per model; each distinct pair scored once
-    scores: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
-    for label, ranker in labelled.items():
-        fp = ranker.fingerprint
-        missing = []
-        for p in objs:
-            ps = gen[p.name]
-            got = store.get(p.name, hashes[p.name], fp, len(ps.samples))
-            if got is not None:
-                scores[(p.name, fp)] = got
-            else:
-                missing.append(p)
-        qs: list[str] = []
-        ts: list[str] = []
-        spans = {}
-        for p in missing:
-            start = len(qs)
-            for s in gen[p.name].samples:
-                qs.extend((s.query, s.query))
-                ts.extend((s.text_1, s.text_2))
-            spans[p.name] = (start, len(qs))
-        if qs:
-            all_scores = score_pairs(ranker, qs, ts, engine=engine, desc=f"probes {label}")
-            for p in missing:
-                a, b = spans[p.name]
-                block = all_scores[a:b]
-                s1, s2 = block[0::2].copy(), block[1::2].copy()
-                scores[(p.name, fp)] = (s1, s2)
-                store.put(p.name, hashes[p.name], fp, s1, s2)
-
-    if include_stored:
-        for fp, rec in stored_models.items():
-            if fp in models:
-                continue
-            found = {}
-            for p in objs:
-                got = store.get(p.name, hashes[p.name], fp, len(gen[p.name].samples))
-                if got is None:
-                    break
-                found[p.name] = got
-            else:
-                models[fp] = rec
-                diffs_by_fp[fp] = store.diffs(fp)
-                for name, got in found.items():
-                    scores[(name, fp)] = got
-
-    rows, sample_rows = [], []
-    for p in objs:
-        ps = gen[p.name]
-        h = hashes[p.name]
-        for fp, rec in models.items():
-            s1, s2 = scores.get((p.name, fp), (np.zeros(0), np.zeros(0)))
-            st = summarize_diffs(s1, s2, delta=rec["delta"], symmetric=p.symmetric, seed=seed,
-                                 n_boot=n_boot)
-            rows.append({"probe": p.name, "family": p.family, "dataset": p.dataset or (
-                getattr(collection, "name", "") if p.family != "transfer" else ""),
-                "symmetric": bool(p.symmetric), "model": rec["label"], **st, "delta": rec["delta"],
-                "samples_hash": h, "skipped": ps.skipped or ""})
-            eff = probe_effects(s1 - s2, rec["delta"], p.symmetric)
-            for s, a, b, e in zip(ps.samples, s1, s2, eff):
-                sample_rows.append((p.name, rec["label"], s.sample_id, s.query_id, s.doc_1_id,
-                                    s.doc_2_id, float(a), float(b), float(a - b), int(e)))
-    base_cols = [c for c in PROBE_TABLE_COLUMNS if c not in ("p_adjusted", "significant")]
-    table = pd.DataFrame(rows, columns=base_cols)
+    calls_before = dict(engine.stats.by_fingerprint)
+    infos = _deltas(labelled, delta, calibration_collection if calibration_collection is not None else collection,
+                    engine)
+    scores = _score(labelled, objs, gen, engine)
+    rows, sample_rows = _rows(objs, gen, hashes, infos, scores, collection, seed=seed, n_boot=n_boot,
+                              symmetric_test=symmetric_test)
+    table = pd.DataFrame(rows, columns=[c for c in PROBE_TABLE_COLUMNS if c not in ("p_adjusted", "significant")])
     table["p_adjusted"] = adjust_pvalues(table["p_value"].to_numpy(np.float64), correction)
     table["significant"] = (table["p_adjusted"] < alpha).astype(bool)
-    table = table[PROBE_TABLE_COLUMNS]
-    sample_table = pd.DataFrame(sample_rows, columns=SAMPLE_COLUMNS)
-    deltas = pd.DataFrame([{"model": r["label"], "fingerprint": fp, "delta": r["delta"], "mode": r["mode"],
-                            "percentile": r["percentile"], "k": r["k"], "depth": r["depth"],
-                            "n_diffs": r["n_diffs"],
-                            "calibration_collection": (r.get("calibration_collection") or {}).get("name", ""),
-                            "calibration_sha256": (r.get("calibration_collection") or {}).get("sha256", "")}
-                           for fp, r in models.items()])
-    calib = pd.DataFrame([(models[fp]["label"], float(d)) for fp, ds in diffs_by_fp.items() for d in ds],
-                         columns=["model", "diff"])
+    calls = {label: engine.stats.by_fingerprint.get(r.fingerprint, 0) - calls_before.get(r.fingerprint, 0)
+             for label, r in labelled.items()}
+    distinct = len({(s.query, t) for ps in gen.values() for s in ps.samples for t in (s.text_1, s.text_2)})
     summary = {
-        "n_probes": len(objs), "models": [r["label"] for r in models.values()],
-        "alpha": alpha, "correction": correction,
-        "deltas": {r["label"]: r["delta"] for r in models.values()},
-        "sign_convention": ("diff = R(q,d1) - R(q,d2); manipulation: d1 = manipulated, d2 = original; "
-                            "measure-and-match: d1 = more of the variable; transfer: d1 = attributed text"),
+        "n_probes": len(objs), "models": list(labelled), "alpha": alpha, "correction": correction,
+        "symmetric_test": symmetric_test, "deltas": {k: v.delta for k, v in infos.items()},
+        "calibration": {k: v.describe for k, v in infos.items()},
+        "sign_convention": SIGN_CONVENTION,
         "skipped": {name: ps.skipped for name, ps in gen.items() if ps.skipped},
+        "probe_pairs_distinct": distinct, "model_calls": calls,
     }
-    prov = make_provenance(
-        params={"alpha": alpha, "correction": correction, "n_boot": n_boot, "test": "paired t-test (two-sided)",
-                "ci": "percentile bootstrap 95% of the score",
-                "probes": {p.name: {"version": p.version, "params": p.params(), "info": dict(gen[p.name].info),
+    return Result(kind="probe-table", summary=summary, table=table[PROBE_TABLE_COLUMNS],
+                  provenance=_provenance(objs, gen, hashes, labelled, infos, collection, seed=seed, params={
+                      **dict(params or {}), "alpha": alpha, "correction": correction, "n_boot": n_boot,
+                      "symmetric_test": symmetric_test}),
+                  tables={"samples": pd.DataFrame(sample_rows, columns=SAMPLE_COLUMNS), "texts": _texts(objs, gen),
+                          "deltas": _delta_frame(infos, labelled), "calibration": _calibration_frame(infos)},
+                  warnings=probe_warnings(objs, gen, infos))
+
+
+def _delta_frame(infos: Mapping[str, DeltaInfo], labelled: Mapping[str, Any]) -> pd.DataFrame:
+    return pd.DataFrame([{"model": k, "fingerprint": labelled[k].fingerprint, **v.as_dict()} for k, v in infos.items()])
+
+
+def _calibration_frame(infos: Mapping[str, DeltaInfo]) -> pd.DataFrame:
+    return pd.DataFrame([(k, float(d)) for k, v in infos.items() for d in v.diffs], columns=["model", "diff"])
+
+
+def _provenance(objs: Sequence[Probe], gen: Mapping[str, ProbeSamples], hashes: Mapping[str, str],
+                labelled: Mapping[str, Any], infos: Mapping[str, DeltaInfo], collection: Any, *, seed: int,
+                params: Mapping[str, Any]) -> Any:
+    return make_provenance(
+        params={**params, "test": "paired t-test (two-sided)", "ci": "percentile bootstrap 95% of the score",
+                "probe_details": {p.name: {"version": p.version, "params": p.params(), "info": dict(gen[p.name].info),
                                     "available": gen[p.name].available, "n": len(gen[p.name].samples)}
                            for p in objs},
-                "deltas": {r["label"]: {k: v for k, v in r.items() if k not in ("label", "component")}
-                           for r in models.values()},
+                "deltas": {k: v.as_dict() for k, v in infos.items()},
                 "collection": getattr(collection, "name", None)},
-        components={r["label"]: r.get("component", r["fingerprint"]) for r in models.values()}
-        | {f"{r['label']}.fingerprint": fp for fp, r in models.items()},
+        components={k: repr(r) for k, r in labelled.items()} | {f"{k}.fingerprint": r.fingerprint
+                                                                for k, r in labelled.items()},
         inputs={f"samples:{name}": f"sha256:{h}" for name, h in hashes.items()},
         seed=seed,
     )
-    result = Result(kind="probe-table", summary=summary, table=table, provenance=prov,
-                    tables={"samples": sample_table, "deltas": deltas, "calibration": calib})
-    if out_dir is not None:
-        result.save(Path(out_dir) / "probe-table")
-    return result

@@ -28,24 +28,35 @@ from .manipulation import (
 from .measure_match import MM_VARIABLES, MeasureMatchProbe
 from .transfer import NQ_ENTITY_TYPES, PairsProbe
 
-DEFAULT_CAP = 1000
+DEFAULT_CAP = None  # the paper uses every sample
+
+
+def resolve_data_dir(data_dir: str | None) -> str | None:
+    """The folder of the dataset-transfer data and the misspelling lists: ``data_dir`` when it
+    is a path; for ``"auto"`` (or ``None``) ``$RANKLENS_SHARED_DATA``, else
+    ``$RANKLENS_PROBE_DATA``, else ``../shared/data`` when that folder exists, else ``None``.
+    The same rule at every door (CLI, experiment file, Python)."""
+    if data_dir and data_dir != "auto":
+        return str(data_dir)
+    for env in ("RANKLENS_SHARED_DATA", "RANKLENS_PROBE_DATA"):
+        if os.environ.get(env):
+            return os.environ[env]
+    guess = Path("..") / "shared" / "data"
+    return str(guess) if guess.is_dir() else None
 
 
 def data_path(data_dir: str | None, sub: str, path: str | None, name: str) -> str:
-    """``path`` or ``<data_dir>/<sub>`` (``data_dir`` defaults to ``$RANKLENS_PROBE_DATA``)."""
+    """``path`` or ``<data_dir>/<sub>`` (:func:`resolve_data_dir`); a path that does not exist
+    makes the probe skip itself with the reason."""
     if path:
         return str(path)
-    base = data_dir or os.environ.get("RANKLENS_PROBE_DATA")
-    if not base:
-        raise ValidationError(
-            f"probe {name} reads a dataset: pass data_dir= (CLI --data-dir DIR, a folder holding "
-            f"'{sub}/') or path= (CLI --probe-opt path=FILE)")
-    return str(Path(base) / sub)
+    base = resolve_data_dir(data_dir)
+    return str(Path(base) / sub) if base else f"<no data_dir>/{sub}"
 
 
 def _mm(variable: str, control: str):
-    def factory(cap: int | None = DEFAULT_CAP, len_tolerance: float = 0.1,
-                overlap_tolerance: float = 0.02) -> MeasureMatchProbe:
+    def factory(cap: int | None = DEFAULT_CAP, len_tolerance: float = 0.0,
+                overlap_tolerance: float = 0.0) -> MeasureMatchProbe:
         return MeasureMatchProbe(variable=variable, control=control, cap=cap,
                                  len_tolerance=len_tolerance, overlap_tolerance=overlap_tolerance)
     return factory
@@ -63,43 +74,47 @@ _TR_DESC = {
     "shuffle-preps": "shuffle prepositions among their positions",
     "del-stops-punct": "remove stopwords and punctuation",
     "lemmatize": "replace words by lemmas",
-    "typo": "common misspellings (misspellings=FILE, default <data-dir>/misspellings/) or "
-            "character typos",
+    "typo": "common misspellings of non-stopwords (misspellings=auto: the Aspell/Wikipedia list "
+            "under data_dir/misspellings/)",
     "doc2query": "append doc2query expansions (expander=MODEL_DIR|FILE)",
     "add-nonrel-sent": "append a sentence of a non-relevant document",
 }
 
 
 def typo_list(misspellings: str | None, data_dir: str | None) -> str | None:
-    """The misspelling list a typo probe uses: ``misspellings`` when given (``"char"`` forces the
-    character-level fallback), else ``<data_dir>/misspellings/`` (``data_dir`` defaults to
-    ``$RANKLENS_PROBE_DATA``; :func:`ranklens.probes.typos.default_misspellings`), else none."""
+    """The misspelling list a typo probe uses: a file path; ``"char"`` forces the
+    character-level fallback; ``"auto"`` (or ``None``) is the Wikipedia/Aspell list under
+    ``<data_dir>/misspellings/`` (:func:`resolve_data_dir`,
+    :func:`ranklens.probes.typos.default_misspellings`), ``None`` when there is none (then the
+    probe falls back to character typos and the driver warns)."""
     from ..typos import default_misspellings
 
-    if misspellings is not None:
-        m = str(misspellings)
-        if m.lower() in ("char", "chars", "none", "fallback"):
-            return None
+    m = "auto" if misspellings is None else str(misspellings)
+    if m.lower() in ("char", "chars", "none", "fallback"):
+        return None
+    if m != "auto":
         if not Path(m).is_file():
-            raise ValidationError(f"misspellings={m!r}: no such file; pass a .tab/.json list "
-                                  "(--probe-opt misspellings=FILE) or misspellings=char for "
-                                  "character-level typos")
+            raise ValidationError(f"misspellings={m!r}: no such file; give a .tab/.json list, 'auto' "
+                                  "(data_dir/misspellings/) or 'char' for character-level typos")
         return m
-    return default_misspellings(data_dir or os.environ.get("RANKLENS_PROBE_DATA"))
+    return default_misspellings(resolve_data_dir(data_dir))
 
 
 def _tr(transform: str, subset: str):
-    def factory(cap: int | None = DEFAULT_CAP, misspellings: str | None = None, rate: float = 0.5,
-                expander: str | None = None, expander_obj: Any = None,
-                data_dir: str | None = None) -> TransformProbe:
+    def factory(cap: int | None = DEFAULT_CAP, misspellings: str | None = "auto", rate: float = 0.5,
+                expander: str | None = None, expander_obj: Any = None, data_dir: str | None = None,
+                typo_stopwords: bool = False, nonrel_source: str = "same-query",
+                lemmatize_stopwords: bool = False) -> TransformProbe:
         if transform == "typo":
             return TypoProbe(subset=subset, cap=cap, misspellings=typo_list(misspellings, data_dir),
-                             rate=rate)
+                             rate=rate, stopwords=typo_stopwords,
+                             char_requested=str(misspellings).lower() in ("char", "chars", "none", "fallback"))
         if transform == "doc2query":
-            return Doc2QueryProbe(subset=subset, cap=cap, expander=expander, expander_obj=expander_obj)
+            return Doc2QueryProbe(subset=subset, cap=cap, expander=expander or None, expander_obj=expander_obj)
         if transform == "add-nonrel-sent":
-            return NonRelevantSentenceProbe(subset=subset, cap=cap)
-        return TransformProbe(transform=transform, subset=subset, cap=cap)
+            return NonRelevantSentenceProbe(subset=subset, cap=cap, source=nonrel_source)
+        return TransformProbe(transform=transform, subset=subset, cap=cap,
+                              lemmatize_stopwords=lemmatize_stopwords)
     return factory
 
 
@@ -116,7 +131,7 @@ def _ds(name: str, loader: str, sub: str, symmetric: bool = False, **fixed: Any)
 
     def factory(data_dir: str | None = None, path: str | None = None, cap: int | None = DEFAULT_CAP,
                 require_lemma_overlap: bool = True, **kw: Any) -> PairsProbe:
-        kwargs = {**fixed, **{k: v for k, v in kw.items() if k in _LOADER_OPTS.get(loader, ())}}
+        kwargs = {**{k: v for k, v in kw.items() if k in _LOADER_OPTS.get(loader, ())}, **fixed}
         return PairsProbe(
             probe_name=name, loader=loader, path=data_path(data_dir, sub, path, name),
             dataset_name=sub, loader_kwargs=tuple(sorted(kwargs.items())), symmetric=symmetric,
@@ -127,7 +142,7 @@ def _ds(name: str, loader: str, sub: str, symmetric: bool = False, **fixed: Any)
 
 _LOADER_OPTS = {
     "mrpc": ("split",), "jfleg": ("split", "reference"), "turkcorpus": ("split", "reference"),
-    "wnc": ("split",), "gyafc": ("reference",), "nq": ("seed",),
+    "wnc": ("split",), "gyafc": ("reference",), "nq": ("seed", "question_filter"),
     "pairs": ("text_a", "text_b", "query", "pair_id"),
 }
 
@@ -141,22 +156,24 @@ _DS = [
     ("ds-neutrality-wnc", "wnc", "wnc_sample", False, {"split": "all"}, "neutralized vs biased"),
     ("ds-succinct-xsum", "xsum", "xsum_sample", False, {}, "summary vs article (XSum)"),
     ("ds-succinct-cnndm", "cnndm", "cnndm", False, {}, "highlights vs article (CNN/DailyMail)"),
-    ("ds-factuality-nq", "nq", "nq_oracle_sample", False, {}, "original vs answer-swapped passage (all types)"),
+    ("ds-factuality-nq", "nq", "nq_oracle_sample", False, {}, "original vs answer-swapped passage (PER, GPE, "
+     "LOC, NORP, ORG answers)"),
 ]
 for _n, _l, _sub, _sym, _fx, _d in _DS:
     register_probe(_n, _ds(_n, _l, _sub, _sym, **_fx), family="transfer", symmetric=_sym,
                    description=_d + ("" if _sym else "; d1 = attributed text"), needs_collection=False)
 for _et in NQ_ENTITY_TYPES:
-    register_probe(f"ds-factuality-nq-{_et}",
-                   _ds(f"ds-factuality-nq-{_et}", "nq", "nq_oracle_sample", _filter=("entity_type", _et)),
+    register_probe(f"ds-factuality-nq-{_et.lower()}",
+                   _ds(f"ds-factuality-nq-{_et.lower()}", "nq", "nq_oracle_sample", _filter=("entity_type", _et)),
                    family="transfer", description=f"original vs answer-swapped passage ({_et} answers)",
                    needs_collection=False)
 
 
-def _pairs_factory(path: str | None = None, symmetric: bool = False, cap: int | None = DEFAULT_CAP,
+def _pairs_factory(pairs_path: str | None = None, pairs_symmetric: bool = False, cap: int | None = DEFAULT_CAP,
                    name: str = "pairs", require_lemma_overlap: bool = True, **kw: Any) -> PairsProbe:
+    path, symmetric = pairs_path, pairs_symmetric
     if not path:
-        raise ValidationError("probe 'pairs' needs path= (a TSV with header or JSONL file with "
+        raise ValidationError("probe 'pairs' needs pairs_file (a TSV with header or JSONL file with "
                               "text_a, text_b and optional query columns)")
     opts = {k: v for k, v in kw.items() if k in _LOADER_OPTS["pairs"]}
     return PairsProbe(probe_name=name, loader="pairs", path=str(path), dataset_name=Path(path).stem,
@@ -165,7 +182,7 @@ def _pairs_factory(path: str | None = None, symmetric: bool = False, cap: int | 
 
 
 register_probe("pairs", _pairs_factory, family="transfer",
-               description="pairs from any TSV/JSONL file (path=FILE, symmetric=True|False)",
+               description="pairs from any TSV/JSONL file (parameters pairs_file, pairs_symmetric)",
                needs_collection=False)
 
 DEMO_KINDS = ("paraphrase", "fluency", "formality", "simplicity", "neutrality", "succinctness",

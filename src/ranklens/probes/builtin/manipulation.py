@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import ValidationError
-from ...text import STOPWORDS, word_spans
+from ...text import STOPWORDS, split_sentences, word_spans
 from ..base import Probe, ProbeSample, ProbeSamples, cap_samples
-from ..nlp import PREPOSITIONS, lemmatize_text, lemmatizer_name, split_sentences
+from ..nlp import lemmatize_texts, preposition_spans
 
 __all__ = [
     "Doc2QueryProbe",
@@ -38,7 +38,9 @@ __all__ = [
 
 
 def shuffle_words(text: str, rng: np.random.Generator) -> str:
-    """Shuffle the whitespace-separated tokens within each sentence; sentence order kept."""
+    """Shuffle the whitespace-separated tokens within each sentence
+    (:func:`ranklens.text.split_sentences`); sentence order kept. The paper: "shuffling the order
+    of the words in each sentence" (its reference code's ``ShufWords`` shuffles the whole text)."""
     out = []
     for sent in split_sentences(text):
         toks = sent.split()
@@ -47,14 +49,13 @@ def shuffle_words(text: str, rng: np.random.Generator) -> str:
 
 
 def shuffle_sentences(text: str, rng: np.random.Generator) -> str:
-    """Shuffle the order of the sentences."""
+    """Shuffle the order of the sentences (:func:`ranklens.text.split_sentences`)."""
     sents = split_sentences(text)
     return " ".join(sents[i] for i in rng.permutation(len(sents)))
 
 
-def shuffle_prepositions(text: str, rng: np.random.Generator) -> str:
-    """Permute the prepositions among their positions; every other word stays in place."""
-    spans = [(s, e) for s, e in word_spans(text) if text[s:e].lower() in PREPOSITIONS]
+def permute_spans(text: str, spans: list[tuple[int, int]], rng: np.random.Generator) -> str:
+    """Permute the words at ``spans`` among their positions; every other character stays."""
     words = [text[s:e] for s, e in spans]
     perm = [words[i] for i in rng.permutation(len(words))]
     out, last = [], 0
@@ -66,14 +67,21 @@ def shuffle_prepositions(text: str, rng: np.random.Generator) -> str:
     return "".join(out)
 
 
+def shuffle_prepositions(text: str, rng: np.random.Generator) -> str:
+    """Permute the prepositions (spaCy ``ADP`` tokens, :func:`ranklens.probes.nlp.preposition_spans`)
+    among their positions; every other word stays in place."""
+    (spans,), _ = preposition_spans([text])
+    return permute_spans(text, spans, rng)
+
+
 def remove_stopwords_punct(text: str, rng: np.random.Generator | None = None) -> str:
     """Keep only non-stopword word tokens (original case), separated by single spaces."""
     return " ".join(text[s:e] for s, e in word_spans(text) if text[s:e].lower() not in STOPWORDS)
 
 
 def lemmatize(text: str, rng: np.random.Generator | None = None) -> str:
-    """Replace each word by its lemma (see :func:`ranklens.probes.nlp.lemmatizer_name`)."""
-    return lemmatize_text(text)
+    """Replace each non-stopword word by its spaCy lemma (:func:`ranklens.probes.nlp.lemmatize_texts`)."""
+    return lemmatize_texts([text])[0][0]
 
 
 TRANSFORMS: dict[str, Callable[[str, np.random.Generator], str]] = {
@@ -104,17 +112,25 @@ def _judged(collection: Any, subset: str, name: str) -> list[tuple[str, str, str
     return out
 
 
+def _doc_rng(base: int, doc_id: str) -> np.random.Generator:
+    import zlib
+
+    return np.random.default_rng([base, zlib.crc32(doc_id.encode("utf-8"))])
+
+
 @dataclass(frozen=True, repr=False)
 class TransformProbe(Probe):
     """d1 = ``transform(original)``, d2 = original, for judged documents.
 
-    The transform gets a generator seeded per document (so results do not depend on which
-    other documents are sampled)."""
+    Each document is rewritten once (with a generator seeded per document, so results do not
+    depend on which other documents are sampled); documents whose rewrite is empty or equal to
+    the original are not samples. Lemmatize and shuffle-prepositions parse all documents in one
+    spaCy pass (:mod:`ranklens.probes.nlp`)."""
 
     transform: str
     subset: str = "all"
-    cap: int | None = 1000
-    seed: int = 0
+    cap: int | None = None
+    lemmatize_stopwords: bool = False
     family = "manipulation"
 
     @property
@@ -123,64 +139,64 @@ class TransformProbe(Probe):
         return f"tr-{self.transform}{suffix}"
 
     def params(self) -> dict[str, Any]:
-        return {"transform": self.transform, "subset": self.subset, "cap": self.cap}
+        out: dict[str, Any] = {"transform": self.transform, "subset": self.subset, "cap": self.cap}
+        if self.transform == "lemmatize":
+            out["lemmatize_stopwords"] = self.lemmatize_stopwords
+        return out
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"convention": "d1 = manipulated, d2 = original"}
-        if self.transform == "lemmatize":
-            info["lemmatizer"] = lemmatizer_name()
         if self.transform in ("shuffle-words", "shuffle-sents"):
-            info["sentence_splitter"] = "ranklens.probes.nlp.split_sentences"
+            info["sentence_splitter"] = "ranklens.text.split_sentences"
         return info
 
-    def _rewrite(self, doc_id: str, text: str, rng: np.random.Generator) -> str | None:
+    def _rewrite_many(self, texts: list[str], rngs: list[np.random.Generator]) -> tuple[list[str], dict[str, Any]]:
+        """The rewritten texts and what was used (``nlp`` method, ``fallback`` when no spaCy)."""
+        if self.transform == "lemmatize":
+            out, how = lemmatize_texts(texts, stopwords=self.lemmatize_stopwords)
+            return out, {"lemmatizer": how, "stopwords_lemmatized": self.lemmatize_stopwords}
+        if self.transform == "shuffle-preps":
+            spans, how = preposition_spans(texts)
+            return [permute_spans(t, sp, r) for t, sp, r in zip(texts, spans, rngs)], {"prepositions": how}
         fn = TRANSFORMS.get(self.transform)
         if fn is None:
             raise ValidationError(f"unknown transform {self.transform!r}; one of {sorted(TRANSFORMS)}")
-        return fn(text, rng)
-
-    def _doc_rng(self, rng_seed: int, doc_id: str) -> np.random.Generator:
-        import zlib
-
-        return np.random.default_rng([rng_seed, zlib.crc32(doc_id.encode("utf-8"))])
+        return [fn(t, r) for t, r in zip(texts, rngs)], {}
 
     def generate(self, collection: Any, *, rng: np.random.Generator) -> ProbeSamples:
-        judged = _judged(collection, self.subset, self.name)
-        judged = cap_samples(judged, self.cap, rng)
+        judged = cap_samples(_judged(collection, self.subset, self.name), self.cap, rng)
         base = int(rng.integers(2**31))
-        cache: dict[str, str | None] = {}
-        samples = []
-        for qid, q, did, _rel in judged:
-            if did not in cache:
-                orig = collection.docs[did]
-                new = self._rewrite(did, orig, self._doc_rng(base, did))
-                cache[did] = new if new is not None and new.strip() and new != orig else None
-            new = cache[did]
-            if new is None:
-                continue
-            samples.append(ProbeSample(
-                sample_id=f"{qid}|{did}", query_id=qid, query=q, text_1=new,
-                text_2=collection.docs[did], doc_1_id=f"{did}~{self.transform}", doc_2_id=did))
-        return ProbeSamples(tuple(samples), info=self._info(), available=len(judged))
+        ids = list(dict.fromkeys(did for _q, _t, did, _r in judged))
+        originals = [collection.docs[d] for d in ids]
+        new, extra = self._rewrite_many(originals, [_doc_rng(base, d) for d in ids])
+        rewritten = {d: n for d, o, n in zip(ids, originals, new) if n is not None and n.strip() and n != o}
+        samples = [ProbeSample(sample_id=f"{qid}|{did}", query_id=qid, query=q, text_1=rewritten[did],
+                               text_2=collection.docs[did], doc_1_id=f"{did}~{self.transform}", doc_2_id=did)
+                   for qid, q, did, _rel in judged if did in rewritten]
+        return ProbeSamples(tuple(samples), info={**self._info(), **extra}, available=len(judged))
 
 
 @dataclass(frozen=True, repr=False)
 class TypoProbe(TransformProbe):
     """Replace words by common misspellings from a list (``misspellings`` file, see
-    :func:`ranklens.probes.typos.load_misspellings`); every word with a known misspelling is
-    replaced (a random one of its variants). Without a list: character-level typos
-    (:func:`ranklens.probes.typos.char_typo`) in a ``rate`` share of the words of 4+ letters.
+    :func:`ranklens.probes.typos.load_misspellings`): every occurrence of a word with a known
+    misspelling is replaced (a random one of its variants), as the reference code's ``Typo``.
 
-    The list is read once per probe (not per document). The samples' ``info`` records which
-    list was used (``typo_source``, ``typo_list``, ``typo_list_sha256``, ``typo_list_words``).
+    Stopwords (:data:`ranklens.text.STOPWORDS`) are left intact by default, as the paper's Table 2
+    (the reference code's ``Typo(no_stops=True)`` probe); ``stopwords=True`` misspells them too.
+    Without a list: character-level typos (:func:`ranklens.probes.typos.char_typo`) in a ``rate``
+    share of the non-stopword words of 4+ letters (a fallback, recorded as ``typo_source``).
     """
 
     transform: str = "typo"
     misspellings: str | None = None
     rate: float = 0.5
+    stopwords: bool = False
+    char_requested: bool = False  # character typos chosen on purpose (not a fallback)
 
     def params(self) -> dict[str, Any]:
-        return {**super().params(), "misspellings": self.misspellings, "rate": self.rate}
+        return {**super().params(), "misspellings": self.misspellings, "rate": self.rate,
+                "stopwords": self.stopwords}
 
     @cached_property
     def _table(self) -> dict[str, tuple[str, ...]] | None:
@@ -189,19 +205,21 @@ class TypoProbe(TransformProbe):
         return load_misspellings(self.misspellings) if self.misspellings else None
 
     def _info(self) -> dict[str, Any]:
-        info = super()._info()
+        info = {**super()._info(), "stopwords_misspelled": self.stopwords}
         if self.misspellings:
             from ..._hashing import sha256_file
 
-            info["typo_source"] = f"list:{self.misspellings}"
-            info["typo_list"] = str(self.misspellings)
-            info["typo_list_sha256"] = sha256_file(self.misspellings)
-            info["typo_list_words"] = len(self._table or {})
+            info.update(typo_source=f"list:{self.misspellings}", typo_list=str(self.misspellings),
+                        typo_list_sha256=sha256_file(self.misspellings), typo_list_words=len(self._table or {}))
         else:
-            info["typo_source"] = f"char-level fallback (rate={self.rate})"
+            what = f"character-level typos (rate={self.rate})"
+            info["typo_source"] = what if self.char_requested else f"fallback: {what} (no misspelling list found)"
         return info
 
-    def _rewrite(self, doc_id: str, text: str, rng: np.random.Generator) -> str | None:
+    def _rewrite_many(self, texts: list[str], rngs: list[np.random.Generator]) -> tuple[list[str], dict[str, Any]]:
+        return [self._rewrite(t, r) for t, r in zip(texts, rngs)], {}
+
+    def _rewrite(self, text: str, rng: np.random.Generator) -> str:
         from ..typos import char_typo
 
         table = self._table
@@ -210,7 +228,9 @@ class TypoProbe(TransformProbe):
             w = text[s:e]
             low = w.lower()
             new = w
-            if table is not None:
+            if not self.stopwords and low in STOPWORDS:
+                pass
+            elif table is not None:
                 variants = table.get(low)
                 if variants:
                     new = variants[int(rng.integers(len(variants)))]
@@ -227,7 +247,9 @@ class TypoProbe(TransformProbe):
 
 @dataclass(frozen=True, repr=False)
 class Doc2QueryProbe(TransformProbe):
-    """Append doc2query-style expansion queries to the document (d1 = expanded)."""
+    """Append doc2query expansion queries to the document (d1 = expanded). The paper generates
+    four queries per document with docT5query (:class:`ranklens.probes.expansion.Seq2SeqExpander`,
+    ``num_queries=4``)."""
 
     transform: str = "doc2query"
     expander: str | None = None
@@ -247,8 +269,8 @@ class Doc2QueryProbe(TransformProbe):
         exp = self._get()
         if exp is None:
             return ProbeSamples((), info=self._info(), skipped=(
-                "no doc2query expander: pass expander=<seq2seq model dir | expansions file> "
-                "(--probe-opt expander=PATH); none is available offline"))
+                "no doc2query expander: set the expander parameter to a seq2seq model directory or an "
+                "expansions file (none is available offline)"))
         judged = cap_samples(_judged(collection, self.subset, self.name), self.cap, rng)
         ids = sorted({d for _q, _t, d, _r in judged})
         expansions = dict(zip(ids, exp.expand(ids, collection.docs.get_many(ids))))
@@ -266,38 +288,51 @@ class Doc2QueryProbe(TransformProbe):
         return ProbeSamples(tuple(samples), info=info, available=len(judged))
 
 
+NONREL_SOURCES = ("same-query", "other-query")
+
+
 @dataclass(frozen=True, repr=False)
 class NonRelevantSentenceProbe(TransformProbe):
-    """Append one sentence taken from a document judged non-relevant (grade <= 0) for another
-    query; when the collection has no such document, from a random document not judged for
-    this query (recorded as ``sentence_source``)."""
+    """Append one sentence of a non-relevant document to the end of the document (d1 = with the
+    sentence).
+
+    ``source="same-query"`` (default, the reference code's ``AddSent('end')``; the paper only says
+    "adds a non-relevant sentence"): the sentence comes from a random document judged
+    non-relevant (grade <= 0) *for the same query*, any of its sentences
+    (:func:`ranklens.text.split_sentences`) at random; queries without such a document give no
+    samples. ``source="other-query"`` (the earlier ranklens construction, an off-topic sentence):
+    from a document judged non-relevant for another query and not judged for this one.
+    """
 
     transform: str = "add-nonrel-sent"
+    source: str = "same-query"
+
+    def params(self) -> dict[str, Any]:
+        return {**super().params(), "source": self.source}
+
+    def _pools(self, collection: Any) -> tuple[dict[str, list[str]], list[tuple[str, str]], dict[str, set[str]]]:
+        q = collection.qrels
+        judged_for: dict[str, set[str]] = {}
+        same: dict[str, list[str]] = {}
+        other: list[tuple[str, str]] = []
+        for qid, did, rel in sorted(zip(q["query_id"].astype(str), q["doc_id"].astype(str), q["relevance"].astype(int))):
+            judged_for.setdefault(did, set()).add(qid)
+            if rel <= 0 and did in collection.docs:
+                same.setdefault(qid, []).append(did)
+                other.append((qid, did))
+        return same, other, judged_for
 
     def generate(self, collection: Any, *, rng: np.random.Generator) -> ProbeSamples:
+        if self.source not in NONREL_SOURCES:
+            raise ValidationError(f"nonrel_source must be one of {NONREL_SOURCES}, got {self.source!r}")
         judged = cap_samples(_judged(collection, self.subset, self.name), self.cap, rng)
-        q = collection.qrels
-        nonrel = q[q["relevance"].astype(int) <= 0]
-        by_doc_q: dict[str, set[str]] = {}
-        for qid, did in zip(q["query_id"].astype(str), q["doc_id"].astype(str)):
-            by_doc_q.setdefault(did, set()).add(qid)
-        pool = sorted({(str(a), str(b)) for a, b in zip(nonrel["query_id"], nonrel["doc_id"])
-                       if str(b) in collection.docs})
-        source = "judged-non-relevant"
-        if not pool:
-            source = "unjudged-random"
-        all_docs = sorted(collection.docs)
+        same, other, judged_for = self._pools(collection)
         samples = []
         for qid, qtext, did, _rel in judged:
-            if source == "judged-non-relevant":
-                cands = [d for qq, d in pool if qq != qid and qid not in by_doc_q.get(d, set())]
+            if self.source == "same-query":
+                cands = same.get(qid, [])
             else:
-                cands = []
-                for _ in range(20):
-                    d = all_docs[int(rng.integers(len(all_docs)))]
-                    if qid not in by_doc_q.get(d, set()):
-                        cands = [d]
-                        break
+                cands = [d for qq, d in other if qq != qid and qid not in judged_for.get(d, set())]
             if not cands:
                 continue
             src = cands[int(rng.integers(len(cands)))]
@@ -307,11 +342,8 @@ class NonRelevantSentenceProbe(TransformProbe):
             sent = sents[int(rng.integers(len(sents)))]
             orig = collection.docs[did]
             samples.append(ProbeSample(
-                sample_id=f"{qid}|{did}", query_id=qid, query=qtext,
-                text_1=orig.rstrip() + " " + sent, text_2=orig,
-                doc_1_id=f"{did}~add-sent:{src}", doc_2_id=did, meta=(("sentence_from", src),)))
-        info = {**self._info(), "sentence_source": source, "position": "end",
-                "sentence_splitter": "ranklens.probes.nlp.split_sentences"}
+                sample_id=f"{qid}|{did}", query_id=qid, query=qtext, text_1=orig.rstrip() + " " + sent,
+                text_2=orig, doc_1_id=f"{did}~add-sent:{src}", doc_2_id=did, meta=(("sentence_from", src),)))
+        info = {**self._info(), "sentence_source": self.source, "position": "end",
+                "sentence_splitter": "ranklens.text.split_sentences"}
         return ProbeSamples(tuple(samples), info=info, available=len(judged))
-
-

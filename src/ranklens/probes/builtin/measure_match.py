@@ -12,10 +12,13 @@ For a (variable, control) pair, samples are pairs of judged documents of the sam
 variable (higher grade, longer, higher TF, larger overlap). Matching rules:
 
 * ``rel``: equal grades; differ: different grades.
-* ``len``: lengths within ``len_tolerance`` (relative, default 10 %); differ: beyond it.
+* ``len``: identical lengths (the paper: "a control (matching based on identical values)"; the
+  reference code's epsilon is 0); ``len_tolerance`` > 0 (relative) is a named deviation that
+  matches lengths within that share; differ: beyond it.
 * ``tf``: identical TF vectors; differ: ``d1`` has a higher TF for at least one query term and
   no lower TF for any (TF dominance; non-dominated pairs are not samples).
-* ``overlap``: overlaps within ``overlap_tolerance`` (absolute, default 0.02); differ: beyond.
+* ``overlap``: identical overlaps (compared exactly as fractions); ``overlap_tolerance`` > 0
+  (absolute) is a named deviation; differ: beyond it.
 
 Candidate pairs are enumerated in a deterministic order (query id, then doc ids) and
 sub-sampled with the probe's seeded generator to at most ``cap`` samples.
@@ -24,6 +27,7 @@ sub-sampled with the probe's seeded generator to at most ``cap`` samples.
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +53,7 @@ def doc_features(query: str, doc: str, relevance: int) -> dict[str, Any]:
         "len": n,
         "tf": tuple(counts.get(t, 0) for t in qterms),
         "overlap": (sum(counts.get(t, 0) for t in qterms) / n) if n else 0.0,
+        "overlap_frac": Fraction(sum(counts.get(t, 0) for t in qterms), n) if n else Fraction(0),
     }
 
 
@@ -58,9 +63,9 @@ class MeasureMatchProbe(Probe):
 
     variable: str
     control: str
-    cap: int | None = 1000
-    len_tolerance: float = 0.1
-    overlap_tolerance: float = 0.02
+    cap: int | None = None
+    len_tolerance: float = 0.0
+    overlap_tolerance: float = 0.0
     family = "measure-match"
 
     def __post_init__(self) -> None:
@@ -78,10 +83,16 @@ class MeasureMatchProbe(Probe):
         return {"variable": self.variable, "control": self.control, "cap": self.cap,
                 "len_tolerance": self.len_tolerance, "overlap_tolerance": self.overlap_tolerance}
 
+    def _exact(self) -> bool:
+        return (self.control != "len" or self.len_tolerance == 0) and (
+            self.control != "overlap" or self.overlap_tolerance == 0)
+
     def _match(self, key: str, a: dict, b: dict) -> bool:
         if key == "len":
             return abs(a["len"] - b["len"]) <= self.len_tolerance * max(a["len"], b["len"], 1)
         if key == "overlap":
+            if self.overlap_tolerance == 0:  # exact: a_tf / a_len == b_tf / b_len without rounding
+                return a["overlap_frac"] == b["overlap_frac"]
             return abs(a["overlap"] - b["overlap"]) <= self.overlap_tolerance
         return a[key] == b[key]
 
@@ -92,7 +103,8 @@ class MeasureMatchProbe(Probe):
             return all(x >= y for x, y in zip(a["tf"], b["tf"])) and any(
                 x > y for x, y in zip(a["tf"], b["tf"]))
         if v in ("len", "overlap"):
-            return not self._match(v, a, b) and a[v] > b[v]
+            key = "overlap_frac" if v == "overlap" else v
+            return not self._match(v, a, b) and a[key] > b[key]
         return a[v] > b[v]
 
     def generate(self, collection: Any, *, rng: np.random.Generator) -> ProbeSamples:
@@ -127,6 +139,7 @@ class MeasureMatchProbe(Probe):
                         doc_1_id=d1, doc_2_id=d2,
                     ))
         kept = cap_samples(cands, self.cap, rng)
-        return ProbeSamples(tuple(kept), info={"direction": f"d1 has more {self.variable}"},
+        return ProbeSamples(tuple(kept), info={"direction": f"d1 has more {self.variable}",
+                                                  "control": "identical" if self._exact() else "tolerance"},
                             available=len(cands))
 

@@ -32,7 +32,6 @@ import pandas as pd
 from ...errors import DataFormatError, ValidationError
 from ...text import STOPWORDS, tokenize
 from ..base import Probe, ProbeSample, ProbeSamples
-from ..nlp import entity_type, entity_typer_name, shared_chunk, shares_content_lemma
 
 __all__ = [
     "NQ_ENTITY_TYPES",
@@ -49,7 +48,7 @@ __all__ = [
 ]
 
 PAIR_COLUMNS = ["pair_id", "text_a", "text_b", "query"]
-NQ_ENTITY_TYPES = ("year", "date", "number", "name", "other")
+NQ_ENTITY_TYPES = ("PER", "GPE", "LOC", "NORP", "ORG")  # the paper's NER types
 
 
 def _frame(rows: list[dict[str, str]], extra: tuple[str, ...] = ()) -> pd.DataFrame:
@@ -71,18 +70,25 @@ def _aligned(a: Path, b: Path) -> list[tuple[str, str]]:
     return list(zip(la, lb))
 
 
-def load_mrpc(path: str | os.PathLike[str], *, split: str = "test",
+def load_mrpc(path: str | os.PathLike[str], *, split: str = "all",
               positives_only: bool = True) -> pd.DataFrame:
     """MSR Paraphrase Corpus (``msr_paraphrase_{train,test}.txt``: BOM, tab-separated, header
     ``Quality #1 ID #2 ID #1 String #2 String``; read with quoting disabled).
 
     Args:
         path: the file, or the directory holding ``msr_paraphrase_<split>.txt``.
+        split: ``all`` (train + test, default: the paper's 3,421 samples come from both),
+            ``train`` or ``test``.
         positives_only: keep only pairs labelled as paraphrases (``Quality == 1``).
     """
     p = Path(path)
     if p.is_dir():
-        p = p / f"msr_paraphrase_{split}.txt"
+        return pd.concat([_read_mrpc(p / f"msr_paraphrase_{sp}.txt", positives_only)
+                          for sp in (["train", "test"] if split == "all" else [split])], ignore_index=True)
+    return _read_mrpc(p, positives_only)
+
+
+def _read_mrpc(p: Path, positives_only: bool) -> pd.DataFrame:
     rows = []
     with _need(p, "MRPC file").open(encoding="utf-8-sig", newline="") as f:
         reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
@@ -102,20 +108,39 @@ def load_mrpc(path: str | os.PathLike[str], *, split: str = "test",
     return _frame(rows, ("label",))
 
 
-def load_jfleg(path: str | os.PathLike[str], *, split: str = "test", spellchecked: bool = False,
-               reference: int = 0) -> pd.DataFrame:
-    """JFLEG: ``text_a`` = fluent reference ``<split>.ref<reference>``, ``text_b`` = the learner
-    sentence ``<split>.src`` (or ``<split>.spellchecked.src``). Identical pairs are dropped.
+def _refs(reference: int | str, n: int) -> list[int]:
+    if str(reference) == "all":
+        return list(range(n))
+    try:
+        k = int(reference)
+    except ValueError:
+        raise ValidationError(f"reference must be 'all' or 0..{n - 1}, got {reference!r}") from None
+    if not 0 <= k < n:
+        raise ValidationError(f"reference must be 'all' or 0..{n - 1}, got {reference!r}")
+    return [k]
+
+
+def load_jfleg(path: str | os.PathLike[str], *, split: str = "all", spellchecked: bool = False,
+               reference: int | str = "all") -> pd.DataFrame:
+    """JFLEG: ``text_a`` = a fluent correction ``<split>.ref<k>``, ``text_b`` = the learner sentence
+    ``<split>.src`` (or ``<split>.spellchecked.src``). Identical pairs are dropped.
+
+    Defaults follow the paper ("each non-fluent sentence is corrected ... by four fluent English
+    speakers ... We treat each fluent text as a d1"): every reference (``reference="all"``) of both
+    splits (``split="all"``: dev and test).
 
     Args:
-        path: the JFLEG root (holding ``dev/`` and ``test/``) or the split directory.
+        path: the JFLEG root (holding ``dev/`` and ``test/``) or one split directory.
     """
     root = Path(path)
-    d = root / split if (root / split).is_dir() else root
-    src = d / (f"{split}.spellchecked.src" if spellchecked else f"{split}.src")
-    pairs = _aligned(d / f"{split}.ref{reference}", src)
-    rows = [{"pair_id": f"{split}-{i}", "text_a": a.strip(), "text_b": b.strip(), "query": ""}
-            for i, (a, b) in enumerate(pairs) if a.strip() and b.strip() and a.strip() != b.strip()]
+    rows = []
+    for sp in (["dev", "test"] if split == "all" else [split]):
+        d = root / sp if (root / sp).is_dir() else root
+        src = d / (f"{sp}.spellchecked.src" if spellchecked else f"{sp}.src")
+        for k in _refs(reference, 4):
+            for i, (a, b) in enumerate(_aligned(d / f"{sp}.ref{k}", src)):
+                if a.strip() and b.strip() and a.strip() != b.strip():
+                    rows.append({"pair_id": f"{sp}-{i}-ref{k}", "text_a": a.strip(), "text_b": b.strip(), "query": ""})
     return _frame(rows)
 
 
@@ -139,15 +164,19 @@ def load_gyafc(path: str | os.PathLike[str], *, reference: int = 0) -> pd.DataFr
     return _frame(rows)
 
 
-def load_turkcorpus(path: str | os.PathLike[str], *, split: str = "test",
-                    reference: str = "turk.0") -> pd.DataFrame:
-    """TurkCorpus/WikiTurk (``<split>.8turkers.tok.{norm,simp,turk.K}``): ``text_a`` = the simple
-    version (``reference``: ``turk.0``..``turk.7`` or ``simp``), ``text_b`` = the original
-    (``norm``). Identical pairs are dropped."""
+def load_turkcorpus(path: str | os.PathLike[str], *, split: str = "all",
+                    reference: int | str = "all") -> pd.DataFrame:
+    """TurkCorpus/WikiTurk (``<split>.8turkers.tok.{norm,turk.K}``): ``text_a`` = a Turker
+    simplification (``reference``: ``all`` = the eight of them, or 0..7), ``text_b`` = the original
+    (``norm``). Identical pairs are dropped. Defaults follow the paper (all simplifications of
+    ``tune`` and ``test``: 17,849 samples there)."""
     d = Path(path)
-    pairs = _aligned(d / f"{split}.8turkers.tok.{reference}", d / f"{split}.8turkers.tok.norm")
-    rows = [{"pair_id": f"{split}-{i}", "text_a": a.strip(), "text_b": b.strip(), "query": ""}
-            for i, (a, b) in enumerate(pairs) if a.strip() and b.strip() and a.strip() != b.strip()]
+    rows = []
+    for sp in (["tune", "test"] if split == "all" else [split]):
+        for k in _refs(reference, 8):
+            pairs = _aligned(d / f"{sp}.8turkers.tok.turk.{k}", d / f"{sp}.8turkers.tok.norm")
+            rows.extend({"pair_id": f"{sp}-{i}-turk{k}", "text_a": a.strip(), "text_b": b.strip(), "query": ""}
+                        for i, (a, b) in enumerate(pairs) if a.strip() and b.strip() and a.strip() != b.strip())
     return _frame(rows)
 
 
@@ -242,22 +271,12 @@ def _answer_pattern(answer: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(answer)}(?!\w)", re.IGNORECASE)
 
 
-def load_nq_factuality(path: str | os.PathLike[str], *, seed: int = 0) -> pd.DataFrame:
-    """Natural Questions factuality pairs from ``nq-open-oracle.jsonl.gz`` (question, answers,
-    one gold passage in ``ctxs``).
+class NLPUnavailable(ValidationError):
+    """A probe needs the spaCy pipeline and none is installed (the probe is skipped)."""
 
-    For each question, the first answer found as whole words in the gold passage (case-
-    insensitive; not inside a longer word or number: answer ``5`` does not match ``1950``) is
-    typed (year, date, number, name, other; spaCy NER when installed, else the regex typer) and
-    every whole-word occurrence is replaced by the answer of *another* question with the same
-    entity type and the same number of non-stopword tokens (chosen with ``seed``), never by one
-    of this question's answers.
-    ``text_a`` = original (factual), ``text_b`` = replaced, ``query`` = question; column
-    ``entity_type``.
-    """
-    p = Path(path)
-    if p.is_dir():
-        p = p / "nq-open-oracle.jsonl.gz"
+
+def _nq_records(p: Path) -> list[tuple[int, str, str, str, list[str]]]:
+    """(line, question, gold passage, first answer found in it, all answers lower-cased)."""
     recs = []
     for i, r in enumerate(_jsonl(p), 1):
         ctxs = r.get("ctxs") or []
@@ -270,25 +289,59 @@ def load_nq_factuality(path: str | os.PathLike[str], *, seed: int = 0) -> pd.Dat
             if a and _answer_pattern(a).search(passage):
                 recs.append((i, str(r["question"]), passage, a, [x.lower() for x in r["answers"]]))
                 break
+    return recs
+
+
+def load_nq_factuality(path: str | os.PathLike[str], *, seed: int = 0,
+                       question_filter: str = "answer") -> pd.DataFrame:
+    """Natural Questions factuality pairs (paper §2.2.3) from ``nq-open-oracle.jsonl.gz``
+    (question, answers, one gold passage in ``ctxs``).
+
+    For each question, the first answer found as whole words in the gold passage is typed with
+    spaCy NER (:func:`ranklens.probes.nlp.answer_entity_types`: PER, GPE, LOC, NORP or ORG, the
+    paper's types; answers of other or no type are dropped). Questions that contain their answer
+    are discarded (the paper; ``question_filter="any-token"``: the reference code's stricter
+    filter, any word of the answer). Every whole-word occurrence of the answer is replaced by the
+    answer of *another* question with the same entity type and the same number of non-stopword
+    tokens (chosen with ``seed``), never by one of this question's answers.
+    ``text_a`` = original (factual), ``text_b`` = replaced, ``query`` = question; columns
+    ``entity_type``, ``answer``, ``replacement``.
+
+    Raises:
+        NLPUnavailable: without a spaCy pipeline.
+    """
+    from ..nlp import answer_entity_types
+
+    p = Path(path)
+    if p.is_dir():
+        p = p / "nq-open-oracle.jsonl.gz"
+    recs = _nq_records(p)
+    types, how = answer_entity_types([r[3] for r in recs])
+    if recs and not types:
+        raise NLPUnavailable(f"NQ factuality needs spaCy named entities: {how}")
+    if question_filter not in ("answer", "any-token"):
+        raise ValidationError(f"question_filter must be 'answer' or 'any-token', got {question_filter!r}")
+    kept = []
+    for rec, t in zip(recs, types):
+        q, ans = rec[1], rec[3]
+        words = [ans] if question_filter == "answer" else tokenize(ans)
+        if t is None or any(_answer_pattern(w).search(q) for w in words):
+            continue
+        kept.append((rec, t, (t, _content_len(ans))))
     groups: dict[tuple[str, int], list[str]] = defaultdict(list)
-    typed = []
-    for rec in recs:
-        t = entity_type(rec[3])
-        key = (t, _content_len(rec[3]))
+    for rec, _t, key in kept:
         groups[key].append(rec[3])
-        typed.append((rec, t, key))
     rng = np.random.default_rng(seed)
     rows = []
-    for (i, q, passage, ans, all_ans), t, key in typed:
+    for (i, q, passage, ans, all_ans), t, key in kept:
         pool = sorted({x for x in groups[key] if x.lower() not in all_ans})
         if not pool:
             continue
         repl = pool[int(rng.integers(len(pool)))]
         new = _answer_pattern(ans).sub(lambda _m: repl, passage)
-        if new == passage:
-            continue
-        rows.append({"pair_id": f"nq-{i}", "text_a": passage, "text_b": new, "query": q,
-                     "entity_type": t, "answer": ans, "replacement": repl})
+        if new != passage:
+            rows.append({"pair_id": f"nq-{i}", "text_a": passage, "text_b": new, "query": q,
+                         "entity_type": t, "answer": ans, "replacement": repl})
     return _frame(rows, ("entity_type", "answer", "replacement"))
 
 
@@ -358,7 +411,7 @@ class PairsProbe(Probe):
     symmetric: bool = False  # type: ignore[misc]
     filter_column: str | None = None
     filter_value: str | None = None
-    cap: int | None = 1000
+    cap: int | None = None
     require_lemma_overlap: bool = True
     frame: Any = field(default=None, compare=False)
     family = "transfer"
@@ -388,40 +441,78 @@ class PairsProbe(Probe):
             f = f[f[self.filter_column].astype(str) == str(self.filter_value)]
         return f
 
+    def _unavailable(self) -> str | None:
+        if self.frame is None and self.loader not in ("demo",) and not Path(self.path).exists():
+            return (f"data not found: {self.path} (set data_dir to a folder holding '{self.dataset}/', "
+                    "or give the file)")
+        return None
+
     def generate(self, collection: Any, *, rng: np.random.Generator) -> ProbeSamples:
-        frame = self.load()
+        why = self._unavailable()
+        if why is None:
+            try:
+                frame = self.load()
+            except NLPUnavailable as exc:
+                why = str(exc)
+        if why is not None:
+            return ProbeSamples((), info={}, skipped=why)
         rows = list(frame[PAIR_COLUMNS].itertuples(index=False, name=None))
-        order = rng.permutation(len(rows))  # visit in random order, stop at the cap
-        samples, methods = [], set()
-        dropped = 0
-        for idx in order:
-            pid, a, b, q = rows[int(idx)]
-            q = "" if q is None or (isinstance(q, float) and np.isnan(q)) else str(q)
-            method = "given"
-            if not q.strip():
-                chunk, method = shared_chunk(a, b, rng=rng)
-                if chunk is None:
-                    dropped += 1
-                    continue
-                q = chunk
-            if self.require_lemma_overlap and not shares_content_lemma(q, a, b):
-                dropped += 1
-                continue
-            methods.add(method)
-            samples.append((int(idx), ProbeSample(
-                sample_id=str(pid), query_id=str(pid), query=q, text_1=a, text_2=b,
-                doc_1_id=f"{pid}:a", doc_2_id=f"{pid}:b", meta=(("query_method", method),))))
-            if self.cap is not None and len(samples) >= self.cap:
-                break
-        samples.sort(key=lambda x: x[0])
+        order = [int(i) for i in rng.permutation(len(rows))]  # visit in random order, stop at the cap
+        kept: list[tuple[int, ProbeSample]] = []
+        dropped, methods = 0, set()
+        start = 0
+        while start < len(order) and (self.cap is None or len(kept) < self.cap):
+            size = 512 if self.cap is None else min(512, 2 * (self.cap - len(kept)) + 8)
+            made, d, how = self._block([(i, rows[i]) for i in order[start:start + size]], rng,
+                                       None if self.cap is None else self.cap - len(kept))
+            start += size
+            kept.extend(made)
+            dropped += d
+            methods |= how
+        kept.sort(key=lambda x: x[0])
         info: dict[str, Any] = {
             "query_method": ",".join(sorted(methods)) or "none",
             "convention": "d1 = text_a (attributed), d2 = text_b",
             "pairs_in_file": len(rows), "pairs_dropped_no_query": dropped,
         }
-        if self.loader == "nq":
-            info["entity_typer"] = entity_typer_name()
-        return ProbeSamples(tuple(s for _i, s in samples), info=info, available=len(rows))
+        if any(m.startswith("fallback") for m in methods):
+            info["fallback"] = "no spaCy pipeline: queries from shared content-word runs, lemma table"
+        return ProbeSamples(tuple(s for _i, s in kept), info=info, available=len(rows))
+
+    def _block(self, block: list[tuple[int, tuple[Any, ...]]], rng: np.random.Generator, room: int | None,
+               ) -> tuple[list[tuple[int, ProbeSample]], int, set[str]]:
+        """Samples of a block of pairs: a shared noun chunk as the query where there is none (the
+        paper), then the lemma filter; one spaCy pass over the block's texts."""
+        from ..nlp import chunks_and_lemmas, lemma_sets, pick_shared_chunk
+
+        texts = [t for _i, (_p, a, b, _q) in block for t in (a, b)]
+        feats, how = chunks_and_lemmas(texts)
+        fallback = how.startswith("fallback")
+        queries: list[str | None] = []
+        methods = set()
+        for k, (_i, (_p, _a, _b, q)) in enumerate(block):
+            q = "" if q is None or (isinstance(q, float) and np.isnan(q)) else str(q)
+            if q.strip():
+                queries.append(q)
+                methods.add("given")
+                continue
+            (ca, _la), (cb, _lb) = feats[2 * k], feats[2 * k + 1]
+            queries.append(pick_shared_chunk(ca, cb, rng, fallback=fallback))
+            methods.add(how if fallback else "spacy-noun-chunk")
+        qlem, _ = lemma_sets([q or "" for q in queries]) if self.require_lemma_overlap else ([], "")
+        out, dropped = [], 0
+        for k, (i, (pid, a, b, _q)) in enumerate(block):
+            q = queries[k]
+            ok = q is not None and (not self.require_lemma_overlap or (
+                qlem[k] & feats[2 * k][1] and qlem[k] & feats[2 * k + 1][1]))
+            if not ok:
+                dropped += 1
+                continue
+            out.append((i, ProbeSample(sample_id=str(pid), query_id=str(pid), query=str(q), text_1=a, text_2=b,
+                                       doc_1_id=f"{pid}:a", doc_2_id=f"{pid}:b")))
+            if room is not None and len(out) >= room:
+                break
+        return out, dropped, methods
 
 
 __all__ += ["LOADERS"]

@@ -1,0 +1,98 @@
+"""Tools under ``ranklens probes`` that work on saved results (no model is loaded):
+
+* ``ranklens probes show RESULT PROBE [-n 5] [--model M]``: the samples of a probe with their texts
+  and scores (what a probe actually did);
+* ``ranklens probes table RESULT [RESULT ...] [--format text|markdown|latex|html] [--tables 1,2,3]``:
+  the paper's Tables 1-3, several datasets side by side;
+* ``ranklens probes seed-variance RESULT --models A,B,C``: the paper's Table 4 (square root of the
+  mean variance across checkpoints of one model, by probe family).
+
+``RESULT`` is a ``probe-table`` result directory (or a folder holding ``probe-table/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_tools"]
+
+
+def _load(path: str) -> Any:
+    from ..results import Result
+
+    p = Path(path)
+    if not (p / "result.json").is_file() and (p / "probe-table" / "result.json").is_file():
+        p = p / "probe-table"
+    return Result.load(p)
+
+
+def _show(args: argparse.Namespace) -> int:
+    from .report import show_samples
+
+    sys.stdout.write(show_samples(_load(args.result), args.probe, n=args.n, model=args.show_model))
+    return 0
+
+
+def _table(args: argparse.Namespace) -> int:
+    from .paper import paper_tables
+
+    tables = [int(t) for t in args.tables.split(",") if t.strip()]
+    sys.stdout.write(paper_tables([_load(r) for r in args.results], fmt=args.format, tables=tables))
+    return 0
+
+
+def _seed_variance(args: argparse.Namespace) -> int:
+    from .report import seed_variance
+
+    per_probe, per_family = seed_variance(_load(args.result), [m.strip() for m in args.models.split(",")])
+    sys.stdout.write("# per probe family: sqrt(mean variance) across checkpoints (paper Table 4)\n")
+    sys.stdout.write(per_family.to_csv(sep="\t", index=False, float_format="%.4f"))
+    sys.stdout.write("# per probe\n")
+    sys.stdout.write(per_probe.to_csv(sep="\t", index=False, float_format="%.4f"))
+    return 0
+
+
+def _needs_out(func: Any) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        from ..errors import ValidationError
+
+        if not getattr(args, "out", None):
+            raise ValidationError("ranklens probes: --out DIR is required to run the probes")
+        return int(func(args) or 0)
+    return run
+
+
+def add_tools(parser: argparse.ArgumentParser) -> None:
+    """Add ``show``, ``table`` and ``seed-variance`` under ``ranklens probes``; ``--out`` is then
+    needed only when the probes themselves run."""
+    for action in parser._actions:
+        if action.dest == "out":
+            action.required = False
+    set_defaults = parser.set_defaults
+
+    def _set_defaults(**kw: Any) -> None:  # the derived CLI sets func after the tools: check --out there
+        if "func" in kw:
+            kw["func"] = _needs_out(kw["func"])
+        set_defaults(**kw)
+
+    parser.set_defaults = _set_defaults  # type: ignore[method-assign]
+    sub = parser.add_subparsers(dest="probes_tool", metavar="TOOL", required=False,
+                                title="tools on saved results (no --model needed)")
+    p = sub.add_parser("show", help="samples of a probe with their texts and scores")
+    p.add_argument("result", help="probe-table result directory")
+    p.add_argument("probe", help="probe name")
+    p.add_argument("-n", type=int, default=5, help="samples to show (default: 5)")
+    p.add_argument("--model", dest="show_model", default=None, help="only this model's scores")
+    p.set_defaults(func=_show)
+    p = sub.add_parser("table", help="the paper's Tables 1-3 from one or several results")
+    p.add_argument("results", nargs="+", help="probe-table result directories (one per dataset)")
+    p.add_argument("--format", choices=["text", "markdown", "latex", "html"], default="text")
+    p.add_argument("--tables", default="1,2,3", help="which tables (default: 1,2,3)")
+    p.set_defaults(func=_table)
+    p = sub.add_parser("seed-variance", help="the paper's Table 4 from checkpoints of one model")
+    p.add_argument("result", help="probe-table result directory")
+    p.add_argument("--models", required=True, help="comma-separated model names (the checkpoints)")
+    p.set_defaults(func=_seed_variance)
