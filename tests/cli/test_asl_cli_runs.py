@@ -25,18 +25,24 @@ def tree(tmp_path):
 
 
 def _table(out: str) -> pd.DataFrame:
-    lines = out.strip().splitlines()
+    lines = [ln for ln in out.strip().splitlines() if not ln.startswith("#")]
     header = lines[0].split()
     return pd.DataFrame([ln.split() for ln in lines[1:]], columns=header)
 
 
+def _tsv(out: str) -> pd.DataFrame:
+    lines = [ln for ln in out.strip().splitlines() if not ln.startswith("#")]
+    return pd.DataFrame([ln.split("\t") for ln in lines[1:]], columns=lines[0].split("\t"))
+
+
 def test_same_run_name_in_two_folders_keeps_both(tree, capsys):
     rc = main(["evaluate", str(tree / "qrels.txt"), str(tree / "official" / "dl20"),
-               str(tree / "official_full_depth" / "dl20"), "-m", "ASL", "--format", "table"])
+               str(tree / "official_full_depth" / "dl20"), "-m", "ASL", "--format", "table",
+               "--unretrieved", "lower_bound"])
     assert rc == 0
     t = _table(capsys.readouterr().out)
-    assert set(t["run"]) == {"official/dl20/p_bm25", "official_full_depth/dl20/p_bm25", "other"}
-    asl = dict(zip(t["run"], t["value"].astype(float)))
+    assert set(t["model"]) == {"official/dl20/p_bm25", "official_full_depth/dl20/p_bm25", "other"}
+    asl = dict(zip(t["model"], t["value"].astype(float)))
     # cut: q1 a b -> SL(b)=2, d unretrieved: 1 + 1 = 2; q2 x -> 1 => (2 + 1) / 2
     assert asl["official/dl20/p_bm25"] == pytest.approx(1.5)
     # full: q1 b a d -> 1, 2; q2 y x -> 2 => (1.5 + 2) / 2
@@ -65,16 +71,17 @@ def test_same_file_twice_is_an_error(tree, capsys):
 def test_asl_rrie_and_chain_tell_same_named_runs_apart(tree, capsys):
     a = str(tree / "official" / "dl20" / "p_bm25.run")
     b = str(tree / "official_full_depth" / "dl20" / "p_bm25.run")
-    assert main(["asl", "rrie", str(tree / "qrels.txt"), a, b, "--format", "table", "--out",
-                 str(tree / "rrie")]) == 0
+    assert main(["asl", "--out", str(tree / "rrie"), "rrie", str(tree / "qrels.txt"), a, b,
+                 "--format", "table"]) == 0
     out = capsys.readouterr().out
     assert "value_a" in out
-    assert (tree / "rrie" / "rrie.png").is_file()
-    assert main(["asl", "distribution", str(tree / "qrels.txt"), a, b, "--format", "tsv"]) == 0
-    rows = [ln.split("\t") for ln in capsys.readouterr().out.strip().splitlines()]
-    assert {r[0] for r in rows} == {"official/dl20/p_bm25", "official_full_depth/dl20/p_bm25"}
-    assert main(["asl", "chain", str(tree / "qrels.txt"), str(tree / "official" / "dl20"),
-                 str(tree / "official_full_depth" / "dl20")]) == 0
+    assert (tree / "rrie" / "asl-rrie" / "rrie.png").is_file()
+    assert main(["asl", "--out", str(tree / "d"), "distribution", str(tree / "qrels.txt"), a, b,
+                 "--format", "tsv"]) == 0
+    t = _tsv(capsys.readouterr().out)
+    assert set(t["model"]) == {"official/dl20/p_bm25", "official_full_depth/dl20/p_bm25"}
+    assert main(["asl", "--out", str(tree / "c"), "chain", str(tree / "qrels.txt"),
+                 str(tree / "official" / "dl20"), str(tree / "official_full_depth" / "dl20")]) == 0
 
 
 def test_ci_columns(tree, capsys):
@@ -85,7 +92,7 @@ def test_ci_columns(tree, capsys):
     assert "ci_low" not in capsys.readouterr().out
     assert main([*args, "--ci", "--confidence", "0.9"]) == 0
     t = _table(capsys.readouterr().out)
-    assert list(t.columns) == ["run", "measure", "value", "ci_low", "ci_high"]
+    assert list(t.columns) == ["model", "measure", "value", "ci_low", "ci_high"]
     v, lo, hi = (t[c].astype(float) for c in ("value", "ci_low", "ci_high"))
     assert ((lo <= v) & (v <= hi)).all()
     assert main([*args, "--baseline", "other"]) == 0  # a baseline shows the CIs too
@@ -105,9 +112,9 @@ def test_duplicates_flag(tmp_path, capsys):
     assert "dup.run: duplicate (query_id, doc_id) = ('q', 'a') at ranks 1 and 3" in err
     assert "--duplicates best" in err
     assert main([*args, "--duplicates", "best"]) == 0
-    got = {r.split("\t")[1]: float(r.split("\t")[2])
-           for r in capsys.readouterr().out.strip().splitlines()}
-    assert got == {"ASL": 1.5, "RR": 1.0}
+    t = _tsv(capsys.readouterr().out)
+    got = dict(zip(t["measure"], t["value"].astype(float)))
+    assert got == {"ASL": 1.5, "RR": 1.0}  # a b c: SL(a) 1, SL(c) 2
 
 
 def test_asl_tracks_expected_unretrieved(tmp_path, capsys):
@@ -117,15 +124,17 @@ def test_asl_tracks_expected_unretrieved(tmp_path, capsys):
         (tmp_path / name / "qrels.txt").write_text(QRELS)
         (d / "a.run").write_text(CUT)
         (d / "b.run").write_text(FULL)
-    base = ["asl", "tracks", str(tmp_path), "--format", "tsv"]
-    assert main([*base, "--unretrieved", "expected"]) == 1
+    base = ["asl", "--out", str(tmp_path / "out"), "--unretrieved", "expected"]
+    assert main([*base, "tracks", str(tmp_path), "--format", "tsv"]) == 1
     assert "needs collection_size" in capsys.readouterr().err
-    assert main([*base, "--unretrieved", "expected", "--collection-size", "50"]) == 0
-    rows = [ln.split("\t") for ln in capsys.readouterr().out.strip().splitlines()]
-    # columns: track measure best_system best_value n_systems min median max
-    worst = {r[0]: float(r[7]) for r in rows if r[1] == "ASL"}
-    best = {r[0]: (r[2], float(r[3])) for r in rows if r[1] == "ASL"}
+    assert main([*base, "--collection-size", "50", "tracks", str(tmp_path), "--format", "tsv"]) == 0
+    out = capsys.readouterr().out
+    block = out.split("# asl-table2")[0]
+    t = _tsv(block)
+    asl = t[t["measure"] == "ASL"]
     # run a misses d for q1: 47 non-relevant unretrieved docs, d expected after half of them:
     # SL(d) = 1 + 1 + 47/2 = 25.5 -> ASL_q1 = (2 + 25.5) / 2, q2: 1 -> 7.375
-    assert worst == {"t1": 7.375, "t2": 7.375}
-    assert best == {"t1": ("b", 1.75), "t2": ("b", 1.75)}
+    assert dict(zip(asl["track"], asl["max"].astype(float))) == {"t1": 7.375, "t2": 7.375}
+    assert dict(zip(asl["track"], asl["best_model"])) == {"t1": "b", "t2": "b"}
+    assert dict(zip(asl["track"], asl["best_value"].astype(float))) == {"t1": 1.75, "t2": 1.75}
+    assert "# asl-table2" in out and (tmp_path / "out" / "asl-table2" / "result.json").is_file()

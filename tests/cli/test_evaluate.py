@@ -41,30 +41,45 @@ def files(tmp_path):
     return tmp_path
 
 
+def tsv(out: str) -> pd.DataFrame:
+    """The TSV the CLI prints: a '# policies' line, a header, then rows."""
+    lines = [ln for ln in out.strip().splitlines() if not ln.startswith("#")]
+    return pd.DataFrame([ln.split("\t") for ln in lines[1:]], columns=lines[0].split("\t"))
+
+
 def test_evaluate_tsv_rows(files, capsys):
     rc = main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"),
-               str(files / "B.run.gz"), "-m", "ASL", "-m", "ASL@g1-1", "-m", "AP"])
+               str(files / "B.run.gz"), "-m", "ASL", "-m", "ASL@g1-1", "-m", "AP",
+               "--unretrieved", "lower_bound"])
     assert rc == 0
-    rows = [line.split("\t") for line in capsys.readouterr().out.strip().splitlines()]
-    got = {(r[0], r[1]): float(r[2]) for r in rows}
-    assert len(rows) == 6
+    out = capsys.readouterr().out
+    assert out.startswith("# unretrieved=lower_bound rel=1")
+    t = tsv(out)
+    assert list(t.columns) == ["model", "measure", "value"]
+    got = {(m, x): float(v) for m, x, v in t.itertuples(index=False)}
+    assert len(t) == 6
     # A: q1 a b c d -> SL(b)=2, SL(d)=3, f: 2 non-rel + 1 = 3 -> 8/3; q2: y first -> SL(x)=2
     assert got[("A", "ASL")] == pytest.approx((8 / 3 + 2) / 2, abs=1e-4)
     # B: q1 d b a -> SL 1, 1, f: 1 + 1 = 2 -> 4/3 ; q2: x first -> 1
     assert got[("B", "ASL")] == pytest.approx((4 / 3 + 1) / 2, abs=1e-4)
     assert got[("B", "ASL@g1-1")] == pytest.approx(1.0)
-    assert [r[0] for r in rows[:3]] == ["B", "B", "B"]  # best (lowest ASL) first
+    assert t["model"].tolist()[:3] == ["B", "B", "B"]  # best (lowest ASL) first
+    # the default is the paper's eq. 3: f gets the non-relevant count (2 for A, 1 for B)
+    assert main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"), "-m", "ASL"]) == 0
+    t = tsv(capsys.readouterr().out)
+    assert float(t["value"].iloc[0]) == pytest.approx(((2 + 3 + 2) / 3 + 2) / 2, abs=1e-4)
 
 
 def test_evaluate_by_query_jsonl_and_per_document(files, capsys, tmp_path):
     out = tmp_path / "pd.tsv"
     rc = main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"), "-m",
-               "ASL(rel=2)", "--by-query", "--format", "jsonl", "--per-document", str(out)])
+               "ASL(rel=2)", "--by-query", "--format", "jsonl", "--per-document", str(out),
+               "--unretrieved", "lower_bound"])
     assert rc == 0
     recs = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert recs == [{"run": "A", "query_id": "1", "measure": "ASL(rel=2)", "value": 4.0}]  # a b c above d
+    assert recs == [{"model": "A", "query_id": "1", "measure": "ASL(rel=2)", "value": 4.0}]  # a b c above d
     pdoc = pd.read_csv(out, sep="\t", dtype={"query_id": str})
-    assert list(pdoc.columns) == ["run", "query_id", "doc_id", "relevance", "rank", "asl",
+    assert list(pdoc.columns) == ["model", "query_id", "doc_id", "relevance", "rank", "asl",
                                   "retrieved"]
     f = pdoc.set_index("doc_id")
     assert f.loc["f", "asl"] == 3 and pd.isna(f.loc["f", "rank"])
@@ -82,15 +97,20 @@ def test_evaluate_baseline_and_errors(files, capsys):
     assert rc == 1
 
 
-def test_asl_subcommands_write_results(files, capsys, tmp_path):
+def test_asl_tools_write_results(files, capsys, tmp_path):
     q, a, b = str(files / "qrels.txt"), str(files / "A.run"), str(files / "B.run.gz")
-    assert main(["asl", "distribution", q, a, b, "--out", str(tmp_path / "d")]) == 0
-    assert (tmp_path / "d" / "distribution.png").is_file()
-    assert (tmp_path / "d" / "deltas.png").is_file()
-    assert main(["asl", "rrie", q, a, b, "--format", "tsv"]) == 0
-    assert main(["asl", "chain", q, a, b, "--out", str(tmp_path / "c")]) == 0
-    assert (tmp_path / "c" / "result.json").is_file()
-    assert main(["asl", "coverage", q, a, b]) == 0
-    assert main(["asl", "ties", q, a, b]) == 0
+    assert main(["asl", "--out", str(tmp_path / "d"), "distribution", q, a, b]) == 0
+    assert (tmp_path / "d" / "asl-distribution" / "distribution.png").is_file()
+    assert (tmp_path / "d" / "asl-distribution" / "deltas.png").is_file()
+    capsys.readouterr()
+    assert main(["asl", "--out", str(tmp_path / "r"), "--unretrieved", "lower_bound", "rrie", q, a, b,
+                 "--format", "tsv"]) == 0
+    out = capsys.readouterr().out
+    assert "# asl-rrie: unretrieved=lower_bound" in out
+    assert tsv(out).columns.tolist()[:3] == ["model", "other_model", "measure"]
+    assert main(["asl", "--out", str(tmp_path / "c"), "chain", q, a, b]) == 0
+    assert (tmp_path / "c" / "asl-chain" / "result.json").is_file()
+    assert main(["asl", "--out", str(tmp_path / "v"), "coverage", q, a, b]) == 0
+    assert main(["asl", "--out", str(tmp_path / "t"), "ties", q, a, b]) == 0
     out = capsys.readouterr().out
     assert "tied_rows_float32" in out

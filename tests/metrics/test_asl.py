@@ -42,7 +42,7 @@ def by_query(rr, values):
 
 def test_hand_worked_lower_bound():
     rr = rank_coded(RUN, QRELS)
-    v = by_query(rr, asl_per_query(rr))
+    v = by_query(rr, asl_per_query(rr, unretrieved="lower_bound"))
     # q1: SL(b)=2, SL(d)=4-1=3, f unretrieved: 3 non-relevant retrieved + 1 = 4 -> 9/3
     assert v["1"] == pytest.approx(3.0)
     # q2: y (non-relevant, larger doc id) first, x second -> SL 2
@@ -58,14 +58,14 @@ def test_hand_worked_policies_and_first_n():
     # expected, N=10: q1 has n=5 retrieved, M=1 missing, K=10-5-1=4 -> 1 + 3 + 1*4/2 = 6
     exp = by_query(rr, asl_per_query(rr, unretrieved="expected", collection_size=10))
     assert exp["1"] == pytest.approx((2 + 3 + 6) / 3)
-    g1 = by_query(rr, asl_per_query(rr, first=1))
+    g1 = by_query(rr, asl_per_query(rr, unretrieved="lower_bound", first=1))
     assert g1["1"] == pytest.approx(2.0) and g1["2"] == pytest.approx(2.0)
-    g2 = by_query(rr, asl_per_query(rr, first=2))
+    g2 = by_query(rr, asl_per_query(rr, unretrieved="lower_bound", first=2))
     assert g2["1"] == pytest.approx(2.5)
-    rel2 = by_query(rr, asl_per_query(rr, rel=2))
+    rel2 = by_query(rr, asl_per_query(rr, rel=2, unretrieved="lower_bound"))
     assert rel2["1"] == pytest.approx(4.0)  # only d counts; a, b, c are non-relevant above it
     assert np.isnan(rel2["2"])  # no document with relevance >= 2
-    cut = by_query(rr, asl_per_query(rr, cutoff=3))
+    cut = by_query(rr, asl_per_query(rr, cutoff=3, unretrieved="lower_bound"))
     # top 3: a b c -> SL(b)=2; d and f unretrieved: 2 non-relevant + 1 = 3 each
     assert cut["1"] == pytest.approx((2 + 3 + 3) / 3)
 
@@ -80,14 +80,14 @@ def test_expected_needs_collection_size():
 
 def test_per_document_table_matches_query_means():
     rr = rank_coded(RUN, QRELS)
-    sl = search_lengths(rr)
+    sl = search_lengths(rr, unretrieved="lower_bound")
     assert list(sl.columns) == ["query_id", "doc_id", "relevance", "rank", "sl", "retrieved"]
     row = sl[(sl.query_id == "1") & (sl.doc_id == "f")].iloc[0]
     assert pd.isna(row["rank"]) and row["sl"] == 4 and not row["retrieved"]
     row = sl[(sl.query_id == "1") & (sl.doc_id == "d")].iloc[0]
     assert row["rank"] == 4 and row["sl"] == 3 and row["relevance"] == 2
     means = sl.groupby("query_id")["sl"].mean()
-    v = by_query(rr, asl_per_query(rr))
+    v = by_query(rr, asl_per_query(rr, unretrieved="lower_bound"))
     for q, m in means.items():
         assert m == pytest.approx(v[q])
 
@@ -137,7 +137,7 @@ def test_parse_measure_roundtrip():
 # ------------------------------------------------------------------ slow reference + properties
 
 def reference_asl(run: pd.DataFrame, qrels: pd.DataFrame, *, rel=1, first=None,
-                  unretrieved="lower_bound", collection_size=None, ties="trec_eval"):
+                  unretrieved="paper", collection_size=None, ties="trec_eval"):
     """Obviously-correct per-query ASL: sort each query's list in Python, walk it."""
     grades = {(q, d): int(r) for q, d, r in qrels.itertuples(index=False)}
     nrel: dict[str, int] = {}

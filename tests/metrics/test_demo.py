@@ -1,4 +1,6 @@
-"""The metrics demo hook runs on the shipped demo collection (loads MiniLM)."""
+"""`ranklens demo --only asl` produces what the old metrics demo hook did (loads MiniLM):
+BM25, TF-IDF and MiniLM top 50 on the demo collection, evaluated against BM25, the
+distribution and RRIE of BM25 vs MiniLM (with plots) and the MAP -> ASL chain."""
 
 from __future__ import annotations
 
@@ -6,15 +8,18 @@ import pytest
 
 
 @pytest.mark.slow
-def test_run_demo(tmp_path):
-    pytest.importorskip("ranklens.datasets.demo")
-    from ranklens.metrics.demo import run_demo
+def test_demo_only_asl(tmp_path):
+    from ranklens.demo import run_demo
     from ranklens.results import Result
 
-    results = run_demo(tmp_path)
-    kinds = [r.kind for r in results]
-    assert kinds == ["asl-evaluate", "asl-distribution", "asl-rrie", "asl-chain"]
-    ev = Result.load(tmp_path / "asl-evaluate-demo")
-    assert set(ev.table["system"]) == {"bm25", "tfidf", "minilm"}
-    assert ev.table["ASL"].between(1, 1000).all()
-    assert (tmp_path / "asl-distribution-demo" / "deltas.png").is_file()
+    run_demo(tmp_path, only=["asl"], show_progress=False)
+    found = {Result.load(p.parent).kind: p.parent for p in tmp_path.rglob("result.json")}
+    assert {"asl-evaluate", "asl-distribution", "asl-rrie", "asl-chain", "asl-map-coverage"} <= set(found)
+    ev = Result.load(found["asl-evaluate"])
+    assert set(ev.table["model"]) == {"bm25", "tfidf", "minilm"}
+    assert ev.summary["baseline"] == "bm25" and ev.provenance.params["analysis"]["k"] == 50
+    assert (ev.table["depth_max"] <= 50).all()
+    rr = Result.load(found["asl-rrie"])
+    assert rr.summary["a"] == "bm25" and rr.summary["b"] == "minilm"
+    assert (found["asl-distribution"] / "deltas.png").is_file()
+    assert (found["asl-chain"] / "chain.png").is_file()

@@ -80,17 +80,17 @@ def test_table_sorted_and_significance_shapes():
     res = evaluate(qrels, {"a": run_a, "b": run_b}, ["ASL", "AP", "nDCG@10"], baseline="a",
                    n_resamples=500, per_document=True)
     assert res.kind == "asl-evaluate"
-    assert list(res.table["system"]) == ["b", "a"]  # ASL: lower first
+    assert list(res.table["model"]) == ["b", "a"]  # ASL: lower first
     sig = res.tables["significance"]
-    assert set(sig["measure"]) == {"ASL", "AP", "nDCG@10"} and (sig["system"] == "b").all()
+    assert set(sig["measure"]) == {"ASL", "AP", "nDCG@10"} and (sig["model"] == "b").all()
     assert (sig["ttest_p"] < 0.01).all() and sig["better"].all()
     assert (sig["ttest_p_adj"] >= sig["ttest_p"]).all()
     ci = res.tables["ci"]
     assert ((ci["ci_low"] <= ci["mean"]) & (ci["mean"] <= ci["ci_high"])).all()
     pdoc = res.tables["per_document"]
-    means = pdoc[pdoc.system == "a"].groupby("query_id")["sl"].mean().mean()
-    assert means == pytest.approx(float(res.table.set_index("system").loc["a", "ASL"]))
-    assert res.provenance.params["unretrieved"] == "lower_bound"
+    means = pdoc[pdoc.model == "a"].groupby("query_id")["sl"].mean().mean()
+    assert means == pytest.approx(float(res.table.set_index("model").loc["a", "ASL"]))
+    assert res.provenance.params["unretrieved"] == "paper"  # eq. 3, the paper's default
     assert res.provenance.params["ties"] == "trec_eval"
 
 
@@ -130,7 +130,7 @@ def test_files_and_directories(tmp_path):
     assert sorted(load_runs(d)) == ["x", "y"]
     res = evaluate(tmp_path / "qrels.txt", d, ["AP", "ASL"], n_resamples=20)
     mem = evaluate(qrels, {"x": run}, ["AP", "ASL"], n_resamples=20)
-    got = res.table.set_index("system").loc["x"]
+    got = res.table.set_index("model").loc["x"]
     assert got["AP"] == pytest.approx(mem.table["AP"].iloc[0], abs=1e-12)
     assert got["ASL"] == pytest.approx(mem.table["ASL"].iloc[0], abs=1e-12)
     out = res.save(tmp_path / "res")
