@@ -66,7 +66,8 @@ def test_memorising_baseline_collapses_under_extrapolation(tmp_path, data):
     eng = ScoringEngine(cache=False)
     vs = train_variants([MemorizingTrainer()], splits, allq, qrels, corpus, tmp_path, engine=eng)
     assert len(vs) == 3  # one model per fold (both regimes share the training set)
-    res = evaluate_regimes(vs, splits, allq, qrels, corpus, measures=["nDCG@10"], random_negatives=5, engine=eng)
+    res = evaluate_regimes(vs, splits, allq, qrels, corpus, measures=["nDCG@10"], evaluation="judged",
+                           random_negatives=5, engine=eng)
     row = res.tables["regime_table"].iloc[0]
     assert row["interpolation"] > 0.9
     assert row["gap"] < -0.2
@@ -77,7 +78,7 @@ def test_memorising_baseline_collapses_under_extrapolation(tmp_path, data):
 
 def test_bm25_trainer_picks_the_grid_optimum(tmp_path, data):
     tq, eq, qrels, corpus, _ = data
-    tr = BM25Trainer(k1_grid=(0.5, 1.5), b_grid=(0.0, 0.9), random_negatives=3)
+    tr = BM25Trainer(k1_grid=(0.5, 1.5), b_grid=(0.0, 0.9), depth=10)
     ranker = tr.train(tq, qrels, corpus, output_dir=tmp_path, engine=ScoringEngine(cache=False))
     grid = pd.read_csv(tmp_path / "grid.tsv", sep="\t")
     best = grid.loc[grid["nDCG@10"].idxmax()]
@@ -87,7 +88,7 @@ def test_bm25_trainer_picks_the_grid_optimum(tmp_path, data):
 
 def test_train_variants_resumes_and_fingerprints_identify_training_sets(tmp_path, data):
     tq, eq, qrels, corpus, allq = data
-    splits = ReSTrain(size=10).fit(tq, eq).splits_
+    splits = ReSTrain(size=10, size_rule="fill").fit(tq, eq).splits_
     calls = []
 
     def fn(train_queries, qrels, corpus, output_dir=None):
@@ -95,14 +96,16 @@ def test_train_variants_resumes_and_fingerprints_identify_training_sets(tmp_path
         return MemorizingTrainer().train(train_queries, qrels, corpus)
 
     trainers = [MemorizingTrainer(), CallableTrainer(fn=fn, name="mine"),
-                BM25Trainer(k1_grid=(0.9,), b_grid=(0.4,), random_negatives=0)]
+                BM25Trainer(k1_grid=(0.9,), b_grid=(0.4,))]
     first = train_variants(trainers, splits, allq, qrels, corpus, tmp_path, engine=ScoringEngine(cache=False))
     assert len(first) == 6 and not any(v.resumed for v in first)
     assert all(c is not None for c in calls) and len(calls) == 2
     fps = {v.trainer: [] for v in first}
     for v in first:
         fps[v.trainer].append(v.ranker.fingerprint)
-    assert len(set(fps["memorizing"])) == 2 and len(set(fps["bm25-tuned"])) == 2
+    assert len(set(fps["memorizing"])) == 2
+    # tuned BM25 is its k1/b and corpus statistics: the same grid point is the same model (shared cache)
+    assert len(set(fps["bm25-tuned"])) == 1
     second = train_variants([trainers[0], trainers[2]], splits, allq, qrels, corpus, tmp_path,
                             engine=ScoringEngine(cache=False))
     assert all(v.resumed for v in second)
@@ -142,7 +145,8 @@ def test_two_resttest_configurations_are_separate_settings(tmp_path, data):
     splits = [*a, *b]
     eng = ScoringEngine(cache=False)
     vs = train_variants([MemorizingTrainer()], splits, allq, qrels, corpus, tmp_path, engine=eng)
-    res = evaluate_regimes(vs, splits, allq, qrels, corpus, measures=["nDCG@10"], random_negatives=2, engine=eng)
+    res = evaluate_regimes(vs, splits, allq, qrels, corpus, measures=["nDCG@10"], evaluation="judged",
+                           random_negatives=2, engine=eng)
     assert set(res.table["setting"]) == {"rt-k2", "rt-k3"}
     t = res.tables["regime_table"].set_index("setting")
     # each configuration extrapolates every test query exactly once (not twice, as when merged)

@@ -3,7 +3,8 @@
 - :func:`label_overlap`: share of test queries with a relevant document that is also a positive
   of some training query, per relevance threshold (Table 3). The paper's text counts a query
   with **at least one** shared positive (default ``min_shared=1``); the authors' released script
-  counts only queries with two or more (``min_shared=2`` reproduces it).
+  counts only queries with two or more and divides by all test queries (``min_shared=2`` and
+  ``share_of_all@t`` reproduce it).
 - :func:`near_duplicates`: test queries whose nearest training query scores above a threshold,
   side by side (Table 4).
 - :func:`export_annotation_sheet` / :func:`read_annotation_sheets`: a CSV sheet with the top-n
@@ -62,7 +63,9 @@ def label_overlap(
 
     For each threshold ``t``, a test query counts when at least ``min_shared`` of its documents
     with ``relevance >= t`` are positives (``relevance >= train_rel``) of some training query.
-    The denominator is the number of test queries with at least one document at ``>= t``.
+    Two denominators, each named: ``share@t`` divides by the test queries with at least one
+    document at ``>= t`` (the paper's Table 3); ``share_of_all@t`` by every judged test query
+    (the authors' script; with ``min_shared=2`` it reproduces the script's number).
 
     Returns:
         ``Result`` (kind ``"label-overlap"``): table with one row per test query and threshold
@@ -83,6 +86,7 @@ def label_overlap(
     te = _check_qrels(test_qrels, "test_qrels")
     tr = _check_qrels(train_qrels, "train_qrels")
     positives = set(tr.loc[tr["relevance"] >= train_rel, "doc_id"])
+    n_all = int(te["query_id"].nunique())
     rows, by = [], []
     for t in thresholds:
         rel = te.loc[te["relevance"] >= t]
@@ -95,13 +99,15 @@ def label_overlap(
         rows.append(per[["query_id", "threshold", "n_relevant", "n_shared", "overlap"]])
         n = len(per)
         k = int(per["overlap"].sum())
-        by.append({"threshold": int(t), "n_queries": n, "n_overlap": k, "share": k / n if n else float("nan")})
+        by.append({"threshold": int(t), "n_queries": n, "n_overlap": k, "share": k / n if n else float("nan"),
+                   "n_test_queries": n_all, "share_of_all": k / n_all if n_all else float("nan")})
     table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
     table["n_relevant"] = table["n_relevant"].astype("int64")
     table["n_shared"] = table["n_shared"].astype("int64")
     by_t = pd.DataFrame(by)
     summary = {f"share@{r['threshold']}": r["share"] for r in by}
     summary.update({f"n_queries@{r['threshold']}": r["n_queries"] for r in by})
+    summary.update({f"share_of_all@{r['threshold']}": r["share_of_all"] for r in by})
     prov = make_provenance(
         params={"thresholds": list(thresholds), "train_rel": train_rel, "min_shared": min_shared,
                 "rule": "a test query overlaps when >= min_shared of its relevant docs are training positives"},
