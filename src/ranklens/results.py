@@ -17,7 +17,9 @@ import json
 import os
 import platform
 import sys
+import shutil
 import tempfile
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import DataFormatError
+from .errors import DataFormatError, OutputError, ValidationError
+from .io._files import ensure_dir, umask_mode
 
 __all__ = ["Provenance", "Result", "make_provenance"]
 
@@ -115,6 +118,42 @@ def _write_table(frame: pd.DataFrame, path: Path) -> dict[str, str]:
     return {str(c): str(t) for c, t in frame.dtypes.items()}
 
 
+def _check_table_name(name: object, where: object, *, loading: bool = False) -> None:
+    """Table names are file names inside the result directory: letters, digits, ``-``, ``_``."""
+    ok = isinstance(name, str) and name and name.replace("_", "").replace("-", "").isalnum() and name.isascii()
+    if ok:
+        return
+    if loading:
+        raise DataFormatError(f"table name {name!r} is not alphanumeric (with - or _); refusing to read a "
+                              f"file outside the result directory", path=where)
+    raise ValidationError(f"{where}: table name {name!r} must be alphanumeric (with - or _)")
+
+
+def _swap_into_place(tmp: Path, target: Path) -> None:
+    """Rename ``tmp`` to ``target``, moving an existing ``target`` aside to a unique name first
+    (retried when another process saves the same target at the same moment)."""
+    for _ in range(50):
+        try:
+            os.rename(tmp, target)
+            return
+        except OSError:
+            if not target.exists():
+                continue
+        old = target.with_name(f".{target.name}.old.{uuid.uuid4().hex[:12]}")
+        try:
+            os.rename(target, old)
+        except FileNotFoundError:
+            continue
+        try:
+            os.rename(tmp, target)
+            return
+        except OSError:
+            continue
+        finally:
+            shutil.rmtree(old, ignore_errors=True)
+    raise OutputError("could not replace the result directory (another process keeps writing it)", path=target)
+
+
 def _read_table(path: Path, schema: Mapping[str, str]) -> pd.DataFrame:
     str_cols = [c for c, t in schema.items() if t in {"object", "str", "string"}]
     frame = pd.read_csv(
@@ -158,14 +197,36 @@ class Result:
         return dataclasses.replace(self, warnings=(*self.warnings, *new)) if new else self
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
-        """Write the result directory atomically (a temp dir renamed into place)."""
+        """Write the result directory atomically: a unique temp dir (``mkdtemp``) renamed into
+        place, so concurrent saves of one target never clash and a reader sees a whole result.
+        The directory gets the usual permissions under the umask (not ``mkdtemp``'s 0700).
+
+        Raises:
+            OutputError: the target or a parent is a file, or the location is not writable.
+            ValidationError: a table name that is not alphanumeric (with ``-``/``_``).
+        """
         target = Path(directory)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        if target.exists() and not target.is_dir():
+            raise OutputError("result directory is a file; choose another --out", path=target)
+        for name in self.tables:
+            _check_table_name(name, target)
+        ensure_dir(target.parent, what="results directory")
+        try:
+            tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        except OSError as exc:
+            raise OutputError(f"cannot write here ({exc.strerror}); choose a writable --out", path=target) from None
+        try:
+            self._write_into(tmp)
+            os.chmod(tmp, umask_mode(0o777))
+            _swap_into_place(tmp, target)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return target
+
+    def _write_into(self, tmp: Path) -> None:
         schemas = {"table": _write_table(self.table, tmp / "table.tsv.gz")}
         for name, frame in self.tables.items():
-            if not name.replace("_", "").replace("-", "").isalnum():
-                raise ValueError(f"table name {name!r} must be alphanumeric (with - or _)")
             schemas[name] = _write_table(frame, tmp / f"{name}.tsv.gz")
         meta = {
             "schema_version": _SCHEMA_VERSION,
@@ -176,24 +237,18 @@ class Result:
             "warnings": list(self.warnings),
         }
         (tmp / "result.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
-        if target.exists():
-            old = target.with_name(f".{target.name}.old")
-            if old.exists():
-                import shutil
-
-                shutil.rmtree(old)
-            target.rename(old)
-            tmp.rename(target)
-            import shutil
-
-            shutil.rmtree(old)
-        else:
-            tmp.rename(target)
-        return target
+        mode = umask_mode(0o666)
+        for f in tmp.iterdir():
+            os.chmod(f, mode)
 
     @classmethod
     def load(cls, directory: str | os.PathLike[str]) -> Result:
-        """Reload a saved result (no model is needed)."""
+        """Reload a saved result (no model is needed).
+
+        Raises:
+            DataFormatError: no/invalid ``result.json``, or a table name in it that would read a
+                file outside the result directory.
+        """
         d = Path(directory)
         meta_path = d / "result.json"
         if not meta_path.is_file():
@@ -203,6 +258,11 @@ class Result:
         except json.JSONDecodeError as exc:
             raise DataFormatError(f"invalid JSON: {exc}", path=meta_path, line=exc.lineno) from exc
         schemas = meta.get("tables", {})
+        if not isinstance(schemas, dict) or not isinstance(meta.get("kind"), str):
+            raise DataFormatError("'kind' must be a string and 'tables' an object; the file was edited or "
+                                  "is not a ranklens result", path=meta_path)
+        for name in schemas:
+            _check_table_name(name, meta_path, loading=True)
         table = _read_table(d / "table.tsv.gz", schemas.get("table", {}))
         tables = {
             name: _read_table(d / f"{name}.tsv.gz", schema)

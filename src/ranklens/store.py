@@ -33,6 +33,7 @@ import pandas as pd
 
 from ._hashing import sha256_json
 from .errors import ValidationError
+from .io._files import atomic_output, write_text_atomic
 from .results import Result
 
 __all__ = ["ROW_COLUMNS", "ResultsStore", "model_rows", "summary_rows"]
@@ -137,8 +138,24 @@ class ResultsStore:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
 
-    def _conn(self) -> sqlite3.Connection:
-        self.root.mkdir(parents=True, exist_ok=True)
+    def _conn(self, *, create: bool = True) -> sqlite3.Connection:
+        """The index; reading (``create=False``) refuses a missing directory instead of making one."""
+        from .io._files import ensure_dir, existing_dir
+
+        if create:
+            ensure_dir(self.root, what="results directory")
+        else:
+            existing_dir(self.root, what="results directory")
+        try:
+            return self._open()
+        except sqlite3.DatabaseError as exc:
+            from .errors import CacheError
+
+            raise CacheError(f"{self.root / 'index.sqlite'}: the results index cannot be read ({exc}); rebuild "
+                             f"it from the result directories with `ranklens results reindex {self.root}` "
+                             f"after deleting the file") from None
+
+    def _open(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.root / "index.sqlite", timeout=120, isolation_level=None)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(
@@ -199,9 +216,7 @@ class ResultsStore:
         d = Path(result_dir)
         res = result or Result.load(d)
         labels = {"name": name, "model": model, "dataset": dataset}
-        tmp = d / f".{LABELS_FILE}.tmp"
-        tmp.write_text(json.dumps(labels))
-        os.replace(tmp, d / LABELS_FILE)
+        write_text_atomic(d / LABELS_FILE, json.dumps(labels), what="result labels file")
         entry = self._entry(d, res, name, model, dataset)
         self._write([entry])
         return entry[0]
@@ -233,7 +248,7 @@ class ResultsStore:
                 else:
                     q += f" AND {col} = ?"
                     args.append(val)
-        conn = self._conn()
+        conn = self._conn(create=False)
         try:
             return pd.read_sql_query(q + " ORDER BY kind, name", conn, params=args)
         finally:
@@ -241,7 +256,7 @@ class ResultsStore:
 
     def get(self, result_id: str) -> dict[str, Any]:
         """One indexed result (summary, provenance, path) by id or unique id prefix or name."""
-        conn = self._conn()
+        conn = self._conn(create=False)
         try:
             rows = conn.execute(
                 "SELECT id, kind, name, path, model, dataset, summary, provenance FROM results "
@@ -265,7 +280,7 @@ class ResultsStore:
             if val:
                 q += f" AND {col} = ?"
                 args.append(val)
-        conn = self._conn()
+        conn = self._conn(create=False)
         try:
             return pd.read_sql_query(q, conn, params=args)
         finally:
@@ -280,15 +295,6 @@ class ResultsStore:
                                 values="value", aggfunc="first")
 
     def _export_rows(self) -> None:
-        import tempfile
-
         rows = self.rows()
-        fd, tmp = tempfile.mkstemp(prefix=".summary_rows.", suffix=".tmp", dir=self.root)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                rows.to_csv(f, sep="\t", index=False)
-            os.chmod(tmp, 0o644)  # mkstemp makes it owner-only; the export is for any reader
-            os.replace(tmp, self.root / "summary_rows.tsv")
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_output(self.root / "summary_rows.tsv", what="summary rows export") as tmp:
+            rows.to_csv(tmp, sep="\t", index=False)

@@ -110,7 +110,7 @@ def test_model_rows_from_built_in_tables_fill_the_overview(tmp_path):
 
     prov = make_provenance()
     ev = Result(kind="asl-evaluate", summary={"n_runs": 2}, provenance=prov, table=pd.DataFrame(
-        {"system": ["bm25", "minilm"], "ASL": [6.0, 3.0], "AP": [0.3, 0.5], "n_queries": [40, 40]}))
+        {"model": ["bm25", "minilm"], "ASL": [6.0, 3.0], "AP": [0.3, 0.5], "n_queries": [40, 40]}))
     # per-query table: averaged over queries, n = number of queries
     ex = Result(kind="explain-consistency", summary={}, provenance=prov, table=pd.DataFrame(
         {"ranker": ["bm25"] * 3 + ["minilm"] * 3, "granularity": ["sentence"] * 6,
@@ -145,7 +145,7 @@ def test_model_rows_from_built_in_tables_fill_the_overview(tmp_path):
 def test_cli_compare_filters_model_and_dataset(tmp_path, capsys):
     prov = make_provenance()
     Result(kind="asl-evaluate", summary={}, provenance=prov, table=pd.DataFrame(
-        {"system": ["bm25", "minilm"], "ASL": [6.0, 3.0], "n_queries": [4, 4]})).save(tmp_path / "r" / "ev")
+        {"model": ["bm25", "minilm"], "ASL": [6.0, 3.0], "n_queries": [4, 4]})).save(tmp_path / "r" / "ev")
     ResultsStore(tmp_path / "r").add(tmp_path / "r" / "ev", dataset="demo")
     capsys.readouterr()
     assert main(["results", "compare", str(tmp_path / "r"), "--metric", "ASL", "--model", "minilm"]) == 0
@@ -173,7 +173,7 @@ def test_overview_keeps_datasets_apart(tmp_path):
     prov = make_provenance()
     for ds, v in (("cran", 3.0), ("npl", 7.0)):
         Result(kind="asl-evaluate", summary={}, provenance=prov, table=pd.DataFrame(
-            {"system": ["bm25"], "ASL": [v], "n_queries": [5]})).save(tmp_path / ds)
+            {"model": ["bm25"], "ASL": [v], "n_queries": [5]})).save(tmp_path / ds)
         ResultsStore(tmp_path).add(tmp_path / ds, dataset=ds)
     html = Report.from_dirs([tmp_path]).render_html()
     overview = html.split("Summary across models", 1)[1].split("All results", 1)[0]
@@ -188,7 +188,7 @@ def test_overview_numbers_link_to_their_result(tmp_path):
     prov = make_provenance()
     for ds in ("dl19", "dl20"):
         Result(kind="asl-evaluate", summary={}, provenance=prov, table=pd.DataFrame(
-            {"system": ["bm25"], "ASL": [2.0], "n_queries": [5]})).save(tmp_path / ds / "asl-evaluate")
+            {"model": ["bm25"], "ASL": [2.0], "n_queries": [5]})).save(tmp_path / ds / "asl-evaluate")
     html = Report.from_dirs([tmp_path]).render_html()
     overview = html.split("Summary across models", 1)[1].split("All results", 1)[0]
     links = re.findall(r'<a href="#(res\d+)">([^<]+)</a>', overview)

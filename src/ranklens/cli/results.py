@@ -21,8 +21,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import ValidationError
+    from ..io._files import existing_dir
     from ..store import ResultsStore
 
+    existing_dir(args.dir, what="results directory")  # never create one by asking about it
     store = ResultsStore(args.dir)
     if args.action == "reindex":
         print(f"indexed {store.reindex()} results in {store.root}")

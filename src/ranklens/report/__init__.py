@@ -317,9 +317,9 @@ class Report:
 
     # ---------------------------------------------------------------- Markdown / LaTeX
     def render_markdown(self) -> str:
-        out = [f"# {self.title}", ""]
+        out = [f"# {_md_text(self.title)}", ""]
         for path, res in self.results:
-            out += [f"## {path.name} ({res.kind})", ""]
+            out += [f"## {_md_text(path.name)} ({_md_text(res.kind)})", ""]
             sf = _summary_frame(dict(res.summary))
             if sf is not None:
                 out += [_md_table(sf), ""]
@@ -329,7 +329,7 @@ class Report:
                 continue
             out += [_md_table(res.table.head(30)), ""]
             if len(res.table) > 30:
-                out += [f"_{len(res.table) - 30} more rows in {path}_", ""]
+                out += [f"_{len(res.table) - 30} more rows in {_md_text(str(path))}_", ""]
         return "\n".join(out)
 
     def render_latex(self) -> str:
@@ -347,20 +347,25 @@ class Report:
         text = {"html": self.render_html, "md": self.render_markdown, "latex": self.render_latex}
         if format not in text:
             raise ValidationError(f"unknown report format {format!r}; use html, md or latex")
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(f".{p.name}.tmp")
-        tmp.write_text(text[format](), encoding="utf-8")
-        os.replace(tmp, p)
-        return p
+        from ..io._files import write_text_atomic
+
+        # unique temp file in the target directory (two renders of one report never clash);
+        # a file or unwritable directory in the way is a located OutputError
+        return write_text_atomic(path, text[format](), what="report file")
+
+
+def _md_text(s: str) -> str:
+    """Markdown text with HTML's ``&``, ``<``, ``>`` escaped (Markdown renderers pass raw HTML
+    through, so a dataset or model name could otherwise inject markup)."""
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _md_escape(v: Any) -> str:
-    return _fmt(v)[0].replace("|", r"\|").replace("\n", " ")
+    return _md_text(_fmt(v)[0]).replace("|", r"\|").replace("\n", " ")
 
 
 def _md_table(frame: pd.DataFrame) -> str:
-    cols = [str(c) for c in frame.columns]
+    cols = [_md_text(str(c)) for c in frame.columns]
     lines = ["| " + " | ".join(c.replace("|", r"\|") for c in cols) + " |", "|" + "---|" * len(cols)]
     for row in frame.itertuples(index=False):
         lines.append("| " + " | ".join(_md_escape(v) for v in row) + " |")
