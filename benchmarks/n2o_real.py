@@ -1,323 +1,202 @@
-"""N2O on real data: NPL + CISI + CACM sentences + STS-B sentences, six embedders.
+"""N2O on real data, through the one door (``run_analysis("neighbors", ...)``), and at scale.
 
-Run once, in the background (encoding is the slow part; embeddings are cached in a
-memory-mapped store, so a re-run resumes and then takes about a minute):
+    python benchmarks/n2o_real.py real    # paper-faithful N2O on NPL + CISI + CACM + STS-B sentences
+    python benchmarks/n2o_real.py scale   # time and peak RSS at 100k, 300k and 1M sentences
 
-    nohup python benchmarks/n2o_real.py > benchmarks/out/n2o_real.log 2>&1 &
+``real`` runs two configurations (outputs under ``benchmarks/out/n2o_real/``):
 
-MiniLM precision: ``N2O_PRECISION`` (default fp32: bf16 autocast was slower on the shared machine).
-The six-embedder analyses use a neighbour corpus of ``N2O_MAX_SENTENCES`` (default 4000; 0 = all)
-sentences: every sentence of the needle pairs plus a uniform sample; TF-IDF and the word vectors
-are fitted on the full corpus, and HNSW is also measured on full-corpus fastText vectors.
-Outputs under ``benchmarks/out/n2o_real/``: one result directory per analysis, PNG plots and
-``figures.json``. Also measures HNSW (FAISS) build/query time and recall@50 vs exact search on
-the MiniLM embeddings, the all-pairs matrix time from cached embeddings, and engine encode
-throughput vs. calling sentence-transformers directly (ratio printed).
+* ``cheap``: every sentence of NPL, CISI and CACM (spaCy segmentation) plus every STS-B sentence;
+  the paper's tf-idf, the old ranklens tf-idf (stemmed, stopwords removed, 4,096 terms),
+  word2vec and fastText trained on the corpus (the paper used pretrained vectors: none ship
+  here). Paper defaults: k = 50, 5 samples of 100 ledes, needle on STS-B dev + test news pairs
+  with score 4-5 and overlap < 0.6, one needle at a time.
+* ``all``: the same plus MiniLM with mean and CLS pooling, on a capped corpus
+  (``N2O_MAX_SENTENCES`` collection sentences, default 6000, plus the STS-B dev and test
+  sentences) because MiniLM on two shared CPU cores is the slow part.
+
+``scale`` builds a corpus of N distinct sentences (real sentences of the shared corpora, and
+beyond their number seeded recombinations: the first half of one real sentence joined to the
+second half of another, so vocabulary and lengths stay realistic), and runs the N2O matrix of the
+paper's sparse tf-idf and corpus-trained word2vec (k = 50, 5 x 100 queries) in a fresh process per
+size, reporting wall time per phase and peak RSS. Word-vector embeddings are memory-mapped
+(``mmap_bytes=0``) and encoded through an engine whose cache keeps nothing (a scale run would
+otherwise write 1M vectors to SQLite), so memory stays bounded.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("RANKLENS_CACHE_DIR", "/tmp/ranklens_n2o_real_cache")
-
-import numpy as np
-import pandas as pd
-
-from dataclasses import dataclass
-
-from ranklens._models import default_model_path
-from ranklens.embedders import FunctionEmbedder, HFPoolingEmbedder, TfidfEmbedder
-from ranklens.embedders.base import BaseEmbedder
-from ranklens.embedders.wordvectors import TrainedWordVectorEmbedder
-from ranklens.engine import ScoringEngine
-from ranklens.neighbors import (
-    EmbeddingStore,
-    SentenceCorpus,
-    build_corpus,
-    build_hnsw,
-    exact_knn,
-    hnsw_knn,
-    n2o_matrix,
-    n2o_robustness,
-    needle_in_haystack,
-    plot_n2o_distribution,
-    plot_n2o_matrix,
-    plot_needle,
-    plot_robustness,
-    plot_token_overlap,
-    popular_outliers,
-    recall_at_k,
-    token_overlap,
-)
+os.environ.setdefault("RANKLENS_PROGRESS", "0")
 
 DATA = Path(os.environ.get("RANKLENS_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 OUT = Path(os.environ.get("N2O_OUT", Path(__file__).resolve().parent / "out" / "n2o_real"))
-# bf16 autocast measured slower than fp32 here under heavy CPU sharing (6.6 vs 8.8 sentences/s)
-PRECISION = os.environ.get("N2O_PRECISION", "fp32")
-MAX_SENTENCES = int(os.environ.get("N2O_MAX_SENTENCES", "4000"))  # 0 = the full corpus
-N_THROUGHPUT = int(os.environ.get("N2O_THROUGHPUT_SENTENCES", "256"))
-
-
-@dataclass(kw_only=True)
-class MiniLMBothPoolings(BaseEmbedder):
-    """MiniLM with mean AND CLS pooling from ONE forward pass: ``[mean (384) | cls (384)]``,
-    each half L2-normalised. Halves the encoding cost of comparing the two poolings of the same
-    weights on this CPU-starved machine; the halves are then served as two embedders."""
-
-    precision: str = "fp32"
-    max_length: int = 256
-    batch_size: int = 32
-
-    @property
-    def fingerprint(self) -> str:
-        from ranklens.embedders._neural import model_revision
-        from ranklens.rankers.base import component_fingerprint
-
-        return component_fingerprint(self, {"revision": model_revision(default_model_path())})
-
-    def _load(self):
-        from transformers import AutoModel, AutoTokenizer
-
-        path = default_model_path()
-        return AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path).eval()
-
-    def _encode_batch(self, texts):
-        import torch
-
-        tok, model = self._model()
-        enc = tok(texts, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
-        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16,
-                                                    enabled=self.precision == "bf16"):
-            h = model(**enc).last_hidden_state.float()
-        mask = enc["attention_mask"].unsqueeze(-1).float()
-        mean = (h * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-        cls = h[:, 0]
-        mean = torch.nn.functional.normalize(mean, dim=1)
-        cls = torch.nn.functional.normalize(cls, dim=1)
-        return torch.cat([mean, cls], dim=1).numpy().astype(np.float32)
-
-
-def pooled_views(both_vectors, corpus, both_fp):
-    """Two embedders serving the mean / CLS halves of the stored ``[mean | cls]`` vectors."""
-    index = {t: i for i, t in enumerate(corpus.texts)}
-    arr = np.asarray(both_vectors)
-
-    def view(lo, hi, name):
-        def fn(texts):
-            return arr[[index[t] for t in texts], lo:hi]
-
-        fn.__qualname__ = f"view_{name}"
-        return FunctionEmbedder(fn=fn, name_=name, version=both_fp)
-
-    return view(0, 384, "minilm-mean"), view(384, 768, "minilm-cls")
-
-
-def hnsw_check(vecs, label):
-    """HNSW (M=16, efC=40) build/query time and recall@50 vs exact on 100 held-out rows."""
-    rng = np.random.default_rng(1)
-    hq = rng.choice(len(vecs), size=100, replace=False)
-    excl = [[int(i)] for i in hq]
-    t = time.perf_counter()
-    ex = exact_knn(vecs, vecs[hq], 50, exclude=excl)
-    t_exact = time.perf_counter() - t
-    t = time.perf_counter()
-    index = build_hnsw(vecs, M=16, ef_construction=40)
-    t_build = time.perf_counter() - t
-    hn = {}
-    for ef in (64, 128, 256, 512):
-        t = time.perf_counter()
-        ap = hnsw_knn(index, vecs[hq], 50, ef_search=ef, exclude=excl)
-        hn[ef] = {"query_seconds": time.perf_counter() - t, "recall_at_50": recall_at_k(ap.indices, ex.indices)}
-    log(f"HNSW on {label} ({vecs.shape[0]}x{vecs.shape[1]}): build {t_build:.1f}s; exact 100q "
-        f"{t_exact * 1000:.0f} ms; " + "; ".join(
-            f"ef={ef}: {v['query_seconds'] * 1000:.0f} ms, recall@50 {v['recall_at_50']:.3f}" for ef, v in hn.items()))
-    return {"n": int(vecs.shape[0]), "d": int(vecs.shape[1]), "build_seconds": t_build,
-            "exact_seconds_100q": t_exact, "by_ef": hn}
+MAX_SENTENCES = int(os.environ.get("N2O_MAX_SENTENCES", "6000"))
+STS = [str(DATA / "stsb" / f"sts-{s}.csv") for s in ("train", "dev", "test")]
 
 
 def log(*a):
     print(time.strftime("%H:%M:%S"), *a, flush=True)
 
 
-def read_jsonl(path):
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
-def join(*parts):
+def _join(*parts):
     parts = [p.strip() for p in parts if p and p.strip()]
     return " ".join(p if p[-1] in ".!?" else p + "." for p in parts)
 
 
-def read_stsb(split):
-    rows = []
-    with open(DATA / "stsb" / f"sts-{split}.csv", encoding="utf-8") as f:
-        for line in f:
-            c = line.rstrip("\n").split("\t")
-            if len(c) >= 7:
-                rows.append({"pair_id": f"{split}:{c[3]}:{c[2]}:{c[1]}", "score": float(c[4]),
-                             "text_a": c[5], "text_b": c[6]})
-    return pd.DataFrame(rows)
-
-
-def load_docs():
+def classic_docs():
     docs = []
-    for r in read_jsonl(DATA / "npl" / "derived" / "docs.jsonl"):
-        docs.append((f"npl:{r['doc_id']}", r["text"]))
-    for r in read_jsonl(DATA / "cisi" / "derived" / "docs.jsonl"):
-        docs.append((f"cisi:{r['doc_id']}", join(r.get("title", ""), r.get("text", ""))))
-    for r in read_jsonl(DATA / "cacm" / "derived" / "docs.jsonl"):
-        docs.append((f"cacm:{r['doc_id']}", join(r.get("title", ""), r.get("abstract", ""))))
-    stsb = {s: read_stsb(s) for s in ("train", "dev", "test")}
-    for s, df in stsb.items():
-        for r in df.itertuples():
-            docs.append((f"stsb:{r.pair_id}:a", r.text_a))
-            docs.append((f"stsb:{r.pair_id}:b", r.text_b))
-    return docs, stsb
+    for name, fields in (("npl", ("text",)), ("cisi", ("title", "text")), ("cacm", ("title", "abstract"))):
+        with open(DATA / name / "derived" / "docs.jsonl") as f:
+            for line in f:
+                r = json.loads(line)
+                docs.append((f"{name}:{r['doc_id']}", _join(*(r.get(k) or "" for k in fields))))
+    return docs
+
+
+def collection(docs):
+    import pandas as pd
+
+    from ranklens.io import Collection, DocStore
+
+    return Collection("npl+cisi+cacm", DocStore(dict(docs), name="npl+cisi+cacm"),
+                      pd.DataFrame({"query_id": [], "text": []}, dtype=str))
+
+
+def run_real():
+    from ranklens.drive import run_analysis, save_results
+
+    coll = collection(classic_docs())
+    cheap = {"tfidf": {"spec": "tfidf"},
+             "tfidf-old": {"spec": "tfidf", "params": {"idf": "smooth", "stem": True, "stopwords": True,
+                                                        "max_features": 4096}},
+             "word2vec": {"spec": "word2vec"}, "fasttext": {"spec": "fasttext"}}
+    base = {"sentences": tuple(STS), "pairs": tuple(STS[1:]), "analyses": ("matrix", "robustness", "tokens",
+                                                                             "outliers", "needle")}
+    figures = {}
+    for name, models, extra in (
+        ("cheap", cheap, {}),
+        ("all", {**cheap, "minilm-mean": {"spec": "minilm"}, "minilm-cls": {"spec": "hf:minilm:cls"}},
+         {"max_sentences": MAX_SENTENCES, "sentences": tuple(STS[1:])}),
+    ):
+        t = time.perf_counter()
+        results = run_analysis("neighbors", coll, models, {**base, **extra}, seed=0)
+        save_results(results, OUT / name)
+        figures[name] = {r.kind: {"summary": r.summary, "table": r.table.to_dict("records"),
+                                  "warnings": list(r.warnings)} for r in results}
+        figures[name]["seconds"] = time.perf_counter() - t
+        tokens = [r for r in results if r.kind == "n2o-token-overlap"]
+        variant = run_analysis("neighbors", coll, models, {**base, **extra, "analyses": ("tokens",),
+                                                           "terms": "tokens"}, seed=0)
+        figures[name]["token_overlap_all_tokens"] = variant[0].table.to_dict("records")
+        log(name, f"{figures[name]['seconds']:.0f}s", json.dumps(tokens[0].summary["means"]))
+    (OUT / "figures.json").write_text(json.dumps(figures, indent=1, default=str))
+
+
+def scale_texts(n):
+    """``n`` distinct sentences: the real ones, then seeded half + half recombinations."""
+    import numpy as np
+
+    from ranklens.neighbors import build_corpus
+    from ranklens.neighbors.inputs import read_sentences
+
+    docs = classic_docs() + [(i, t) for f in STS for i, t in read_sentences(f)]
+    real = list(build_corpus(docs).texts)
+    out, seen = list(real[:n]), set(real[:n])
+    rng = np.random.default_rng(0)
+    while len(out) < n:
+        a, b = rng.integers(len(real), size=2)
+        wa, wb = real[a].split(), real[b].split()
+        t = " ".join(wa[: max(1, len(wa) // 2)] + wb[len(wb) // 2:])
+        if t not in seen:
+            seen.add(t)
+            out.append(t)
+    return out, len(real)
+
+
+class _KeepNothing:
+    """A cache that stores nothing (scale runs: vectors go to a memmap, not to SQLite)."""
+
+    def get_scores(self, fp, keys):
+        return {}
+
+    def put_scores(self, fp, items):
+        pass
+
+    def get_vectors(self, fp, keys):
+        return {}
+
+    def put_vectors(self, fp, items):
+        pass
+
+
+def scale_one(n):
+    import tempfile
+
+    from ranklens.embedders import make_embedder
+    from ranklens.engine import ScoringEngine
+    from ranklens.neighbors import SentenceCorpus, n2o_matrix
+    from ranklens.neighbors.search import corpus_vectors
+
+    phases = {}
+    t = time.perf_counter()
+    texts, n_real = scale_texts(n)
+    corpus = SentenceCorpus(tuple(str(i) for i in range(n)), tuple(texts), n, 0, tuple(range(n)))
+    phases["corpus"] = time.perf_counter() - t
+    engine = ScoringEngine(cache=_KeepNothing(), show_progress=False)
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        t = time.perf_counter()
+        tfidf = make_embedder("tfidf", corpus=texts)
+        vt = corpus_vectors(tfidf, texts)
+        phases["tfidf_fit_encode"] = time.perf_counter() - t
+        t = time.perf_counter()
+        w2v = make_embedder("word2vec", corpus=texts)
+        vw = corpus_vectors(w2v, texts, engine=engine, mmap_bytes=0, work_dir=Path(tmp), chunk_size=65536)
+        phases["word2vec_train_encode"] = time.perf_counter() - t
+        t = time.perf_counter()
+        res = n2o_matrix({"tfidf": vt, "word2vec": vw}, corpus, k=50, n_queries=100, n_samples=5, seed=0,
+                         components={"tfidf": tfidf.fingerprint, "word2vec": w2v.fingerprint})
+        phases["n2o_matrix_search"] = time.perf_counter() - t
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"n": n, "n_real_sentences": n_real, "vocabulary": int(vt.shape[1]), "tfidf_nnz": int(vt.nnz),
+            "phases_seconds": phases, "peak_rss_mb": rss, "n2o": float(res.table["n2o_mean"].iloc[0]),
+            "ci": [float(res.table["ci_low"].iloc[0]), float(res.table["ci_high"].iloc[0])]}
+
+
+def run_scale():
+    sizes = [int(x) for x in os.environ.get("N2O_SCALE_SIZES", "100000,300000,1000000").split(",")]
+    rows = []
+    for n in sizes:
+        t = time.perf_counter()
+        out = subprocess.run([sys.executable, __file__, "scale-one", str(n)], capture_output=True, text=True)
+        if out.returncode:
+            log(f"n={n} failed:", out.stderr[-2000:])
+            continue
+        row = json.loads(out.stdout.strip().splitlines()[-1])
+        row["wall_seconds"] = time.perf_counter() - t
+        rows.append(row)
+        log(json.dumps(row))
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "scale.json").write_text(json.dumps(rows, indent=1))
 
 
 def main() -> int:
+    mode = sys.argv[1] if len(sys.argv) > 1 else "real"
     OUT.mkdir(parents=True, exist_ok=True)
-    figures: dict = {}
-    docs, stsb = load_docs()
-    corpus = build_corpus(docs)
-    log(f"corpus: {len(docs)} docs -> {corpus.n_input} sentences, {corpus.n_duplicates} exact duplicates "
-        f"removed, {len(corpus)} kept")
-    figures["corpus"] = {"docs": len(docs), "sentences": corpus.n_input, "duplicates_removed": corpus.n_duplicates,
-                         "kept": len(corpus)}
-    # the memory-mapped store is the persistent cache (resumable per chunk); no second copy in SQLite
-    # the memory-mapped store is the persistent cache (resumable per chunk); no second copy in SQLite
-    engine = ScoringEngine(cache=False, show_progress=False)
-    store = EmbeddingStore(chunk_size=1024)
-    texts = list(corpus.texts)
-    t = time.perf_counter()
-    tfidf = TfidfEmbedder().fit(texts)
-    log(f"tfidf fitted on the full corpus in {time.perf_counter() - t:.1f}s")
-    # TF-IDF and the word vectors are fitted/trained on the FULL deduplicated corpus
-    embedders = {
-        "tfidf": tfidf,
-        "word2vec": TrainedWordVectorEmbedder(corpus=tuple(texts), method="word2vec"),
-        "fasttext": TrainedWordVectorEmbedder(corpus=tuple(texts), method="fasttext", subwords=True),
-        "fasttext-nosub": TrainedWordVectorEmbedder(corpus=tuple(texts), method="fasttext", subwords=False),
-    }
-    # HNSW vs exact on REAL embeddings of the full corpus (static-vector models are cheap to encode)
-    full_fast = np.asarray(store.get(embedders["fasttext"], corpus.texts, engine=engine, corpus_hash=corpus.hash))
-    figures["hnsw_fasttext_full"] = hnsw_check(full_fast, "fasttext (full corpus)")
-
-    # neighbour corpus for the six-embedder analyses: MiniLM encodes ~7 sentences/s on this shared
-    # machine (measured), so the full corpus (2 x 45k MiniLM passes) is out of reach; take every
-    # sentence of the needle pairs plus a uniform sample of the rest, N2O_MAX_SENTENCES in all
-    pairs = pd.concat([stsb["dev"], stsb["test"]], ignore_index=True)
-    from ranklens.neighbors.overlap import token_jaccard
-
-    sel = pairs[(pairs["score"] >= 4.0)
-                & np.array([token_jaccard(a, b) < 0.6 for a, b in zip(pairs["text_a"], pairs["text_b"])])]
-    if MAX_SENTENCES and MAX_SENTENCES < len(corpus):
-        need = {corpus.index_of_text(t) for t in [*sel["text_a"], *sel["text_b"]]} - {None}
-        rest = np.setdiff1d(np.arange(len(corpus)), sorted(need))
-        rng0 = np.random.default_rng(0)
-        take = np.sort(np.concatenate([sorted(need), rng0.choice(rest, MAX_SENTENCES - len(need), replace=False)]))
-        full = corpus
-        corpus = SentenceCorpus(tuple(full.ids[i] for i in take), tuple(full.texts[i] for i in take),
-                                full.n_input, full.n_duplicates)
-        log(f"neighbour corpus: {len(corpus)} sentences ({len(need)} from the needle pairs + uniform sample)")
-    figures["neighbour_corpus"] = len(corpus)
-    both = MiniLMBothPoolings(precision=PRECISION)
-    t = time.perf_counter()
-    both_vecs = store.get(both, corpus.texts, engine=engine, corpus_hash=corpus.hash, desc="minilm")
-    log(f"embedded MiniLM (mean+cls, one pass): {both_vecs.shape} in {time.perf_counter() - t:.1f}s")
-    embedders["minilm-mean"], embedders["minilm-cls"] = pooled_views(both_vecs, corpus, both.fingerprint)
-    # the halves must be what the library's HFPoolingEmbedder computes (checked on a few sentences)
-    probe = list(corpus.texts[:8])
-    for pooling, lo in (("mean", 0), ("cls", 384)):
-        ref = HFPoolingEmbedder(pooling=pooling, precision=PRECISION).encode(probe)
-        cos = np.sum(ref * np.asarray(both_vecs[:8, lo:lo + 384]), axis=1)
-        log(f"check vs HFPoolingEmbedder({pooling}): min cosine {cos.min():.6f}")
-        figures[f"check_{pooling}_min_cosine"] = float(cos.min())
-    timings = {}
-    for name, e in embedders.items():
-        t = time.perf_counter()
-        v = store.get(e, corpus.texts, engine=engine, corpus_hash=corpus.hash, desc=name)
-        timings[name] = time.perf_counter() - t
-        log(f"embedded {name}: {v.shape} in {timings[name]:.1f}s")
-    figures["embed_seconds"] = timings
-
-    t = time.perf_counter()
-    mat = n2o_matrix(embedders, corpus, k=50, n_queries=100, n_samples=5, seed=0, engine=engine, store=store)
-    figures["matrix_seconds_from_cache"] = time.perf_counter() - t
-    log(f"matrix (6 embedders, {len(corpus)} sentences, cached embeddings): "
-        f"{figures['matrix_seconds_from_cache']:.1f}s")
-    mat.save(OUT / "n2o-matrix")
-    plot_n2o_matrix(mat).savefig(OUT / "n2o_matrix.png", dpi=120)
-    plot_n2o_distribution(mat).savefig(OUT / "n2o_distribution.png", dpi=120)
-    log("matrix mean ± std:\n" + mat.table.to_string(index=False, float_format="%.3f"))
-    figures["matrix"] = mat.table.round(4).to_dict(orient="records")
-
-    rob = n2o_robustness(embedders, corpus, ks=range(5, 51, 5), n_queries=100, n_samples=5, seed=0,
-                         engine=engine, store=store)
-    rob.save(OUT / "n2o-robustness")
-    plot_robustness(rob).savefig(OUT / "n2o_robustness.png", dpi=120)
-    log(f"robustness: {json.dumps(rob.summary)}")
-    figures["robustness"] = dict(rob.summary)
-
-    tok = token_overlap(embedders, corpus, k=50, n_queries=100, seed=0, engine=engine, store=store)
-    tok.save(OUT / "n2o-token-overlap")
-    plot_token_overlap(tok).savefig(OUT / "n2o_token_overlap.png", dpi=120)
-    log("token overlap:\n" + tok.table.to_string(index=False, float_format="%.4f"))
-    figures["token_overlap"] = tok.table.round(4).to_dict(orient="records")
-    tokc = token_overlap(embedders, corpus, k=50, n_queries=100, seed=0, terms="content", engine=engine, store=store)
-    tokc.save(OUT / "n2o-token-overlap-content")
-    plot_token_overlap(tokc).savefig(OUT / "n2o_token_overlap_content.png", dpi=120)
-    log("token overlap, stemmed content terms:\n" + tokc.table.to_string(index=False, float_format="%.4f"))
-    figures["token_overlap_content"] = tokc.table.round(4).to_dict(orient="records")
-
-    nd = needle_in_haystack(embedders, corpus, sel, min_score=4.0, max_overlap=0.6, engine=engine, store=store)
-    nd.save(OUT / "n2o-needle")
-    plot_needle(nd).savefig(OUT / "n2o_needle.png", dpi=120)
-    log(f"needle ({nd.summary['n_pairs']} pairs):\n" + nd.table.to_string(index=False, float_format="%.4f"))
-    figures["needle"] = nd.table.round(4).to_dict(orient="records")
-
-    q = corpus.index_of_text(sel["text_a"].iloc[0].strip())
-    po = popular_outliers(embedders, corpus, int(q), m=10, k=50, engine=engine, store=store)
-    po.save(OUT / "n2o-popular-outliers")
-    log(f"popular/outliers for {po.summary['query']!r}: {po.summary['n_popular']} popular, "
-        f"outliers {po.summary['n_outliers']}")
-    figures["popular_outliers"] = dict(po.summary)
-
-    vecs = np.asarray(store.get(embedders["minilm-mean"], corpus.texts, engine=engine, corpus_hash=corpus.hash))
-    figures["hnsw_minilm_mean"] = hnsw_check(vecs, "MiniLM-mean (neighbour corpus)")
-
-    # engine encode throughput vs sentence-transformers directly (fp32, batch 32, same texts)
-    from sentence_transformers import SentenceTransformer
-
-    from ranklens.embedders import SentenceTransformerEmbedder
-
-    rng = np.random.default_rng(2)
-    sample = [texts[i] for i in rng.choice(len(texts), size=N_THROUGHPUT, replace=False)]
-    st = SentenceTransformer(default_model_path(), device="cpu")
-    st.encode(sample[:32], batch_size=32)
-    emb = SentenceTransformerEmbedder(model=None)
-    rates = {"direct": [], "engine": []}
-    for rep in range(2):
-        t = time.perf_counter()
-        st.encode(sample, batch_size=32)
-        rates["direct"].append(len(sample) / (time.perf_counter() - t))
-        eng = ScoringEngine(cache=False, show_progress=False)
-        t = time.perf_counter()
-        eng.encode(emb, sample)
-        rates["engine"].append(len(sample) / (time.perf_counter() - t))
-    d, e = max(rates["direct"]), max(rates["engine"])
-    figures["encode_throughput"] = {"direct_per_s": d, "engine_per_s": e, "ratio_engine_vs_direct": e / d}
-    log(f"encode throughput (fp32, {N_THROUGHPUT} corpus sentences, best of 2): direct ST {d:.0f}/s, engine {e:.0f}/s, "
-        f"ratio engine/direct = {e / d:.2f}x")
-    (OUT / "figures.json").write_text(json.dumps(figures, indent=2, default=float))
-    log("done")
+    if mode == "scale-one":
+        print(json.dumps(scale_one(int(sys.argv[2]))))
+    elif mode == "scale":
+        run_scale()
+    else:
+        run_real()
     return 0
 
 
