@@ -51,7 +51,7 @@ def test_evaluate_equals_official_summaries(shared_data, year, depth):
             continue
         res = evaluate(qrels, {r: runs[r] for r in frame.run.unique()},
                        [NAMES[m] for m in measures], rel=rel, n_resamples=10)
-        table = res.table.set_index("system")
+        table = res.table.set_index("model")
         for run, m, v in frame[frame.measure.isin(measures)][["run", "measure", "value"]] \
                 .itertuples(index=False):
             name = NAMES[m]

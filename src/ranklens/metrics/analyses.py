@@ -76,6 +76,26 @@ def _bucket_order(labels) -> list[str]:
     return nums + (["not retrieved"] if "not retrieved" in set(labels) else [])
 
 
+def _deltas(per_doc: pd.DataFrame, a_name: str, b_name: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Per-document SL(b) - SL(a) as signed log2 buckets, and wins/losses/ties of b."""
+    a = per_doc[per_doc["model"] == a_name].set_index([QUERY_ID, "doc_id"])["sl"]
+    b = per_doc[per_doc["model"] == b_name].set_index([QUERY_ID, "doc_id"])["sl"]
+    j = pd.concat({"a": a, "b": b}, axis=1).dropna()
+    d = (j["b"] - j["a"]).to_numpy()
+    vc = pd.Series(_signed_bucket(d)).value_counts()
+
+    def key(s: str) -> float:
+        if s == "0":
+            return 0.0
+        v = float(s[1:].split("-")[0])
+        return v if s[0] == "+" else -v
+
+    order = sorted(vc.index, key=key)
+    table = pd.DataFrame({"bucket": pd.array(order, dtype="str"), "count": [int(vc[o]) for o in order]})
+    return table, {"wins_other": int((d < 0).sum()), "losses_other": int((d > 0).sum()),
+                   "ties": int((d == 0).sum()), "mean_delta": float(d.mean()) if d.size else None}
+
+
 def _signed_bucket(d: np.ndarray) -> np.ndarray:
     """Symmetric log2 buckets of deltas: ``0``, ``+1``, ``+2-3``, ..., ``-4-7``."""
     a = np.abs(d)
@@ -145,25 +165,7 @@ def asl_distribution(
     tables = {"per_document": per_doc}
     if other is not None:
         a_name, b_name = list(runs)
-        a = per_doc[per_doc["model"] == a_name].set_index([QUERY_ID, "doc_id"])["sl"]
-        b = per_doc[per_doc["model"] == b_name].set_index([QUERY_ID, "doc_id"])["sl"]
-        j = pd.concat({"a": a, "b": b}, axis=1).dropna()
-        d = (j["b"] - j["a"]).to_numpy()
-        lab = _signed_bucket(d)
-        vc = pd.Series(lab).value_counts()
-
-        def key(s: str) -> float:
-            if s == "0":
-                return 0.0
-            v = float(s[1:].split("-")[0])
-            return v if s[0] == "+" else -v
-
-        order = sorted(vc.index, key=key)
-        tables["deltas"] = pd.DataFrame({"bucket": pd.array(order, dtype="str"),
-                                         "count": [int(vc[o]) for o in order]})
-        summary["deltas"] = {"wins_other": int((d < 0).sum()), "losses_other": int((d > 0).sum()),
-                             "ties": int((d == 0).sum()), "mean_delta": float(d.mean())
-                             if d.size else None}
+        tables["deltas"], summary["deltas"] = _deltas(per_doc, a_name, b_name)
     return Result(kind="asl-distribution", summary=summary, table=table, tables=tables,
                   provenance=_prov({"ties": ties, "rel": rel, "unretrieved": unretrieved,
                                     "collection_size": collection_size, "duplicates": duplicates,

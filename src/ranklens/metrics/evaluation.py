@@ -280,21 +280,13 @@ def evaluate(
             for n in names}
     tables: dict[str, pd.DataFrame] = {
         "per_query": pq_all, "ci": _ci_table(wide, names, run_map, confidence, n_resamples, seed)}
-    summary: dict[str, Any] = {
-        "n_runs": len(run_map), "measures": names, "unretrieved": unretrieved, "rel": rel,
-        "best": {n: _best(table, n, m) for n, m in zip(names, mlist)},
-    }
+    summary = _summary(table, names, mlist, info, unretrieved, rel)
     if baseline is not None:
         tables["significance"] = _significance(wide, names, mlist, list(run_map), baseline, correction,
                                                n_resamples, seed)
         summary["baseline"] = baseline
     if per_document:
         tables["per_document"] = pd.concat(per_doc, ignore_index=True)
-    if len(run_map) == 1:
-        summary.update({n: float(table[n].iloc[0]) for n in names})
-    dropped = {k: v["dropped"] for k, v in info.items() if v["dropped"]}
-    if dropped:
-        summary["duplicates_dropped"] = dropped
     prov = make_provenance(
         params={"measures": names, **conv, "grades": parse_grade_mapping(grades), "baseline": baseline,
                 "correction": correction, "n_resamples": n_resamples, "confidence": confidence,
@@ -304,6 +296,19 @@ def evaluate(
     )
     res = Result(kind="asl-evaluate", summary=summary, table=table, tables=tables, provenance=prov)
     return res.with_warnings(*evaluation_warnings(info, depth_ratio, unretrieved))
+
+
+def _summary(table, names, mlist, info, unretrieved, rel) -> dict[str, Any]:
+    summary: dict[str, Any] = {
+        "n_runs": len(table), "measures": names, "unretrieved": unretrieved, "rel": rel,
+        "best": {n: _best(table, n, m) for n, m in zip(names, mlist)},
+    }
+    if len(table) == 1:
+        summary.update({n: float(table[n].iloc[0]) for n in names})
+    dropped = {k: v["dropped"] for k, v in info.items() if v["dropped"]}
+    if dropped:
+        summary["duplicates_dropped"] = dropped
+    return summary
 
 
 def _score_runs(run_map: Mapping[str, Any], qt: Any, mlist: Sequence[Any], conv: Mapping[str, Any],
