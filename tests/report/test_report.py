@@ -113,7 +113,7 @@ def test_model_rows_from_built_in_tables_fill_the_overview(tmp_path):
         {"model": ["bm25", "minilm"], "ASL": [6.0, 3.0], "AP": [0.3, 0.5], "n_queries": [40, 40]}))
     # per-query table: averaged over queries, n = number of queries
     ex = Result(kind="explain-consistency", summary={}, provenance=prov, table=pd.DataFrame(
-        {"ranker": ["bm25"] * 3 + ["minilm"] * 3, "granularity": ["sentence"] * 6,
+        {"model": ["bm25"] * 3 + ["minilm"] * 3, "granularity": ["sentence"] * 6,
          "query_id": ["1", "2", "3"] * 2, "mrc@10": [1.0, 0.5, 0.0, 0.9, 0.9, 0.6]}))
     # long table: (measure, value) pairs averaged per (setting, regime)
     rg = Result(kind="regime-table", summary={}, provenance=prov, table=pd.DataFrame(
