@@ -99,17 +99,6 @@ def test_manipulation_sign_and_ids(tiny):
     assert all(grades[(s.query_id, s.doc_2_id)] >= 1 for s in rel.samples)
 
 
-def test_nonrel_sentence_comes_from_other_query_nonrel_doc(tiny):
-    p = get_probe("tr-add-nonrel-sent", cap=None)
-    out = p.generate(tiny, rng=probe_rng(0, p.name))
-    nonrel = {(q, d) for q, d, r in zip(tiny.qrels.query_id, tiny.qrels.doc_id, tiny.qrels.relevance) if r <= 0}
-    for s in out.samples:
-        src = dict(s.meta)["sentence_from"]
-        assert any(d == src and q != s.query_id for q, d in nonrel)
-        added = s.text_1[len(s.text_2):].strip()
-        assert added in split_sentences(tiny.docs[src])
-
-
 def test_doc2query_skips_without_expander(tiny):
     out = get_probe("tr-doc2query").generate(tiny, rng=np.random.default_rng(0))
     assert out.samples == () and "expander" in out.skipped
@@ -148,21 +137,9 @@ def test_doc2query_tiny_random_t5(tiny, tmp_path):
     assert a.info["expander"].startswith("Seq2SeqExpander@")
 
 
-def test_lowercase_corpus_sentences_are_split():
-    from ranklens.probes.nlp import split_sentences as probe_split
-
-    text = "flow over a wing . the results agree with theory . a 1.5 ratio was found ."
-    assert probe_split(text) == ["flow over a wing .", "the results agree with theory .", "a 1.5 ratio was found ."]
-    out = shuffle_sentences(text, np.random.default_rng(0))
-    assert sorted(probe_split(out)) == sorted(probe_split(text))
-
-
-def test_lemmatize_transform():
+def test_lemmatize_transform_keeps_stopwords():
     from ranklens.probes.builtin.manipulation import lemmatize
-    from ranklens.probes.nlp import lemmatizer_name
 
     out = lemmatize("The striped bats were hanging on their feet, children ate.")
-    if lemmatizer_name() == "spacy-lookup":
-        assert out == "The stripe bat be hang on their foot, child eat."
-    else:
-        assert "foot" in out and "child" in out
+    # spaCy lemmas for content words; stopwords ("The", "were", "on", "their") as written
+    assert out == "The striped bat were hang on their foot, child eat."
