@@ -1,12 +1,9 @@
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
 
-from ranklens._hashing import sha256_texts
-from ranklens.embedders.base import FunctionEmbedder
 from ranklens.engine import ScoringEngine
 from ranklens.errors import ValidationError
 from ranklens.neighbors import build_corpus

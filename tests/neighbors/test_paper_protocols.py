@@ -88,9 +88,14 @@ def test_paired_tests_and_cis_equal_per_query_references():
     rng = np.random.default_rng(1)
     texts = [f"s{i}" for i in range(40)]
     base = {t: rng.normal(size=6) for t in texts}
-    embs = {n: FunctionEmbedder(fn=(lambda s: (lambda ts: np.array([base[t] + s * np.random.default_rng(
-        int(t[1:]) + 99).normal(size=6) for t in ts], np.float32)))(s), name_=n)
-        for n, s in (("a", 0.0), ("b", 0.3), ("c", 1.5))}
+    def noisy(scale):
+        def fn(ts):
+            return np.array([base[t] + scale * np.random.default_rng(int(t[1:]) + 99).normal(size=6) for t in ts],
+                            np.float32)
+        fn.__qualname__ = f"noisy{scale}"
+        return fn
+
+    embs = {n: FunctionEmbedder(fn=noisy(s), name_=n) for n, s in (("a", 0.0), ("b", 0.3), ("c", 1.5))}
     corpus = build_corpus([(t, t) for t in texts], split=False)
     res = n2o_matrix(embs, corpus, k=4, n_queries=12, n_samples=2, seed=2, engine=ScoringEngine(cache=False),
                      n_resamples=500)
