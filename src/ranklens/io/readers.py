@@ -67,6 +67,17 @@ def _id_str(v: object, path: object, lineno: int, field: str) -> str:
     return s
 
 
+def _text_str(v: object, path: object, lineno: int | None, field: str, required: bool) -> str:
+    """A text field must be a JSON string (``null`` only where the text is optional)."""
+    if isinstance(v, str):
+        return v
+    if v is None and not required:
+        return ""
+    what = "null" if v is None else f"a JSON {type(v).__name__} ({json.dumps(v)[:40]})"
+    raise DataFormatError(f"field {field!r} is {what}; texts must be JSON strings (quote them, or drop the "
+                          f"record)", path=path, line=lineno)
+
+
 def _tsv(text: str, path: Path, id_fields: Sequence[str], text_fields: Sequence[str],
          id_col: str) -> pd.DataFrame:
     first = text.split("\n", 1)[0].rstrip("\r").split("\t")
@@ -180,7 +191,7 @@ def read_queries(path: PathLike, *, encoding: str = "utf-8", field: str = "title
         for lineno, rec in _jsonl_records(text, p):
             idf = _pick(QUERY_ID_FIELDS, rec, p, lineno, "query id")
             txf = _pick(QUERY_TEXT_FIELDS, rec, p, lineno, "query text")
-            row = {QUERY_ID: _id_str(rec[idf], p, lineno, idf), TEXT: str(rec[txf])}
+            row = {QUERY_ID: _id_str(rec[idf], p, lineno, idf), TEXT: _text_str(rec[txf], p, lineno, txf, True)}
             rows.append(row)
         df = pd.DataFrame(rows, dtype=str)
         _no_dup_ids(df, QUERY_ID, p)
@@ -188,11 +199,11 @@ def read_queries(path: PathLike, *, encoding: str = "utf-8", field: str = "title
     return _tsv(text, p, QUERY_ID_FIELDS, QUERY_TEXT_FIELDS, QUERY_ID)
 
 
-def _doc_text(rec: dict, text_field: str | None, include_title: bool, title_sep: str) -> str:
-    body = rec.get(text_field, "") if text_field else ""
-    body = "" if body is None else str(body)
+def _doc_text(rec: dict, text_field: str | None, include_title: bool, title_sep: str,
+              path: object = None, lineno: int | None = None) -> str:
+    body = _text_str(rec.get(text_field), path, lineno, text_field, False) if text_field else ""
     if include_title or not body:
-        title = rec.get("title") or ""
+        title = _text_str(rec.get("title"), path, lineno, "title", False)
         if title:
             return f"{title}{title_sep}{body}" if body else str(title)
     return body
@@ -245,7 +256,7 @@ def read_docs(path: PathLike, *, include_title: bool = False, title_sep: str = "
             if doc_id in seen:
                 raise DataFormatError(f"duplicate doc id {doc_id!r} (first on line {seen[doc_id]})", path=p, line=lineno)
             seen[doc_id] = lineno
-            items.append((doc_id, _doc_text(rec, txf, include_title, title_sep)))
+            items.append((doc_id, _doc_text(rec, txf, include_title, title_sep, p, lineno)))
             meta.append({DOC_ID: doc_id, **{k: v for k, v in rec.items() if k not in (idf, txf)}})
         md = pd.DataFrame(meta)
         return DocStore(items, name=p.name, metadata=md if md.shape[1] > 1 else None)
@@ -287,6 +298,7 @@ class JsonlDocStore(DocStore):
                     rec = self._parse(raw, lineno)
                     idf = _pick(DOC_ID_FIELDS, rec, p, lineno, "doc id")
                     doc_id = _id_str(rec[idf], p, lineno, idf)
+                    self._record_text(rec, lineno)  # the same text checks as read_docs
                     if doc_id in self._offsets:
                         raise DataFormatError(f"duplicate doc id {doc_id!r}", path=p, line=lineno)
                     self._offsets[doc_id] = offset
@@ -307,9 +319,9 @@ class JsonlDocStore(DocStore):
             raise DataFormatError("expected a JSON object per line", path=self.path, line=lineno)
         return rec
 
-    def _record_text(self, rec: dict) -> str:
+    def _record_text(self, rec: dict, lineno: int | None = None) -> str:
         txf = self._text_field or next((f for f in DOC_TEXT_FIELDS if f in rec), None)
-        return _doc_text(rec, txf, self._include_title, self._title_sep)
+        return _doc_text(rec, txf, self._include_title, self._title_sep, self.path, lineno)
 
     def __getitem__(self, doc_id: str) -> str:
         try:

@@ -198,9 +198,14 @@ def read_npl(path: PathLike, *, id_column: str = DOC_ID, encoding: str = "utf-8"
     recs = parse_npl(_read_text(p, encoding))
     if not recs:
         raise DataFormatError("no NPL records found (expected 'id', text lines, '/')", path=p)
-    for rid, _ in recs:
+    seen: set[str] = set()
+    for n, (rid, _) in enumerate(recs, start=1):
         if not rid or len(rid.split()) != 1:
-            raise DataFormatError(f"NPL record id {rid!r} is not a single token", path=p)
+            raise DataFormatError(f"NPL record {n}: id {rid!r} is not a single token (a '/' line missing "
+                                  f"before it?)", path=p)
+        if rid in seen:
+            raise DataFormatError(f"NPL record {n}: duplicate id {rid!r}; ids must be unique", path=p)
+        seen.add(rid)
     return _str_frame([{id_column: rid, TEXT: _norm(t)} for rid, t in recs])
 
 
