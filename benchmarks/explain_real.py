@@ -1,27 +1,22 @@
-"""Real-data explanation consistency (issue 7): paper Tables 1-2 and the m sweep, with caps.
+"""Real-data explanation consistency (issue 17): segmenters, paper Tables 1-2 and sweeps, with caps.
 
-Parts (occlusion n = 2, masked sets per document = max(units, --samples), seed 0; m sweep):
+Parts:
 
-- ``dl19``: TREC DL 2019 queries with >= 50 NIST-judged passages whose text is in
-  ``trec_dl19_reannotation/passages.tsv`` (30 of 43); each query's judged passages are re-ranked;
-  MRC@10/@50 for sentence and window:5 rationales, m = 2, 4, 6, with nDCG@10 (NIST qrels).
-- ``cranfield``: abstracts (derived/docs.jsonl, one sentence per line: the abstracts are lower
-  case, so sentences are split at " . " and granularity "line" is the sentence condition);
-  candidate pool = BM25 top-100 of the 1,398
-  non-empty abstracts per query, re-ranked by each ranker; same measures (gain = 5 - code).
-- ``wikiqa``: a document = the candidate sentences of one Wikipedia page (test split), one
-  sentence per line (``granularity="line"`` = the WikiQA sentences); candidate pool = BM25
-  top-20 of the 619 test pages; relevant units = the question's answer sentences; MRC@10 and
-  MER@10 (MiniLM cosine, and TF-IDF cosine as the bag-of-words baseline) for m = 1..6.
+- ``segmenters``: boundary precision/recall/F1 against gold boundaries -- Cranfield abstracts (the
+  " ." endings of the lower-case text), WikiQA pages (the WikiQA sentences joined by a space) --
+  and units per DL19 passage (the paper: 3.4 sentences per MS MARCO passage), for
+  ``ranklens.text.sentence_spans`` (spaCy senter + glued-period cut) and, when installed, pysbd
+  and sentencex.
+- ``cranfield``: BM25 top-``--pool`` of the 1,398 non-empty abstracts re-ranked by each model;
+  sentence (m = 1) and window:5 (m = 6) rationales; MRC@10/@50; sweep m = 1, 3, 5.
+- ``dl19``: DL19 queries with >= 50 judged passages in ``trec_dl19_reannotation``; judged
+  passages re-ranked; same measures.
+- ``wikiqa``: a document = one Wikipedia page (its WikiQA sentences joined by a space, cut by
+  the project's segmenter); BM25 top-20 pages per test question; MER@10 (MiniLM cosine) with the
+  paper's eq. 3 (missing = 0) and the former ``skip``; m = 1, 3, 5.
 
-Two tiers per part: ``lexical`` (BM25, TF-IDF) on many queries and ``neural`` (MiniLM
-bi-encoder, bf16 autocast) on the first few of them, because MiniLM on 2 shared CPU cores scored
-only ~4 pairs/s under the load of the day (~80-100 pairs/s unloaded). The lexical rankers are
-also reported on the neural tier's queries for a like-for-like comparison. Scores are cached
-under ``--out/cache``: a re-run only re-reads them.
-
-Usage (about 20 minutes with the defaults; run in the background):
-    nohup python benchmarks/explain_real.py > benchmarks/out/explain_real.log 2>&1 &
+Lexical models (BM25, TF-IDF) on ``--queries`` queries, MiniLM on ``--neural-queries`` of them.
+Usage: ``nohup python benchmarks/explain_real.py --out benchmarks/out/explain > log 2>&1 &``.
 """
 
 from __future__ import annotations
@@ -33,6 +28,7 @@ import re
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -43,127 +39,104 @@ def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
-def rankers_for(texts: list[str], which: str) -> dict:
-    """``which="lexical"``: BM25 + TF-IDF; ``"neural"``: MiniLM bi-encoder (bf16 autocast, ~2.7x
-    faster on CPU; cosine to fp32 >= 0.99996 per the perf baselines)."""
-    from ranklens.rankers import make_ranker
-
-    if which == "lexical":
-        return {"bm25": make_ranker("bm25", corpus=texts), "tfidf": make_ranker("tfidf", corpus=texts)}
-    return {"minilm": make_ranker("minilm", precision="bf16")}
+# ----------------------------------------------------------------------------- segmenters
+def _gold_cranfield(shared: Path, n: int) -> list[tuple[str, set[int]]]:
+    rows = [json.loads(x) for x in open(shared / "cranfield/derived/docs.jsonl", encoding="utf-8")]
+    texts = [r["text"] for r in rows if r["text"].strip()][:n]
+    return [(t, {m.end() for m in re.finditer(r" \.(?=\s|$)", t)} | {len(t.rstrip())}) for t in texts]
 
 
-TIERS = ("lexical", "neural")
+def _gold_wikiqa(shared: Path, n: int) -> list[tuple[str, set[int]]]:
+    c = pd.read_csv(shared / "wikiqa/derived/corpus.tsv", sep="\t", dtype=str, keep_default_na=False, quoting=3)
+    c["pos"] = c["sentence_id"].str.rsplit("-", n=1).str[1].astype(int)
+    out = []
+    for _, g in list(c.groupby("document_id"))[:n]:
+        text, gold = "", set()
+        for s in g.sort_values("pos")["sentence"].str.strip():
+            text = f"{text} {s}" if text else s
+            gold.add(len(text))
+        out.append((text, gold))
+    return out
 
 
-def cap(args, part: str, tier: str) -> int:
-    return getattr(args, f"{part}_{tier}")
+def _segmenters() -> dict:
+    from ranklens.text import sentence_spans_many
+
+    segs = {"ranklens (spacy senter + glued)": lambda ts: [[e for _, e in sp] for sp in sentence_spans_many(ts)]}
+    try:
+        import pysbd
+
+        seg = pysbd.Segmenter(language="en", clean=False, char_span=True)
+        segs["pysbd"] = lambda ts: [[len(t[:c.end].rstrip()) for c in seg.segment(t)] for t in ts]
+    except ImportError:
+        pass
+    try:
+        import sentencex
+
+        def sx(ts):
+            out = []
+            for t in ts:
+                pos, ends = 0, []
+                for s in sentencex.segment("en", t):
+                    i = t.find(s.strip(), pos)
+                    if i >= 0:
+                        pos = i + len(s.strip())
+                        ends.append(pos)
+                out.append(ends)
+            return out
+        segs["sentencex"] = sx
+    except ImportError:
+        pass
+    return segs
 
 
-def correlations(per_q: pd.DataFrame, measures) -> None:
-    from scipy import stats
-
-    for (rk, gr, m), g in per_q.groupby(["ranker", "granularity", "m"]):
-        for meas in measures:
-            x = g[[meas, "ndcg@10"]].dropna()
-            if len(x) >= 3 and x[meas].nunique() > 1 and x["ndcg@10"].nunique() > 1:
-                print(f"  corr {rk} {gr} m={m} {meas} vs nDCG@10 (n={len(x)}): "
-                      f"pearson {stats.pearsonr(x[meas], x['ndcg@10']).statistic:.3f} "
-                      f"spearman {stats.spearmanr(x[meas], x['ndcg@10']).statistic:.3f}", flush=True)
-
-
-def subset_means(per_q: pd.DataFrame, qids, measures) -> None:
-    sub = per_q[per_q["query_id"].isin(set(qids))]
-    agg = sub.groupby(["ranker", "granularity", "m"])[list(measures)].mean().reset_index()
-    print(f"  lexical rankers on the {len(set(qids))} neural-tier queries only:")
-    print(agg.to_string(index=False, float_format=lambda v: f"{v:.4f}"), flush=True)
-
-
-def show(res, cols) -> None:
-    s = res.tables["summary"] if res.kind == "explain-consistency" else res.table
-    keep = [c for c in ["ranker", "granularity", "m", *cols, "queries"] if c in s.columns]
-    print(s[keep].to_string(index=False, float_format=lambda v: f"{v:.4f}"), flush=True)
-    if res.kind == "explain-consistency":
-        c = res.tables["correlations"]
-        print(c.to_string(index=False, float_format=lambda v: f"{v:.3f}"), flush=True)
+def part_segmenters(shared: Path, out: Path, args) -> None:
+    dl = pd.read_csv(shared / "trec_dl19_reannotation/passages.tsv", sep="\t", dtype=str, keep_default_na=False,
+                     quoting=3)["text"].tolist()
+    data = {"cranfield": _gold_cranfield(shared, 400), "wikiqa": _gold_wikiqa(shared, 400),
+            "dl19": [(t, None) for t in dl]}
+    rows = []
+    for name, f in _segmenters().items():
+        for ds, items in data.items():
+            texts = [t for t, _ in items]
+            t0 = time.time()
+            ends = f(texts)
+            row = {"segmenter": name, "dataset": ds, "docs": len(texts), "ms_per_doc": 1000 * (time.time() - t0) / len(texts),
+                   "units_mean": float(np.mean([len(e) for e in ends])),
+                   "one_unit_share": float(np.mean([len(e) == 1 for e in ends]))}
+            if items[0][1] is not None:
+                tp = fp = fn = 0
+                for (t, gold), e in zip(items, ends):
+                    e = {len(t[:x].rstrip()) for x in e}
+                    tp, fp, fn = tp + len(e & gold), fp + len(e - gold), fn + len(gold - e)
+                p, r = tp / (tp + fp), tp / (tp + fn)
+                row.update(precision=p, recall=r, f1=2 * p * r / (p + r))
+            rows.append(row)
+            log(json.dumps(row))
+    pd.DataFrame(rows).to_csv(out / "segmenters.tsv", sep="\t", index=False, float_format="%.4f")
 
 
-def _sweep_tiers(part, rankers_texts, queries, docs, qrels, cand_fn, grans, ks, args, engine, out, extra=None):
-    """Run the m sweep (m = 2, 4, 6) for the lexical tier (large cap) and the neural tier (small
-    cap; its queries are the first ones of the lexical tier)."""
-    from ranklens.explain import OcclusionExplainer, explanation_sweep
+# ----------------------------------------------------------------------------- collections
+def load_cranfield(shared: Path):
+    from ranklens.io import load_collection
 
-    ex = OcclusionExplainer(n=2, samples=args.samples, seed=0)  # granularity replaced per entry of grans
-    tier_q = {}
-    for tier in TIERS:
-        qs = queries.head(cap(args, part, tier))
-        tier_q[tier] = list(qs["query_id"])
-        rankers = rankers_for(rankers_texts, tier)
-        cand = cand_fn(qs)
-        t = time.time()
-        res = explanation_sweep(
-            rankers, qs, docs, ms=(2, 4, 6), granularities=grans, qrels=qrels[qrels["query_id"].isin(set(qs["query_id"]))],
-            candidates=cand, ks=ks, explainer=ex, engine=engine,
-        )
-        res.save(out / f"{part}-{tier}-explain-sweep")
-        log(f"{part} {tier}: {len(qs)} queries, {len(cand)} candidate pairs, done in {time.time() - t:.0f}s")
-        meas = [f"mrc@{k}" for k in ks]
-        show(res, [*meas, "ndcg@10"])
-        correlations(res.tables["per_query"], meas)
-        if tier == "lexical":
-            lex = res.tables["per_query"]
-        else:
-            subset_means(lex, tier_q["neural"], [*meas, "ndcg@10"])
+    c = load_collection(str(shared / "cranfield"))
+    docs = {d: t for d, t in c.docs.iter_docs() if t.strip()}
+    return docs, c.queries, c.qrels
 
 
-def part_dl19(shared: Path, out: Path, args, engine) -> None:
+def load_dl19(shared: Path):
     from ranklens.io import read_qrels
 
     root = shared / "trec_dl19_reannotation"
-    passages = pd.read_csv(root / "passages.tsv", sep="\t", dtype=str, keep_default_na=False)
+    passages = pd.read_csv(root / "passages.tsv", sep="\t", dtype=str, keep_default_na=False, quoting=3)
     docs = dict(zip(passages["passage_id"], passages["text"]))
-    queries = pd.read_csv(root / "queries.tsv", sep="\t", dtype=str, keep_default_na=False)
-    queries = queries.rename(columns={"query": "text"})
+    queries = pd.read_csv(root / "queries.tsv", sep="\t", dtype=str, keep_default_na=False).rename(
+        columns={"query": "text"})
     qrels = read_qrels(shared / "trec_dl_msmarco_passage" / "qrels.dl19-passage.txt")
     cand = qrels[qrels["doc_id"].isin(set(docs)) & qrels["query_id"].isin(set(queries["query_id"]))]
-    sizes = cand.groupby("query_id").size()
-    chosen = sorted(sizes[sizes >= 50].index)
-    log(f"dl19: {len(sizes)} queries with judged passage text; {len(chosen)} with >= 50 candidates "
-        f"(mean {sizes[chosen].mean():.1f} candidates); order: {chosen}")
-    queries = queries.set_index("query_id").loc[chosen].reset_index()
-
-    def cand_fn(qs):
-        return cand[cand["query_id"].isin(set(qs["query_id"]))][["query_id", "doc_id"]]
-
-    used = {d: docs[d] for d in sorted(set(cand["doc_id"]))}
-    _sweep_tiers("dl19", list(docs.values()), queries, used, qrels, cand_fn, ("sentence", "window:5"), (10, 50),
-                 args, engine, out)
-
-
-def part_cranfield(shared: Path, out: Path, args, engine) -> None:
-    from ranklens.explain import rank_candidates
-    from ranklens.io import read_qrels
-
-    root = shared / "cranfield" / "derived"
-    recs = [json.loads(line) for line in (root / "docs.jsonl").open(encoding="utf-8")]
-    # Cranfield abstracts are lower case with " . " between sentences, which ranklens.text's
-    # sentence splitter (it needs an upper-case start) keeps as one sentence (1.14 per abstract).
-    # Put each sentence on its own line (whitespace-only change; the rankers tokenise it away) and
-    # use granularity "line" as the sentence condition.
-    docs = {str(r["doc_id"]): re.sub(r"\s+\.\s+", " .\n", r["text"].strip()) for r in recs if r["text"].strip()}
-    q = pd.read_csv(root / "queries.tsv", sep="\t", dtype=str, keep_default_na=False)
-    queries = pd.DataFrame({"query_id": q["query_id"], "text": q["text"]})
-    qrels = read_qrels(root / "qrels.trec")
-    log(f"cranfield: {sum(d.count(chr(10)) + 1 for d in docs.values()) / len(docs):.2f} sentences (lines) per abstract")
-    bm25 = rankers_for(list(docs.values()), "lexical")["bm25"]
-
-    def cand_fn(qs):
-        pool = rank_candidates(bm25, qs, docs, engine=engine)
-        return pool[pool["rank"] <= 100][["query_id", "doc_id"]]
-
-    log(f"cranfield: BM25 top-100 pools over {len(docs)} non-empty abstracts")
-    _sweep_tiers("cran", list(docs.values()), queries, docs, qrels, cand_fn, ("line", "window:5"), (10, 50),
-                 args, engine, out)
+    chosen = sorted(cand.groupby("query_id").size().loc[lambda s: s >= 50].index)
+    return docs, queries[queries["query_id"].isin(chosen)], qrels[qrels["query_id"].isin(chosen)], cand
 
 
 def load_wikiqa(shared: Path, n_queries: int):
@@ -181,7 +154,7 @@ def load_wikiqa(shared: Path, n_queries: int):
     corpus = corpus[corpus["document_id"].isin(test_docs)].copy()
     corpus["pos"] = corpus["sentence_id"].str.rsplit("-", n=1).str[1].astype(int)
     corpus = corpus.sort_values(["document_id", "pos"])
-    docs = {d: "\n".join(g["sentence"].str.strip()) for d, g in corpus.groupby("document_id", sort=True)}
+    docs = {d: " ".join(g["sentence"].str.strip()) for d, g in corpus.groupby("document_id", sort=True)}
     pos = qrels_s[qrels_s["label"] > 0]
     with_pos = [q for q in queries["query_id"] if q in set(pos["query_id"])][:n_queries]
     queries = queries[queries["query_id"].isin(with_pos)]
@@ -193,70 +166,78 @@ def load_wikiqa(shared: Path, n_queries: int):
     return docs, queries, qrels, subdoc
 
 
-def part_wikiqa(shared: Path, out: Path, args, engine) -> None:
-    from ranklens.embedders import make_embedder
-    from ranklens.explain import OcclusionExplainer, explanation_sweep, rank_candidates, read_subdoc_qrels
 
-    docs, queries, qrels, subdoc = load_wikiqa(shared, max(args.wiki_lexical, args.wiki_neural))
-    subdoc = read_subdoc_qrels(subdoc)
+def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=None):
+    from ranklens.embedders import make_embedder
+    from ranklens.engine import ScoringEngine
+    from ranklens.explain import OcclusionExplainer, explanation_consistency, explanation_sweep, rank_candidates
+    from ranklens.rankers import make_ranker
+
+    engine = ScoringEngine(cache_dir=str(out / "cache"))
     texts = list(docs.values())
-    bm25 = rankers_for(texts, "lexical")["bm25"]
-    log(f"wikiqa: {len(docs)} test pages (mean {pd.Series([d.count(chr(10)) + 1 for d in texts]).mean():.1f} "
-        f"sentences), {len(queries)} questions with answers")
-    ex = OcclusionExplainer(granularity="line", n=2, samples=args.samples, seed=0)
-    embedders = {"minilm": make_embedder("minilm", precision="bf16"), "tfidf": make_embedder("tfidf", corpus=texts)}
-    lex = None
-    for tier in TIERS:
-        qs = queries.head(cap(args, "wiki", tier))
-        pool = rank_candidates(bm25, qs, docs, engine=engine)
-        pool = pool[pool["rank"] <= 20][["query_id", "doc_id"]]
-        gold = pool.merge(qrels, on=["query_id", "doc_id"]).shape[0]
-        log(f"wikiqa {tier}: {len(qs)} questions; gold page in the BM25 top-20 pool for {gold}")
-        for emb_name, emb in embedders.items():
-            t = time.time()
-            res = explanation_sweep(
-                rankers_for(texts, tier), qs, docs, ms=(1, 2, 3, 4, 5, 6), granularities=("line",),
-                qrels=qrels[qrels["query_id"].isin(set(qs["query_id"]))], candidates=pool, ks=(10,), mer_k=10,
-                explainer=ex, subdoc=subdoc, embedder=emb, engine=engine,
-            )
-            res.save(out / f"wikiqa-{tier}-explain-sweep-{emb_name}")
-            log(f"wikiqa {tier} sweep, MER with {emb_name}: {time.time() - t:.0f}s")
-            show(res, ["mrc@10", "mer@10", "ndcg@10"])
-            correlations(res.tables["per_query"][res.tables["per_query"]["m"].isin([3, 6])], ["mrc@10", "mer@10"])
-            if tier == "lexical" and emb_name == "minilm":
-                lex = res.tables["per_query"]
-            if tier == "neural" and emb_name == "minilm" and lex is not None:
-                sub = lex[lex["m"].isin([3, 6])]
-                subset_means(sub, list(qs["query_id"]), ["mrc@10", "mer@10", "ndcg@10"])
+    tiers = {"lexical": ({"bm25": make_ranker("bm25", corpus=texts), "tfidf": make_ranker("tfidf", corpus=texts)},
+                         args.queries),
+             "neural": ({"minilm": make_ranker("minilm")}, args.neural_queries)}
+    emb = make_embedder("minilm") if subdoc is not None else None
+    for tier, (rankers, nq) in tiers.items():
+        if nq == 0:
+            continue
+        qs = queries.head(nq)
+        c = cand
+        if pool is not None:
+            c = rank_candidates(make_ranker("bm25", corpus=texts), qs, docs, engine=engine)
+            c = c[c["rank"] <= pool][["query_id", "doc_id"]]
+        elif c is not None:
+            c = c[c["query_id"].isin(set(qs["query_id"]))]
+        t0 = time.time()
+        kw = dict(qrels=qrels, candidates=c, ks=(10, 50), mer_k=10, engine=engine, subdoc=subdoc, embedder=emb,
+                  explainer=OcclusionExplainer(samples=args.samples))
+        res = explanation_consistency(rankers, qs, docs, **kw)
+        res.save(out / f"{name}-{tier}-consistency")
+        log(f"{name} {tier}: {len(qs)} queries, {time.time() - t0:.0f}s")
+        print(res.tables["summary"].to_string(index=False, float_format="%.4f"), flush=True)
+        print(res.tables["unit_diagnostics"].to_string(index=False, float_format="%.3f"), flush=True)
+        print(res.tables["ci"].to_string(index=False, float_format="%.4f"), flush=True)
+        if len(res.tables["comparisons"]):
+            print(res.tables["comparisons"].to_string(index=False, float_format="%.4f"), flush=True)
+        for w in res.warnings:
+            log(f"warning: {w}")
+        sw = explanation_sweep(rankers, qs, docs, ms=(1, 3, 5), granularities=("sentence", "window:5"), **kw)
+        sw.save(out / f"{name}-{tier}-sweep")
+        print(sw.table.to_string(index=False, float_format="%.4f"), flush=True)
+        if subdoc is not None:
+            skip = explanation_sweep(rankers, qs, docs, ms=(1, 3, 5), granularities=("sentence",),
+                                     mer_missing="skip", **kw)
+            log(f"{name} {tier}: MER with mer_missing=skip (the former default)")
+            print(skip.table.to_string(index=False, float_format="%.4f"), flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "out" / "explain_real"))
-    ap.add_argument("--parts", default="dl19,wikiqa,cranfield")
-    ap.add_argument("--dl19-lexical", type=int, default=43, help="DL19 queries for BM25/TF-IDF")
-    ap.add_argument("--dl19-neural", type=int, default=2, help="DL19 queries for MiniLM (the first ones)")
-    ap.add_argument("--cran-lexical", type=int, default=30)
-    ap.add_argument("--cran-neural", type=int, default=1)
-    ap.add_argument("--wiki-lexical", type=int, default=100)
-    ap.add_argument("--wiki-neural", type=int, default=6)
-    ap.add_argument("--samples", type=int, default=12)
+    ap.add_argument("--out", default="benchmarks/out/explain")
+    ap.add_argument("--parts", default="segmenters,cranfield,dl19,wikiqa")
+    ap.add_argument("--queries", type=int, default=30)
+    ap.add_argument("--neural-queries", type=int, default=5)
+    ap.add_argument("--pool", type=int, default=100, help="Cranfield BM25 pool depth (paper: 1000)")
+    ap.add_argument("--samples", type=int, default=0, help="masked sets per document (0: every combination)")
     args = ap.parse_args()
-    from ranklens.engine import ScoringEngine
-
-    out = Path(args.out)
+    shared, out = Path(args.shared), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    engine = ScoringEngine(cache=out / "cache")
-    log(f"caps (lexical/neural queries): dl19 {args.dl19_lexical}/{args.dl19_neural}, cranfield "
-        f"{args.cran_lexical}/{args.cran_neural}, wikiqa {args.wiki_lexical}/{args.wiki_neural}; "
-        f"masked sets/doc = max(units, {args.samples}), n = 2")
-    t0 = time.time()
-    parts = {"dl19": part_dl19, "cranfield": part_cranfield, "wikiqa": part_wikiqa}
-    for name in args.parts.split(","):
-        parts[name](Path(args.shared), out, args, engine)
-        log(f"engine stats so far: {engine.stats.as_dict()}")
-    log(f"total {time.time() - t0:.0f}s")
+    parts = args.parts.split(",")
+    if "segmenters" in parts:
+        part_segmenters(shared, out, args)
+    if "cranfield" in parts:
+        docs, queries, qrels = load_cranfield(shared)
+        run_part("cranfield", docs, queries, qrels, None, out, args, pool=args.pool)
+    if "dl19" in parts:
+        docs, queries, qrels, cand = load_dl19(shared)
+        run_part("dl19", docs, queries, qrels, cand, out, args)
+    if "wikiqa" in parts:
+        from ranklens.explain import read_subdoc_qrels
+
+        docs, queries, qrels, subdoc = load_wikiqa(shared, args.queries)
+        run_part("wikiqa", docs, queries, qrels, None, out, args, subdoc=read_subdoc_qrels(subdoc), pool=20)
 
 
 if __name__ == "__main__":

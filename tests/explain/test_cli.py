@@ -25,40 +25,38 @@ def coll_dir(tmp_path, tiny):
     return d
 
 
-def test_cli_explain_two_rankers(coll_dir, tmp_path, capsys):
+def test_cli_explain_two_models(coll_dir, tmp_path, capsys):
     out = tmp_path / "out"
-    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--ranker", "tfidf",
-               "--granularity", "sentence", "--granularity", "window:3", "-m", "1", "-k", "3", "-k", "5",
+    rc = main(["explain", "--collection", str(coll_dir), "--model", "bm25", "--model", "tfidf",
+               "--granularities", "sentence,window:3", "--m", "1", "--k", "3,5",
                "--subdoc", str(coll_dir / "subdoc.tsv"), "--embedder", "tfidf", "--sweep-m", "1,2",
-               "--show", "1", "--no-color", "--out", str(out)])
+               "--out", str(out)])
     assert rc == 0
     captured = capsys.readouterr()
-    lines = captured.out.strip().splitlines()
-    header = lines[-5].split("\t")  # the consistency summary is the last table printed
-    assert header[:2] == ["ranker", "granularity"] and "mrc@3" in header and "mer@10" in header
-    assert {ln.split("\t")[0] for ln in lines[-4:]} == {"bm25", "tfidf"}
-    assert "[[" in captured.err and "\x1b[" not in captured.err
+    assert "# explain-consistency" in captured.out and "bm25/sentence/mrc@3" in captured.out
     res = Result.load(out / "explain-consistency")
     assert res.kind == "explain-consistency"
-    assert set(res.table["ranker"]) == {"bm25", "tfidf"}
+    assert set(res.table["model"]) == {"bm25", "tfidf"}
     mer = res.table["mer@10"].dropna()
     assert len(mer) and ((mer >= -1) & (mer <= 1 + 1e-9)).all()
+    assert {"ci", "comparisons", "units", "unit_diagnostics"} <= set(res.tables)
+    assert res.provenance.params["analysis_params"]["m"] == 1
     assert Result.load(out / "explain-sweep").kind == "explain-sweep"
-    assert {"consistency.png", "scatter-mrc@3.png", "scatter-mer@10.png", "sweep.png"} <= {f.name for f in out.iterdir()}
-    html = (out / "rationales.html").read_text()
-    assert "<mark" in html
+    assert {"consistency.png", "relevance_scatter.png", "mer_scatter.png"} <= {
+        f.name for f in (out / "explain-consistency").iterdir()}
+    assert (out / "explain-sweep" / "sweep.png").is_file()
 
 
-def test_cli_user_rationales_need_one_ranker(coll_dir, tmp_path, capsys):
+def test_cli_user_rationales_need_one_model(coll_dir, tmp_path, capsys):
     r = tmp_path / "r.jsonl"
     r.write_text(json.dumps({"query_id": "q1", "doc_id": "d1", "start": 0, "end": 36, "weight": 1}) + "\n")
-    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--ranker", "tfidf",
+    rc = main(["explain", "--collection", str(coll_dir), "--model", "bm25", "--model", "tfidf",
                "--rationales", str(r), "--out", str(tmp_path / "o")])
     assert rc == 1
-    assert "exactly one --ranker" in capsys.readouterr().err
+    assert "exactly one model" in capsys.readouterr().err
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"query_id": "q1", "doc_id": "d1", "start": 0, "end": 999}) + "\n")
-    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--rationales", str(bad),
+    rc = main(["explain", "--collection", str(coll_dir), "--model", "bm25", "--rationales", str(bad),
                "--out", str(tmp_path / "o")])
     assert rc == 1
     assert "bad.jsonl:1: end=999" in capsys.readouterr().err
@@ -67,8 +65,8 @@ def test_cli_user_rationales_need_one_ranker(coll_dir, tmp_path, capsys):
 def test_cli_user_rationales(coll_dir, tmp_path):
     r = tmp_path / "r.jsonl"
     r.write_text(json.dumps({"query_id": "q1", "doc_id": "d1", "start": 0, "end": 36, "weight": 1}) + "\n")
-    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--rationales", str(r), "-k", "3",
-               "--out", str(tmp_path / "o")])
+    rc = main(["explain", "--collection", str(coll_dir), "--model", "bm25", "--rationales", str(r), "--k", "3",
+               "--sweep-m", "none", "--out", str(tmp_path / "o")])
     assert rc == 0
     res = Result.load(tmp_path / "o" / "explain-consistency")
     assert set(res.table["granularity"]) == {"user"}
@@ -78,23 +76,21 @@ def test_cli_conventions_and_w_sweep(coll_dir, tmp_path):
     from ranklens.explain import result_html
 
     out = tmp_path / "o"
-    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--granularity", "sentence",
-               "-m", "1", "-k", "3", "--sweep-w", "2,3", "--aggregate", "sum", "--ties", "float64",
-               "--subdoc", str(coll_dir / "subdoc.tsv"), "--embedder", "tfidf", "--mer-missing", "zero",
-               "--display-queries", "2", "--display-docs", "1", "--out", str(out)])
+    rc = main(["explain", "--collection", str(coll_dir), "--model", "bm25", "--granularities", "sentence",
+               "--m", "1", "--k", "3", "--sweep-m", "none", "--sweep-w", "2,3", "--aggregate", "mean",
+               "--ties", "float64", "--subdoc", str(coll_dir / "subdoc.tsv"), "--embedder", "tfidf",
+               "--mer-missing", "skip", "--display-queries", "2", "--display-docs", "1", "--out", str(out)])
     assert rc == 0
     cons = Result.load(out / "explain-consistency")
     sweep = Result.load(out / "explain-sweep")
     for res in (cons, sweep):
         params = res.provenance.params
-        assert params["aggregate"] == "sum" and "aggregate='sum'" in params["explainer"]
-        assert params["ties"] == "float64" and params["mer_missing"] == "zero"
-    # the w-sweep: -m as the only m, window:2 and window:3 beside the --granularity
-    assert sweep.table["granularity"].tolist() == ["sentence", "window:2", "window:3"]
+        assert params["aggregate"] == "mean" and "aggregate='mean'" in params["explainer"]
+        assert params["ties"] == "float64" and params["mer_missing"] == "skip"
+    # the w-sweep alone: window:2 and window:3 at --m
+    assert sweep.table["granularity"].tolist() == ["window:2", "window:3"]
     assert set(sweep.table["m"]) == {1}
-    assert (out / "sweep-w.png").is_file() and not (out / "sweep.png").exists()
-    # mer-missing zero: every query with a ranked document has a MER value
-    assert cons.table["mer@10"].notna().all()
+    assert (out / "explain-sweep" / "sweep.png").is_file()
     docs = cons.tables["documents"]
     assert docs["query_id"].nunique() == 2 and (docs["rank"] == 1).all()
     assert result_html(cons).count("<mark") >= 2
@@ -106,20 +102,30 @@ def test_cli_user_rationales_cut_to_m(coll_dir, tmp_path, tiny):
     r.write_text(
         json.dumps({"query_id": "q1", "doc_id": "d1", "rationales": [
             {"start": 0, "end": 36, "weight": 0.2}, {"start": 37, "end": len(d1), "weight": 0.7}]}) + "\n")
-    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--rationales", str(r), "-m", "1",
-               "-k", "3", "--out", str(tmp_path / "o")])
+    rc = main(["explain", "--collection", str(coll_dir), "--model", "bm25", "--rationales", str(r), "--m", "1",
+               "--k", "3", "--sweep-m", "none", "--out", str(tmp_path / "o")])
     assert rc == 0
     rats = Result.load(tmp_path / "o" / "explain-consistency").tables["rationales"]
     got = rats[rats["doc_id"] == "d1"]
     assert got["text"].tolist() == [d1[37:]] and got["weight"].tolist() == [0.7]
 
 
-def test_cli_sweep_option_errors(coll_dir, tmp_path, capsys):
-    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--sweep-w", "2,x",
+def test_cli_option_errors_name_the_option(coll_dir, tmp_path, capsys):
+    rc = main(["explain", "--collection", str(coll_dir), "--model", "bm25", "--sweep-w", "2,x",
                "--out", str(tmp_path / "o")])
-    assert rc == 1 and "--sweep-w must be comma-separated integers" in capsys.readouterr().err
-    r = tmp_path / "r.jsonl"
-    r.write_text(json.dumps({"query_id": "q1", "doc_id": "d1", "start": 0, "end": 5}) + "\n")
-    rc = main(["explain", "--collection", str(coll_dir), "--ranker", "bm25", "--rationales", str(r),
-               "--sweep-w", "3", "--out", str(tmp_path / "o")])
-    assert rc == 1 and "cannot be used with --rationales" in capsys.readouterr().err
+    assert rc == 1 and "--sweep-w" in capsys.readouterr().err
+    rc = main(["explain", "--collection", str(coll_dir), "--model", "bm25", "--candidates", "run",
+               "--out", str(tmp_path / "o")])
+    assert rc == 1 and "needs run" in capsys.readouterr().err
+
+
+def test_cli_run_file_is_the_candidate_pool(coll_dir, tmp_path, tiny):
+    run = tmp_path / "first.run"
+    run.write_text("q1 Q0 d3 1 9.0 fs\nq1 Q0 d1 2 8.0 fs\nq1 Q0 d2 3 7.0 fs\nq2 Q0 d4 1 5.0 fs\nq2 Q0 d1 2 4.0 fs\n")
+    out = tmp_path / "o"
+    rc = main(["explain", "--collection", str(coll_dir), "--model", "bm25", "--run", str(run), "--pool", "2",
+               "--granularities", "sentence", "--k", "3", "--sweep-m", "none", "--out", str(out)])
+    assert rc == 0
+    rats = Result.load(out / "explain-consistency").tables["rationales"]
+    got = set(zip(rats["query_id"], rats["doc_id"]))
+    assert got == {("q1", "d3"), ("q1", "d1"), ("q2", "d4"), ("q2", "d1")}  # the run's top 2 per query

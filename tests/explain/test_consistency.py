@@ -67,7 +67,7 @@ def test_mrc_hand_computed_end_to_end():
     prov = res.provenance.params
     assert prov["normalize"] == "abs" and "max(|theta|, eps)" in prov["normalize_rule"]
     assert prov["ties"] == "trec_eval" and prov["ties_rule"].startswith("rank_run(ties='trec_eval')")
-    assert prov["mer_missing"] == "skip" and prov["aggregate"] == "mean"
+    assert prov["mer_missing"] == "zero" and prov["aggregate"] == "sum"
     assert set(res.provenance.components) == {"ranker:x"}
     rats = res.tables["rationales"]
     assert rats.loc[rats["doc_id"] == "dB", "text"].tolist() == ["X x now."]
@@ -96,12 +96,16 @@ def test_mer_hand_computed():
         ("q1", "d2"): (Rationale(0, 0, 1, "b", 1.0),),  # no relevant unit -> ignored
         ("q2", "d1"): (Rationale(0, 0, 3, "a b", 1.0),),  # cos((1,1),(2,0)) = 1/sqrt 2
     }
-    out = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=10, engine=_engine())
+    out = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=10, missing="skip", engine=_engine())
     assert out["query_id"].tolist() == ["q1", "q2"]
     assert out["mer"].tolist() == pytest.approx([0.5, 1 / math.sqrt(2)])
     assert out["n_docs"].tolist() == [1, 1]
+    # eq. 3 (default): d2 has no relevant unit and counts 0 in q1's mean over its 2 documents
+    zero = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=10, engine=_engine())
+    assert zero["mer"].tolist() == pytest.approx([0.25, 1 / math.sqrt(2)])
+    assert zero["n_docs"].tolist() == [2, 1]
     # k = 1 keeps only the top document of each query
-    out1 = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=1, engine=_engine())
+    out1 = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=1, missing="skip", engine=_engine())
     assert out1["mer"].tolist() == pytest.approx([0.5, 1 / math.sqrt(2)])
 
 
@@ -118,8 +122,14 @@ def test_consistency_with_user_rationales_and_mer():
     )
     row = res.table.iloc[0]
     assert row["granularity"] == "user"
-    assert row["mer@10"] == pytest.approx(1.0)  # the rationale is the relevant sentence
+    # eq. 3: d1's rationale is its relevant sentence (1), d2 has no relevant unit (0), over k = 2 docs
+    assert row["mer@10"] == pytest.approx(0.5)
     assert row["mrc@2"] == pytest.approx(1.0)
+    skip = explanation_consistency(
+        {"ov": OverlapRanker()}, queries, docs, rationales=rats, subdoc=read_subdoc_qrels(subdoc),
+        embedder=AB_EMBEDDER, ks=(2,), mer_missing="skip", engine=_engine(),
+    )
+    assert skip.table.iloc[0]["mer@10"] == pytest.approx(1.0)
 
 
 def test_engine_counts_and_cached_rerun(tiny):
@@ -160,7 +170,8 @@ def test_ndcg_beside_and_roundtrip(tiny, tmp_path):
     back = Result.load(res.save(tmp_path / "r"))
     assert back.kind == "explain-consistency"
     pd.testing.assert_frame_equal(back.table, res.table, check_dtype=False)
-    assert set(back.tables) == {"summary", "correlations", "rationales", "documents"}
+    assert set(back.tables) == {"summary", "correlations", "rationales", "documents", "ci", "comparisons", "units",
+                                "unit_diagnostics"}
 
 
 def test_sweep_prefix_property_and_plots(tiny):

@@ -82,7 +82,7 @@ def test_mer_missing_skip_and_zero_hand_computed():
         ("q2", "d1"): (Rationale(0, 0, 3, "a b", 1.0),),  # 1/sqrt 2
         ("q3", "d2"): (Rationale(0, 0, 1, "b", 1.0),),  # the only doc has no relevant unit
     }
-    skip = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=10, engine=_engine())
+    skip = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=10, missing="skip", engine=_engine())
     assert skip["query_id"].tolist() == ["q1", "q2"]
     assert skip["mer"].tolist() == pytest.approx([0.5, 1 / math.sqrt(2)])
     assert skip["n_docs"].tolist() == [1, 1]
@@ -94,14 +94,37 @@ def test_mer_missing_skip_and_zero_hand_computed():
         mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, missing="drop")
 
 
+def test_mer_equals_eq3_brute_force_with_fewer_rationales_than_m():
+    """Eq. 3: MER = 1/(|Q| m k) sum_Q sum_i sum_j max_j' cos(d_j, r_j'); a document with fewer than m
+    rationales contributes its sum over m, a document without relevant units 0."""
+    vec = {"a": (1.0, 0.0), "b": (0.0, 1.0), "a b": (1.0, 1.0), "a a": (2.0, 0.0)}
+
+    def cos(x, y):
+        nx, ny = math.hypot(*vec[x]), math.hypot(*vec[y])
+        return (vec[x][0] * vec[y][0] + vec[x][1] * vec[y][1]) / (nx * ny)
+
+    top = pd.DataFrame({"query_id": ["q1", "q1", "q1"], "doc_id": ["d1", "d2", "d3"], "score": [3.0, 2.0, 1.0]})
+    docs = {"d1": "a a. b.", "d2": "b.", "d3": "a b."}
+    relevant = {"d1": ["a a"], "d3": ["a a", "b"]}
+    subdoc = pd.DataFrame({"doc_id": ["d1", "d3", "d3"], "unit": ["a a", "a a", "b"], "relevant": [1, 1, 1]})
+    rats = {("q1", "d1"): (Rationale(0, 0, 1, "a b", 1.0), Rationale(1, 0, 1, "b", 0.5)),
+            ("q1", "d2"): (Rationale(0, 0, 1, "b", 1.0),),
+            ("q1", "d3"): (Rationale(0, 0, 1, "b", 1.0),)}
+    m, k = 3, 3
+    ref = sum(max(cos(r.text, u) for u in relevant.get(d, [])) if relevant.get(d) else 0.0
+              for (_, d), rs in rats.items() for r in rs) / (m * k)
+    out = mer_per_query(top, docs, {m: rats}, subdoc, embedder=AB_EMBEDDER, k=k, engine=_engine())
+    assert out["mer"].tolist() == pytest.approx([ref])
+
+
 def test_mer_missing_in_driver_and_provenance():
     docs = {"d1": "a a here. b there.", "d2": "b only."}
     queries = pd.DataFrame({"query_id": ["q"], "text": ["a"]})
     rats = {"r": {("q", "d1"): (Rationale(0, 0, 9, "a a here.", 1.0),), ("q", "d2"): (Rationale(0, 0, 7, "b only.", 1.0),)}}
     subdoc = pd.DataFrame({"doc_id": ["d1"], "unit": ["a a here."], "relevant": [1]})
     kw = dict(rationales=rats, subdoc=subdoc, embedder=AB_EMBEDDER, ks=(2,), engine=_engine())
-    skip = explanation_consistency({"r": X_RANKER}, queries, docs, **kw)
-    zero = explanation_consistency({"r": X_RANKER}, queries, docs, mer_missing="zero", **kw)
+    skip = explanation_consistency({"r": X_RANKER}, queries, docs, mer_missing="skip", **kw)
+    zero = explanation_consistency({"r": X_RANKER}, queries, docs, **kw)  # eq. 3 is the default
     assert skip.table["mer@10"].tolist() == pytest.approx([1.0])
     assert zero.table["mer@10"].tolist() == pytest.approx([0.5])  # d2 (no relevant unit) counts 0
     assert skip.provenance.params["mer_missing"] == "skip" and zero.provenance.params["mer_missing"] == "zero"

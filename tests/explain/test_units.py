@@ -40,15 +40,19 @@ def test_remove_spans_keeps_rest_and_normalises_cut_points():
     assert remove_spans(text, [(0, len(text))]) == ""
 
 
-def test_pseudo_document_is_in_document_order():
+def test_pseudo_document_orders():
     rs = [Rationale(2, 10, 14, "E f.", 0.9), Rationale(0, 0, 4, "A b.", 0.1)]
-    assert pseudo_document(rs) == "A b. E f."
+    assert pseudo_document(rs) == "E f. A b."  # eq. 1: d_1 ... d_m, most important first
+    assert pseudo_document(rs, "document") == "A b. E f."
+    with pytest.raises(ValidationError):
+        pseudo_document(rs, "random")
 
 
 def test_explanation_top_prefix():
-    units = split_units("Aa. Bb. Cc.", "sentence")
-    e = Explanation("q", "Aa. Bb. Cc.", 1.0, units, (0.1, 0.5, 0.3), (1, 2, 0))
-    assert [r.text for r in e.top(2)] == ["Bb.", "Cc."]
+    text = "Cats purr softly. Dogs bark loudly. Birds sing at dawn."
+    units = split_units(text, "sentence")
+    e = Explanation("q", text, 1.0, units, (0.1, 0.5, 0.3), (1, 2, 0))
+    assert [r.text for r in e.top(2)] == ["Dogs bark loudly.", "Birds sing at dawn."]
     assert e.top(0) == ()
     assert [r.weight for r in e.top(5)] == [0.5, 0.3, 0.1]
     with pytest.raises(ValidationError):

@@ -519,7 +519,8 @@ def _granularity_sets(name, ranker, top, qmap, docs, ms, granularities, explaine
     from dataclasses import replace
 
     if rationales is not None and name in rationales:
-        return [("user", {m: cut_rationales(rationales[name], m) for m in ms})]
+        user = [_ms_for(m, "sentence") for m in ms]  # user rationales: m as for sentences
+        return [("user", {m: cut_rationales(rationales[name], m) for m in user})]
     out = []
     scorer = _explainer_ranker(name, ranker, explainer, acc["warnings"])
     for gspec in granularities:
