@@ -139,3 +139,28 @@ def test_auto_evaluation_is_the_papers_per_model_type_and_judged_is_warned(tmp_p
     common = sorted(set(per["interpolation"].index) & set(per["extrapolation"].index))
     ref = sum(per["extrapolation"][q] - per["interpolation"][q] for q in common) / len(common)
     assert math.isclose(r["diff_paired"], ref, rel_tol=1e-12, abs_tol=1e-12)
+
+
+def test_a_planted_pickle_in_the_checkpoint_is_refused_not_run(tmp_path):
+    """state.pt is read with torch.load(weights_only=True): a pickle that would run code is refused
+    with a located error, and the code does not run."""
+    import torch
+
+    from ranklens.errors import DataFormatError
+    from ranklens.resampling.trainers import CHECKPOINT_DIR, _optimise
+
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    ckpt = tmp_path / CHECKPOINT_DIR / "state.pt"
+    ckpt.parent.mkdir(parents=True)
+    torch.save({"model": Evil(), "step": torch.tensor(1)}, ckpt)
+    (ckpt.with_suffix(".json")).write_text('{"step": 1, "losses": [0.5], "n_batches": 2, "scheduler": {}}')
+    model = torch.nn.Linear(2, 1)
+    with pytest.raises(DataFormatError, match="refused"):
+        _optimise(model, [[0], [1]], lambda b: model(torch.ones(1, 2)).sum(), lr=1e-3, warmup_ratio=0.0,
+                  output_dir=tmp_path, checkpoint_every=1, desc="x", show_progress=False)
+    assert not marker.exists()

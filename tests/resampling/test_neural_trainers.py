@@ -159,3 +159,4 @@ def test_in_batch_negative_batches_never_repeat_a_query_or_a_positive():
             assert len({ps[i][0] for i in b}) == len(b) and len({ps[i][2] for i in b}) == len(b)
 
     law()
+
