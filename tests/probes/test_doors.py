@@ -1,0 +1,56 @@
+"""The CLI with no analysis options and an experiment block that sets no params give the same
+numbers (one driver, one Params), and the tools under ``ranklens probes`` read the saved result."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ranklens.cli import main
+from ranklens.results import Result
+
+
+def _tables(root):
+    return {Result.load(d.parent).kind: Result.load(d.parent) for d in sorted(root.rglob("result.json"))}
+
+
+@pytest.mark.slow
+def test_cli_and_experiment_give_identical_numbers(tmp_path, monkeypatch, capsys):
+    from ranklens.experiment import load_experiment, run_experiment
+
+    # the same data folder at both doors: an empty one (transfer probes skip, typos fall back)
+    monkeypatch.setenv("RANKLENS_SHARED_DATA", str(tmp_path / "no-data"))
+    monkeypatch.setenv("RANKLENS_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["-q", "probes", "--collection", "demo", "--model", "bm25", "--model", "tfidf",
+                 "--out", str(tmp_path / "cli"), "--no-plots"]) == 0
+    exp_file = tmp_path / "exp.toml"
+    exp_file.write_text(
+        'title = "doors"\nresults = "res"\n[models.bm25]\nspec = "bm25"\n[models.tfidf]\nspec = "tfidf"\n'
+        '[datasets.demo]\nspec = "demo"\n[[analyses]]\ntype = "probes"\n')
+    run_experiment(load_experiment(exp_file), report=False)
+    cli, exp = _tables(tmp_path / "cli"), _tables(tmp_path / "res")
+    assert set(cli) == set(exp) == {"probe-table", "probe-delta-sweep"}
+    for kind, res in cli.items():
+        pd.testing.assert_frame_equal(res.table.reset_index(drop=True), exp[kind].table.reset_index(drop=True))
+    t = cli["probe-table"]
+    assert t.provenance.params["misspellings"] == "auto" and t.provenance.params["cap"] == 0
+    assert any("ds-paraphrase-mrpc skipped" in w for w in t.warnings)
+    capsys.readouterr()
+    # the tools: samples with their texts, the paper's tables
+    assert main(["probes", "show", str(tmp_path / "cli"), "tr-shuffle-words", "-n", "2"]) == 0
+    shown = capsys.readouterr().out
+    assert shown.count("## tr-shuffle-words sample") == 2 and "bm25: R(q,d1)=" in shown
+    assert main(["probes", "table", str(tmp_path / "cli" / "probe-table"), "--format", "markdown"]) == 0
+    assert "Table 1: measure-and-match probes" in capsys.readouterr().out
+
+
+def test_probes_cli_errors(tmp_path, capsys):
+    assert main(["probes", "--collection", "demo", "--model", "bm25", "--probes", "nosuch*",
+                 "--out", str(tmp_path)]) == 1
+    assert "no probe matches 'nosuch*'" in capsys.readouterr().err
+    assert main(["probes", "--collection", "demo", "--model", "bm25", "--cap", "abc", "--out", str(tmp_path)]) == 1
+    assert "--cap: expected an integer" in capsys.readouterr().err
+    assert main(["probes", "--collection", "demo", "--model", "bm25", "--cap", "-5", "--out", str(tmp_path)]) == 1
+    assert "--cap: -5 is below the minimum 0" in capsys.readouterr().err
+    assert main(["probes", "--collection", "demo", "--model", "bm25"]) == 1
+    assert "--out DIR is required" in capsys.readouterr().err
