@@ -15,10 +15,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..engine import SQLiteCache, default_cache_dir
-    from ..errors import CacheError
+    from ..engine import SQLiteCache, default_engine
+    from ..errors import CacheError, ValidationError
 
-    cache = SQLiteCache(default_cache_dir())
+    cache = default_engine().cache  # the one --cache-dir / RANKLENS_CACHE_DIR selects
+    if not isinstance(cache, SQLiteCache):
+        raise ValidationError("no on-disk cache in use (--no-cache / RANKLENS_NO_CACHE); nothing to show or clear")
     if args.action == "info":
         info = cache.info()
         print(json.dumps(info, indent=2, sort_keys=True))
