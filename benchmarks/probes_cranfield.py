@@ -1,25 +1,25 @@
-"""Full ABNIRML probe suite on Cranfield (+ dataset-transfer probes) for BM25, TF-IDF, MiniLM.
+"""The paper's probe tables on real data: Cranfield and the DL19 passages of
+``trec_dl19_reannotation`` (about half of the judged DL19 pool), with BM25, TF-IDF and MiniLM.
 
-Run once (minutes on 2 CPU cores):  python benchmarks/probes_cranfield.py [--out DIR]
+    python benchmarks/probes_cranfield.py [--out DIR] [--cap N] [--models bm25,tfidf,minilm]
 
-* all measure-and-match and textual-manipulation probes on Cranfield judged documents, δ
-  calibrated on Cranfield per model (median adjacent top-10 difference of a BM25 top-20 re-rank of
-  30 sampled queries);
-* dataset-transfer probes from ../shared/data (MRPC, JFLEG (+spell-checked), TurkCorpus, WNC
-  sample, XSum sample, NQ sample per entity type);
-* checks that MiniLM model calls == distinct (query, text) pairs, times the first run, a re-run
-  from the result store, and a re-run from the engine cache only (fresh result dir).
+* Cranfield: measure-and-match and manipulation probes (the paper's Tables 1-2), δ calibrated on
+  Cranfield (ranklens' procedure for a bare collection: BM25 top-20 re-ranked);
+* DL19 passages: the same probes, δ calibrated the paper's way on the official DL19 BM25 run
+  (``trec_dl_runs/official/dl19/bm25base_p``; only candidates with text are re-ranked);
+* dataset-transfer probes (Table 3): MRPC train + test, JFLEG all references, TurkCorpus all
+  simplifications, WNC, XSum, NQ per entity type (δ from the DL19 calibration, as the paper);
+* the three tables side by side (``ranklens probes table``), model calls vs distinct pairs, and a
+  re-run from the engine cache (0 model calls).
 
-Caps (to fit MiniLM on CPU): CAP_MM samples per measure-and-match probe, CAP_TR per manipulation
-probe, CAP_DS per dataset-transfer probe (printed below).
+Everything goes through the one door (:func:`ranklens.drive.run_analysis`) with ``Params`` values.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -27,121 +27,86 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("RANKLENS_SHARED_DATA", REPO.parent / "shared" / "data"))
-# caps per probe; PROBES_CAP scales them (default 100; the NQ per-entity-type cap is half of it)
-_CAP = int(os.environ.get("PROBES_CAP", "100"))
-CAP_MM, CAP_TR, CAP_DS, CAP_NQ_TYPE = _CAP, _CAP, _CAP, max(1, _CAP // 2)
+TM = ("mm-*", "tr-del-stops-punct", "tr-lemmatize", "tr-shuffle-words", "tr-shuffle-sents", "tr-shuffle-preps",
+      "tr-typo", "tr-add-nonrel-sent")
+
+
+def dl19_collection(out: Path) -> Path:
+    """A collection directory of the DL19 passages that have text: docs, the 43 queries, the
+    official NIST qrels restricted to those passages."""
+    d = out / "dl19-passages"
+    if (d / "qrels.trec").is_file():
+        return d
+    d.mkdir(parents=True, exist_ok=True)
+    src = DATA / "trec_dl19_reannotation"
+    ids = set()
+    with (src / "passages.tsv").open(encoding="utf-8") as f, (d / "docs.jsonl").open("w", encoding="utf-8") as g:
+        next(f)
+        for line in f:
+            pid, text = line.rstrip("\n").split("\t", 1)
+            ids.add(pid)
+            g.write(json.dumps({"doc_id": pid, "text": text}) + "\n")
+    qrels = [ln.split() for ln in (DATA / "trec_dl_msmarco_passage" / "qrels.dl19-passage.txt").read_text().splitlines()
+             if ln.strip()]
+    kept = [r for r in qrels if r[2] in ids]
+    (d / "qrels.trec").write_text("".join(f"{q} 0 {p} {g}\n" for q, _z, p, g in kept))
+    qids = {r[0] for r in kept}
+    lines = (src / "queries.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    (d / "queries.tsv").write_text("query_id\ttext\n" + "".join(f"{ln}\n" for ln in lines if ln.split("\t")[0] in qids))
+    return d
+
+
+def run(name: str, coll_spec: str, models: dict, params: dict, out: Path) -> object:
+    from ranklens.drive import run_analysis, save_results
+    from ranklens.engine import default_engine
+    from ranklens.io import load_collection
+
+    coll = load_collection(coll_spec)
+    eng = default_engine()
+    t0 = time.perf_counter()
+    results = run_analysis("probes", coll, models, params, engine=eng)
+    secs = time.perf_counter() - t0
+    save_results(results, out / name)
+    res = results[0]
+    print(f"# {name}: {secs:.0f} s; distinct (query, text) pairs {res.summary['probe_pairs_distinct']}; "
+          f"model calls (incl. calibration) {res.summary['model_calls']}")
+    for w in res.warnings:
+        print(f"  warning: {w}")
+    t0 = time.perf_counter()
+    again = run_analysis("probes", coll, models, params, engine=eng)[0]
+    print(f"  re-run from the engine cache: {time.perf_counter() - t0:.0f} s, model calls {again.summary['model_calls']}")
+    return res
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "ranklens_probes_cranfield"))
-    ap.add_argument("--resume", action="store_true",
-                    help="keep the result store and engine cache of a previous run (timings then "
-                         "cover only what is missing)")
-    args = ap.parse_args()
-    out = Path(args.out)
-    if not args.resume:
-        shutil.rmtree(out, ignore_errors=True)
+    ap.add_argument("--out", default="/tmp/ranklens_probes_real")
+    ap.add_argument("--cap", type=int, default=0, help="samples per probe (0 = all, the paper)")
+    ap.add_argument("--models", default="bm25,tfidf,minilm")
+    ap.add_argument("--parts", default="cranfield,dl19,transfer")
+    a = ap.parse_args()
+    out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    shutil.rmtree(out / "store2", ignore_errors=True)
+    os.environ.setdefault("RANKLENS_SHARED_DATA", str(DATA))
+    models = {m: {"spec": m} for m in a.models.split(",")}
+    dl19 = dl19_collection(out)
+    bm25_run = str(DATA / "trec_dl_runs" / "official" / "dl19" / "bm25base_p.top100.run.gz")
+    base = {"cap": a.cap, "sweep": ()}
+    done = []
+    parts = a.parts.split(",")
+    if "cranfield" in parts:
+        run("cranfield", str(DATA / "cranfield"), models, {**base, "probes": TM}, out)
+        done.append(out / "cranfield" / "probe-table")
+    if "dl19" in parts:
+        run("dl19", str(dl19), models, {**base, "probes": TM, "calibration_run": bm25_run}, out)
+        done.append(out / "dl19" / "probe-table")
+    if "transfer" in parts:
+        run("transfer", str(dl19), models, {**base, "probes": ("ds-*",), "calibration_run": bm25_run}, out)
+        done.append(out / "transfer" / "probe-table")
+    from ranklens.probes import paper_tables
+    from ranklens.results import Result
 
-    from ranklens.engine import ScoringEngine
-    from ranklens.probes import delta_sweep, format_table, generate_samples, get_probe, plot_delta_sweep
-    from ranklens.probes import plot_diff_distributions, run_probes, select_probes
-    from ranklens.probes._collections import load_collection_any
-    from ranklens.probes.delta import DeltaSpec, _bm25_topk
-    from ranklens.rankers import make_ranker
-
-    coll = load_collection_any(DATA / "cranfield")
-    print(f"collection: {coll}")
-    misspell = DATA / "misspellings" / "aspell_bench" / "common-all.batch0.tab"
-    names_c = select_probes(["mm-*", "tr-*"])
-    # manipulation probes over all judged docs only (the -rel/-nonrel variants are left out)
-    names_c = [n for n in names_c if not (n.startswith("tr-") and (n.endswith("-rel") or n.endswith("-nonrel")))]
-    names_ds = ["ds-paraphrase-mrpc", "ds-fluency-jfleg", "ds-fluency-jfleg-spell", "ds-simplicity-turk",
-                "ds-neutrality-wnc", "ds-succinct-xsum", "ds-factuality-nq",
-                *[f"ds-factuality-nq-{t}" for t in ("year", "date", "number", "name", "other")]]
-    probes = []
-    for n in names_c:
-        cap = CAP_MM if n.startswith("mm-") else CAP_TR
-        probes.append(get_probe(n, cap=cap, misspellings=str(misspell)))
-    for n in names_ds:
-        cap = CAP_NQ_TYPE if n.startswith("ds-factuality-nq-") else CAP_DS
-        probes.append(get_probe(n, cap=cap, data_dir=str(DATA)))
-    print(f"caps: measure-and-match {CAP_MM}, manipulation {CAP_TR}, transfer {CAP_DS} "
-          f"(NQ per entity type {CAP_NQ_TYPE}); typo list {misspell.name}")
-
-    t = time.perf_counter()
-    samples = generate_samples(probes, coll, seed=0)
-    t_gen = time.perf_counter() - t
-    print(f"sample generation: {t_gen:.1f}s")
-
-    rankers = {"BM25": make_ranker("bm25", corpus=coll.docs), "TF-IDF": make_ranker("tfidf", corpus=coll.docs),
-               "MiniLM": make_ranker("minilm")}
-    spec = DeltaSpec(mode="calibrate", k=10, depth=20, max_queries=30, seed=0)
-    cache_dir = out / "cache"
-    store = out / "store1"
-    times = {}
-    engine = ScoringEngine(cache=cache_dir)
-    res = None
-    for label, r in rankers.items():
-        engine.reset_stats()
-        t = time.perf_counter()
-        res = run_probes(probes, {label: r}, coll, delta=spec, engine=engine, seed=0, out_dir=store,
-                         samples=samples)
-        times[label] = time.perf_counter() - t
-        fp = r.fingerprint
-        calls = engine.stats.by_fingerprint.get(fp, 0)
-        # distinct (query, text) pairs this model needed: probe samples + calibration re-rank
-        distinct = set()
-        for ps in samples.values():
-            for s in ps.samples:
-                distinct.add((s.query, s.text_1))
-                distinct.add((s.query, s.text_2))
-        qids = sorted(coll.queries_dict())
-        import numpy as np
-
-        rng = np.random.default_rng(spec.seed)
-        qids = sorted(qids[i] for i in rng.choice(len(qids), spec.max_queries, replace=False))
-        top = _bm25_topk(coll, qids, spec.depth)
-        qd = coll.queries_dict()
-        for q in qids:
-            for d in top[q]:
-                distinct.add((qd[q], coll.docs[d]))
-        print(f"[{label}] wall {times[label]:.1f}s  model calls {calls}  distinct pairs {len(distinct)}  "
-              f"equal={calls == len(distinct)}  requested {engine.stats.pairs_requested}")
-    assert res is not None
-    # the last call's table includes all three models (accumulated in the store)
-    print()
-    print(format_table(res, fmt="text", models=list(rankers)))
-    print(format_table(res, fmt="markdown", models=list(rankers)))
-    res.save(out / "probe-table-full")
-    sw = delta_sweep(res, probes=["tr-shuffle-words", "tr-shuffle-sents", "mm-rel-ctrl-len", "tr-typo"])
-    sw.save(out / "probe-delta-sweep")
-    plot_delta_sweep(sw).savefig(out / "delta_sweep.png", dpi=110)
-    plot_diff_distributions(res, probes=["tr-shuffle-words", "tr-typo", "ds-fluency-jfleg"]).savefig(
-        out / "diffs.png", dpi=110)
-    print("deltas:", {k: round(v, 5) for k, v in res.summary["deltas"].items()})
-
-    # re-run 1: everything from the result store (no scoring at all)
-    engine2 = ScoringEngine(cache=cache_dir)
-    t = time.perf_counter()
-    run_probes(probes, rankers, coll, delta=spec, engine=engine2, seed=0, out_dir=store)
-    t_store = time.perf_counter() - t
-    print(f"re-run from result store (incl. sample generation): {t_store:.1f}s, model calls "
-          f"{engine2.stats.pairs_scored}")
-    # re-run 2: fresh result dir, engine cache warm
-    engine3 = ScoringEngine(cache=cache_dir)
-    t = time.perf_counter()
-    run_probes(probes, rankers, coll, delta=spec, engine=engine3, seed=0, out_dir=out / "store2",
-               samples=samples)
-    t_cache = time.perf_counter() - t
-    print(f"re-run from engine cache only: {t_cache:.1f}s, model calls {engine3.stats.pairs_scored}")
-    first = sum(times.values())
-    print(f"ratio cached-store re-run / first run (peer) = {t_store / first:.3f}")
-    print(f"ratio engine-cache re-run / first run (peer) = {t_cache / first:.3f}")
-    print(f"ratio MiniLM / BM25 (peer) first-run wall = {times['MiniLM'] / times['BM25']:.1f}")
-    print(f"outputs in {out}")
+    print(paper_tables([Result.load(d) for d in done], fmt="text"))
 
 
 if __name__ == "__main__":

@@ -144,7 +144,7 @@ ANALYSIS = Analysis(
                 "Tools: `ranklens probes show`, `ranklens probes table`, `ranklens probes seed-variance`.",
     kinds=(
         ResultKind("probe-table", "Probe effect scores", plots=(f"{_P}:plot_diff_distributions",),
-                   paper_table=f"{_P}:paper_table",
+                   paper_table=f"{_P}:paper_table", extra_html=f"{_P}:samples_html",
                    model_rows=ModelRows("model", ("score",), items=("probe", "dataset"), ci=("ci_low", "ci_high"),
                                         n="n")),
         ResultKind("probe-delta-sweep", "Delta sweep", plots=(f"{_P}:plot_delta_sweep",)),

@@ -302,3 +302,27 @@ def show_samples(result: Result, probe: str, *, n: int = 5, model: str | None = 
             out.append(f"  {s.model}: R(q,d1)={s.score_1:.4g} R(q,d2)={s.score_2:.4g} diff={s.diff:+.4g} "
                        f"effect={s.effect:+d}")
     return "\n".join(out) + "\n"
+
+
+def samples_html(result: Result, *, per_probe: int = 2, width: int = 240) -> str:
+    """An escaped HTML fragment for the report: the paper's tables of this result and, per probe,
+    the first ``per_probe`` samples with their texts (what each probe did)."""
+    import html
+
+    from .paper import paper_tables
+
+    parts = [paper_tables([result], fmt="html")]
+    texts = result.tables.get("texts")
+    if texts is not None and not texts.empty:
+        parts.append("<details><summary>samples with their texts</summary>")
+        for probe, g in texts.groupby("probe", sort=False):
+            parts.append(f"<h4>{html.escape(str(probe))}</h4><ul>")
+            for r in g.head(per_probe).itertuples(index=False):
+                def cut(x: str) -> str:
+                    x = " ".join(str(x).split())
+                    return html.escape(x if len(x) <= width else x[: width - 3] + "...")
+                parts.append(f"<li><b>q</b>: {cut(r.query)}<br><b>d1</b>: {cut(r.text_1)}<br>"
+                             f"<b>d2</b>: {cut(r.text_2)}</li>")
+            parts.append("</ul>")
+        parts.append("</details>")
+    return "".join(parts)
