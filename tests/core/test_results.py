@@ -66,3 +66,97 @@ def test_provenance_shows_component_parameters_readably(tmp_path):
     res = Result(kind="x", summary={}, table=pd.DataFrame({"a": [1]}), provenance=prov)
     loaded = Result.load(res.save(tmp_path / "r"))
     assert loaded.provenance.component_params["bm25"]["params"]["k1"] == 1.1
+
+
+# ----------------------------------------------------------------- atomic, concurrent, contained
+_SAVER = """
+import sys
+import pandas as pd
+from ranklens.results import Result, make_provenance
+target, tag = sys.argv[1], sys.argv[2]
+for i in range(25):
+    Result(kind="k", summary={"writer": tag, "i": i}, table=pd.DataFrame({"v": [i] * 50}),
+           provenance=make_provenance()).save(target)
+"""
+
+
+def test_concurrent_saves_of_one_result_all_finish_and_leave_one_whole_result(tmp_path):
+    import subprocess
+    import sys
+
+    target = tmp_path / "res"
+    procs = [subprocess.Popen([sys.executable, "-c", _SAVER, str(target), tag], stderr=subprocess.PIPE, text=True)
+             for tag in ("a", "b", "c")]
+    errors = [p.communicate()[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], errors
+    back = Result.load(target)
+    assert back.summary["writer"] in {"a", "b", "c"} and back.summary["i"] == 24
+    assert (back.table["v"] == 24).all()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["res"]  # no temp or old copies left
+
+
+def test_result_dirs_follow_the_umask(tmp_path):
+    import os
+
+    old = os.umask(0o022)
+    try:
+        path = _result().save(tmp_path / "res")
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o755
+    assert (path / "result.json").stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize("name", ["../outside", "a/b", "..", ""])
+def test_load_refuses_table_names_leaving_the_directory(tmp_path, name):
+    (tmp_path / "outside.tsv.gz").write_bytes(b"")
+    path = _result().save(tmp_path / "res")
+    meta = json.loads((path / "result.json").read_text())
+    meta["tables"][name] = {}
+    (path / "result.json").write_text(json.dumps(meta))
+    with pytest.raises(DataFormatError, match="outside the result directory"):
+        Result.load(path)
+
+
+def test_save_into_a_file_is_a_located_error(tmp_path):
+    from ranklens.errors import OutputError
+
+    blocker = tmp_path / "f"
+    blocker.write_text("x")
+    with pytest.raises(OutputError, match="is a file"):
+        _result().save(blocker / "res")
+    with pytest.raises(OutputError, match="is a file"):
+        _result().save(blocker)
+
+
+_EXPERIMENT = """
+results = "results"
+[datasets.track]
+qrels = "qrels.txt"
+runs = "runs"
+[[analyses]]
+type = "asl"
+"""
+
+
+@pytest.mark.slow
+def test_two_ranklens_run_on_one_results_directory_both_finish(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "qrels.txt").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n2 0 d4 1\n")
+    for name, order in (("a", "d1 d2 d3 d4"), ("b", "d2 d1 d4 d3")):
+        docs = order.split()
+        lines = [f"{q} Q0 {d} {r} {10 - r} {name}" for q, ds in (("1", docs[:2]), ("2", docs[2:]))
+                 for r, d in enumerate(ds, 1)]
+        (tmp_path / "runs" / f"{name}.run").write_text("\n".join(lines) + "\n")
+    (tmp_path / "exp.toml").write_text(_EXPERIMENT)
+    cmd = [sys.executable, "-m", "ranklens", "-q", "--no-cache", "run", str(tmp_path / "exp.toml")]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [o[1][-2000:] for o in outs]
+    res = tmp_path / "results"
+    assert (res / "report.html").is_file()
+    leftovers = [p for p in res.rglob(".*") if p.name.endswith(".tmp") or ".old." in p.name]
+    assert leftovers == []  # every temp file and moved-aside copy was renamed or removed

@@ -223,3 +223,117 @@ def test_models_that_call_the_engine_use_their_callers_engine(tmp_path, monkeypa
     # outside any engine call the default is used, as before
     score_pairs(ranker, ["q three"], ["text c"])
     assert default.stats.texts_encoded == 2
+
+
+# ----------------------------------------------------------------- fingerprints cover the code
+def _scores_from_module(tmp_path, body: str, spec_suffix: str = "") -> tuple[np.ndarray, str, int]:
+    """Score through the CLI-style spec in a fresh process, with one on-disk cache for all calls."""
+    mod = tmp_path / "edited_scorer.py"
+    mod.write_text(body)
+    code = textwrap.dedent(f"""
+        import sys, json
+        sys.path.insert(0, {str(tmp_path)!r})
+        from ranklens.engine import ScoringEngine
+        from ranklens.specs import build_model
+        r = build_model("callable:edited_scorer:score{spec_suffix}", "ranker")
+        e = ScoringEngine(cache={str(tmp_path / "cache")!r}, show_progress=False)
+        out = e.score(r, ["q", "q"], ["ab", "abcd"])
+        print(json.dumps([list(map(float, out)), r.fingerprint, e.stats.pairs_cached]))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    scores, fp, cached = __import__("json").loads(proc.stdout.strip().splitlines()[-1])
+    return np.asarray(scores), fp, cached
+
+
+def test_editing_a_callable_body_between_runs_gives_new_scores(tmp_path):
+    pytest.importorskip("ranklens.specs")
+    first, fp1, cached1 = _scores_from_module(tmp_path, "def score(qs, ts):\n    return [len(t) for t in ts]\n")
+    again, fp2, cached2 = _scores_from_module(tmp_path, "def score(qs, ts):\n    return [len(t) for t in ts]\n")
+    flipped, fp3, cached3 = _scores_from_module(tmp_path, "def score(qs, ts):\n    return [-len(t) for t in ts]\n")
+    np.testing.assert_array_equal(first, [2, 4])
+    assert (fp2, cached2) == (fp1, 2) and again.tolist() == first.tolist()  # same code: from the cache
+    assert fp3 != fp1 and cached3 == 0
+    np.testing.assert_array_equal(flipped, [-2, -4])  # not the stale cached [2, 4]
+
+
+def test_callable_version_override_keeps_the_cache_across_edits(tmp_path):
+    pytest.importorskip("ranklens.specs")
+    a, fp1, _ = _scores_from_module(tmp_path, "def score(qs, ts):\n    return [len(t) for t in ts]\n", "@v1")
+    b, fp2, cached = _scores_from_module(tmp_path, "def score(qs, ts):\n    return [len(t) for t in ts]  # tidy\n",
+                                         "@v1")
+    assert fp1 == fp2 and cached == 2  # the user vouches the output did not change
+    _, fp3, cached3 = _scores_from_module(tmp_path, "def score(qs, ts):\n    return [0 for t in ts]\n", "@v2")
+    assert fp3 != fp1 and cached3 == 0
+
+
+def test_callable_fingerprint_sees_constants_closures_and_defaults():
+    from ranklens.rankers.callables import callable_fingerprint
+
+    def make(k):
+        def f(qs, ts):
+            return [k * len(t) for t in ts]
+        return f
+
+    def g(qs, ts, scale=1.0):
+        return [scale]
+
+    def h(qs, ts, scale=2.0):
+        return [scale]
+
+    assert callable_fingerprint(make(1))[0] == callable_fingerprint(make(1))[0]
+    assert callable_fingerprint(make(1))[0] != callable_fingerprint(make(2))[0]  # closure value
+    assert callable_fingerprint(g)[0] != callable_fingerprint(h)[0]  # defaults (and constants)
+    digest, why = callable_fingerprint(len)
+    assert digest is None and "no Python code" in why
+
+
+def test_uncodeable_callable_warns_and_is_not_reused_across_processes():
+    from ranklens.errors import RanklensWarning
+    from ranklens.rankers.callables import load_callable
+
+    with pytest.warns(RanklensWarning, match="@VERSION"):
+        fn = load_callable("builtins:len")
+    assert "process-" in fn.__qualname__
+
+
+def test_pyterrier_fingerprint_follows_parameters_and_version():
+    from ranklens.rankers.pyterrier import PyTerrierRanker
+
+    class T:
+        def __init__(self, k):
+            self.k = k
+
+        def transform(self, df):
+            return df.assign(score=float(self.k))
+
+    fps = {PyTerrierRanker(transformer=T(1)).fingerprint, PyTerrierRanker(transformer=T(2)).fingerprint,
+           PyTerrierRanker(transformer=T(1), version="2").fingerprint}
+    assert len(fps) == 3
+    assert PyTerrierRanker(transformer=T(1)).fingerprint == PyTerrierRanker(transformer=T(1)).fingerprint
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf], ids=["nan", "inf"])
+def test_embedder_returning_non_finite_vectors_is_refused_and_not_cached(bad):
+    class Bad:
+        fingerprint = "BadEmbedder@1"
+
+        def encode(self, texts):
+            out = np.ones((len(texts), 3), dtype=np.float32)
+            out[-1, 1] = bad
+            return out
+
+    cache = MemoryCache()
+    with pytest.raises(ValidationError, match="non-finite vector"):
+        ScoringEngine(cache=cache).encode(Bad(), ["a", "b"])
+    assert cache.get_vectors("BadEmbedder@1", [b"x"]) == {} and not cache._vecs
+
+
+def test_embedder_returning_wrong_shape_is_refused():
+    class Flat:
+        fingerprint = "Flat@1"
+
+        def encode(self, texts):
+            return np.ones(len(texts), dtype=np.float32)
+
+    with pytest.raises(ValidationError, match=r"expected \(2, dim\)"):
+        ScoringEngine(cache=False).encode(Flat(), ["a", "b"])
