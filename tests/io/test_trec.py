@@ -212,3 +212,96 @@ def test_fast_normalised_and_line_paths_agree(tmp_path, monkeypatch, text):
     assert outcome() == fast
     monkeypatch.setattr(cols, "_arrow", lambda source, layout, sep: None)
     assert outcome() == fast
+
+
+# ----------------------------------------------------------------- coverage and depth warnings
+def _brute_coverage(run_rows, qrels_rows, rel):
+    """Plain-Python reference: (run-only queries, qrels-only queries, judged without rel)."""
+    rq = {q for q, _, _ in run_rows}
+    qq = {q for q, _, _ in qrels_rows}
+    with_rel = {q for q, _, g in qrels_rows if g >= rel}
+    return rq - qq, qq - rq, qq - with_rel
+
+
+@pytest.mark.parametrize("rel", [1, 2])
+def test_check_coverage_against_brute_force(rel):
+    from ranklens.io import check_coverage
+
+    run_rows = [("1", "a", 1.0), ("2", "b", 1.0), ("5", "c", 0.5), ("6", "c", 0.5)]
+    qrels_rows = [("1", "a", 2), ("2", "b", 1), ("3", "x", 0), ("4", "y", 1), ("5", "c", 0)]
+    run = pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"])
+    qrels = pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "relevance"])
+    only_run, only_qrels, no_rel = _brute_coverage(run_rows, qrels_rows, rel)
+    warnings = check_coverage(run, qrels, rel=rel)
+    text = "\n".join(warnings)
+    assert f"{len(only_run)} of 4 run queries have no qrels" in text
+    assert f"{len(only_qrels)} of 5 judged queries are not in the run" in text
+    assert f"{len(no_rel)} judged queries have no document with relevance >= {rel}" in text
+    for ids in (only_run, only_qrels, no_rel):  # up to three examples each, sorted
+        for q in sorted(ids)[:3]:
+            assert repr(q) in text
+
+
+def test_check_coverage_refuses_disjoint_files_and_names_all_zero_qrels():
+    from ranklens.errors import ValidationError
+    from ranklens.io import check_coverage
+
+    run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(ValidationError, match="none of the 1 queries of run is in qrels"):
+        check_coverage(run, pd.DataFrame({"query_id": ["301"], "doc_id": ["a"], "relevance": [1]}))
+    zero = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [0]})
+    assert any("all-zero qrels" in w for w in check_coverage(run, zero))
+
+
+def test_depth_warnings_against_brute_force():
+    from ranklens.io import depth_warnings
+
+    a = pd.DataFrame({"query_id": ["1"] * 3 + ["2"] * 2, "doc_id": list("abcde"), "score": [1.0] * 5})
+    b = a.iloc[[0, 3]].reset_index(drop=True)
+    depth = {n: max(r["query_id"].value_counts()) for n, r in (("a", a), ("b", b))}
+    assert depth == {"a": 3, "b": 1}
+    (w,) = depth_warnings({"a": a, "b": b})
+    assert "a 3" in w and "b 1" in w and "past rank 1" in w
+    assert depth_warnings({"a": a, "a2": a.copy()}) == ()
+
+
+def test_qrels_identical_duplicates_kept_once_with_a_warning(tmp_path):
+    from ranklens.io import read_qrels_table, reader_warnings
+
+    text = "1 0 d1 2\n1 0 d2 0\n1 0 d1 2\n2 0 d3 1\n1 0 d2 0\n"
+    path = _write(tmp_path / "q.txt", text)
+    expected = []  # reference: first occurrence of each pair, in file order
+    for line in text.splitlines():
+        q, _, d, r = line.split()
+        if (q, d) not in [(e[0], e[1]) for e in expected]:
+            expected.append((q, d, int(r)))
+    table = read_qrels_table(path)
+    for out, warned in ((read_qrels(path), None), (table.to_pandas(), reader_warnings(table))):
+        assert [tuple(x) for x in out.values.tolist()] == expected
+        warned = warned if warned is not None else reader_warnings(out)
+        assert len(warned) == 1 and "2 duplicate qrels line(s)" in warned[0]
+
+
+@pytest.mark.realdata
+def test_dl19_run_with_one_nan_score_is_refused_with_its_line(shared_data, tmp_path):
+    from ranklens.io import read_run_table
+
+    src = shared_data / "trec_dl_runs" / "official" / "dl19" / "ICT-BERT2.top100.run.gz"
+    lines = gzip.decompress(src.read_bytes()).decode().splitlines()
+    i = next(n for n, line in enumerate(lines) if line.split()[0] == "19335")
+    good = read_run_table(src).to_pandas()
+    for bad in ("nan", "NA", "null", "inf"):
+        parts = lines[i].split()
+        parts[4] = bad
+        path = _write(tmp_path / "bad.run.gz", "\n".join(lines[:i] + [" ".join(parts)] + lines[i + 1:]) + "\n")
+        with pytest.raises(DataFormatError, match=rf"bad\.run\.gz:{i + 1}: score '{bad}'"):
+            read_run_table(path)
+    # the three reading paths agree on the real file
+    import ranklens.io._columns as cols
+
+    plain = _write(tmp_path / "plain.run", "\n".join(lines) + "\n")
+    fast = read_run_table(plain).to_pandas()
+    assert fast.values.tolist() == good.values.tolist()
+    text = plain.read_text()
+    q, d, v, _ = cols.walk(text, plain, cols.RUN)
+    assert list(zip(q, d, v)) == [tuple(x) for x in good.values.tolist()]
