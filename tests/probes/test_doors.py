@@ -54,3 +54,16 @@ def test_probes_cli_errors(tmp_path, capsys):
     assert "--cap: -5 is below the minimum 0" in capsys.readouterr().err
     assert main(["probes", "--collection", "demo", "--model", "bm25"]) == 1
     assert "--out DIR is required" in capsys.readouterr().err
+
+
+def test_experiment_params_accept_every_probe_option(tmp_path):
+    from ranklens.drive import step_params
+    from ranklens.errors import ValidationError
+
+    got = step_params("probes", {"data_dir": str(tmp_path), "misspellings": "char", "nonrel_source": "other-query",
+                                 "mm_len_tolerance": 0.1, "delta": ["p25", "bm25=0.5"]})
+    assert got["data_dir"] == str(tmp_path) and got["delta"] == ("p25", "bm25=0.5")
+    with pytest.raises(ValidationError, match="params.nonrel_source"):
+        step_params("probes", {"nonrel_source": "elsewhere"})
+    with pytest.raises(ValidationError, match="cannot read delta"):
+        step_params("probes", {"delta": ["often"]})
