@@ -173,7 +173,7 @@ def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=N
     from ranklens.explain import OcclusionExplainer, explanation_consistency, explanation_sweep, rank_candidates
     from ranklens.rankers import make_ranker
 
-    engine = ScoringEngine(cache_dir=str(out / "cache"))
+    engine = ScoringEngine(str(out / "cache"))
     texts = list(docs.values())
     tiers = {"lexical": ({"bm25": make_ranker("bm25", corpus=texts), "tfidf": make_ranker("tfidf", corpus=texts)},
                          args.queries),

@@ -141,15 +141,15 @@ def test_engine_counts_and_cached_rerun(tiny):
     ex = OcclusionExplainer()
     pairs = set()
     qmap = dict(zip(tiny.queries["query_id"], tiny.queries["text"]))
-    for q, qt in qmap.items():
-        for d, t in tiny.docs.items():
+    for qt in qmap.values():
+        for t in tiny.docs.values():
             pairs.add((qt, t))
     rats = first.tables["rationales"]
     for g in ("sentence", "window:3"):
         exg = OcclusionExplainer(granularity=g)
         for (q, d) in rats.loc[rats["granularity"] == g, ["query_id", "doc_id"]].drop_duplicates().itertuples(index=False):
             pairs.update((qmap[q], t) for t in exg.plan(qmap[q], tiny.docs[d]))
-        for (q, d), gr in rats[rats["granularity"] == g].groupby(["query_id", "doc_id"]):
+        for (q, _d), gr in rats[rats["granularity"] == g].groupby(["query_id", "doc_id"]):
             rs = [Rationale(int(u), int(s), int(e), str(t), float(w)) for u, s, e, t, w in
                   zip(gr["unit"], gr["start"], gr["end"], gr["text"], gr["weight"])]
             pairs.add((qmap[q], pseudo_document(rs)))

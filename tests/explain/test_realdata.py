@@ -71,7 +71,7 @@ def test_wikiqa_mer_with_tfidf(shared_data):
     subdoc = read_subdoc_qrels(pd.DataFrame({
         "query_id": pos["query_id"], "doc_id": pos["doc_id"],
         "unit": sent.loc[pos["sentence_id"], "sentence"].str.strip().to_numpy(), "relevant": 1}))
-    for q, d, u in zip(subdoc["query_id"], subdoc["doc_id"], subdoc["unit"]):
+    for _q, d, u in zip(subdoc["query_id"], subdoc["doc_id"], subdoc["unit"]):
         assert u in docs[d].split("\n")  # relevant units are lines of their page
     texts = list(docs.values())
     eng = ScoringEngine(cache=False)

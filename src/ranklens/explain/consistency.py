@@ -780,34 +780,27 @@ def explanation_consistency(
         explainer: occlusion settings (its granularity is replaced per entry of
             ``granularities``); default :class:`OcclusionExplainer()`.
         rationales: ``{ranker name: {(query_id, doc_id): rationales}}`` from another explainer
-            (e.g. :func:`read_rationales`); used instead of occlusion for those rankers
-            (granularity ``"user"``). Each document's rationales are cut to the top ``m`` by
-            weight (:func:`cut_rationales`).
+            (:func:`read_rationales`), instead of occlusion (granularity ``"user"``), cut to the
+            top ``m`` by weight (:func:`cut_rationales`).
         subdoc: sub-document relevance (:func:`read_subdoc_qrels`); enables MER.
         embedder: ω's embedder for MER (default: MiniLM via ``make_embedder("minilm")`` when
             ``subdoc`` is given).
         mer_missing: top-k documents without relevant units (or rationales) in MER:
             ``"zero"`` (default, eq. 3) or ``"skip"``; see :func:`mer_per_query`.
-        ties: tie rule of :func:`ranklens.io.rank_run` ordering every run (``"trec_eval"``
-            default, ``"float64"``, ``"input_order"``).
-        display_queries: document texts are stored (table ``documents``) for the first this
-            many queries (in the order of ``queries``) ...
-        display_docs: ... and their top this many documents, per ranker and granularity, so a
-            saved result can show rationales inside their documents
-            (:func:`ranklens.explain.display.result_html`). 0 stores none.
+        ties: tie rule of :func:`ranklens.io.rank_run` ordering every run.
+        pseudo_order: rationale order in the pseudo-documents (:func:`pseudo_document`).
+        display_queries, display_docs: the texts of the top ``display_docs`` documents of the
+            first ``display_queries`` queries are stored (table ``documents``) for
+            :func:`ranklens.explain.display.result_html`; 0 stores none.
         stats: ``confidence``, ``ci_resamples``, ``test`` (``"randomization"`` | ``"ttest"``),
             ``test_resamples``, ``seed`` of the bootstrap CIs and paired tests.
         engine: scoring engine.
 
     Returns:
-        Result of kind ``"explain-consistency"``: ``table`` per (model, granularity, m, query)
-        with ``mrc@k``, ``mer@k``, ``ndcg@10``; tables ``summary`` (means), ``ci`` (bootstrap
-        CIs), ``comparisons`` (paired tests between models), ``units`` (per explained document:
-        units, masked sets, whole-document rationale) and ``unit_diagnostics``, ``correlations``
-        (Pearson/Spearman of MRC/MER vs nDCG@10 over queries), ``rationales`` (the top-m
-        rationales of every explained document: offsets ``start``/``end`` into the document,
-        ``weight``, ``text``) and ``documents`` (``ranker, granularity, query_id, query,
-        doc_id, rank, score, text`` of the capped display set).
+        Result ``"explain-consistency"``: ``table`` per (model, granularity, m, query) with
+        ``mrc@k``, ``mer@k``, ``ndcg@10``; tables ``summary``, ``ci``, ``comparisons`` (paired
+        tests), ``units`` and ``unit_diagnostics``, ``correlations`` (vs nDCG@10),
+        ``rationales`` (top-m spans and weights) and ``documents`` (the display set's texts).
     """
     _check_common(ties, mer_missing)
     _check_display(display_queries, display_docs)
@@ -822,9 +815,26 @@ def explanation_consistency(
         pseudo_order=pseudo_order,
     )
     measures = [f"mrc@{k}" for k in ks] + ([f"mer@{mer_k}"] if subdoc is not None else []) + ["ndcg@10"]
+    prov_params = {
+        "granularities": [str(g) for g in granularities], "m": _m_param(m), "ks": list(ks), "mer_k": mer_k,
+        "method": method, "rbo_p": p, "candidates": "given" if candidates is not None else "all documents",
+        "display_queries": display_queries, "display_docs": display_docs, "stats": dict(stats or {}),
+    }
+    found = {"units": extra.pop("units"), "warnings": extra.pop("warnings"), "guarded": extra.get("guarded", 0)}
+    prov = _provenance(rankers, embedder, explainer, prov_params, qmap, docs, extra, ties=ties,
+                       mer_missing=mer_missing, granularities=granularities, pseudo_order=pseudo_order)
+    return _consistency_result(table, measures, found, prov, {"summary": None, "rationales": rats,
+                                                              "documents": docs_t},
+                               {"seed": explainer.seed, **dict(stats or {})})
+
+
+def _consistency_result(table: pd.DataFrame, measures: list[str], extra: dict[str, Any], prov: Any,
+                        tables: dict[str, Any], stats: Mapping[str, Any]) -> Result:
+    """The explain-consistency Result: summary means, correlations, CIs, paired tests, unit
+    diagnostics and their warnings."""
     summ = _summary_table(table, measures)
     corr = _correlations(table, [c for c in measures if c != "ndcg@10"])
-    more, warns = _statistics(table, measures, extra, {"seed": explainer.seed, **dict(stats or {})})
+    more, warns = _statistics(table, measures, extra, stats)
     summary: dict[str, Any] = {}
     for _, r in summ.iterrows():
         for c in measures:
@@ -832,15 +842,8 @@ def explanation_consistency(
                 summary[f"{r['model']}/{r['granularity']}/{c}"] = None if pd.isna(r[c]) else round(float(r[c]), 6)
     for _, r in more["unit_diagnostics"].iterrows():
         summary[f"{r['model']}/{r['granularity']}/whole_document_share"] = round(float(r["whole_document_share"]), 4)
-    prov = _provenance(rankers, embedder, explainer, {
-        "granularities": [str(g) for g in granularities], "m": _m_param(m), "ks": list(ks), "mer_k": mer_k,
-        "method": method, "rbo_p": p, "candidates": "given" if candidates is not None else "all documents",
-        "display_queries": display_queries, "display_docs": display_docs, "stats": dict(stats or {}),
-    }, qmap, docs, extra, ties=ties, mer_missing=mer_missing, granularities=granularities,
-       pseudo_order=pseudo_order)
     return Result(kind="explain-consistency", summary=summary, table=table, provenance=prov,
-                  tables={"summary": summ, "correlations": corr, "rationales": rats, "documents": docs_t, **more},
-                  warnings=tuple(warns))
+                  tables={**tables, "summary": summ, "correlations": corr, **more}, warnings=tuple(warns))
 
 
 def _m_param(m: int | Mapping[str, int]) -> Any:

@@ -247,6 +247,10 @@ def result_html(result: Any, *, max_queries: int | None = None, max_docs: int = 
                     + "</p></div>"
                 )
             parts.append("</div>")
+    return _close(parts, nav, dropped)
+
+
+def _close(parts: list[str], nav: list[tuple[str, list[str]]], dropped: int) -> str:
     if dropped:
         parts.append(f'<p class="rl-note">{dropped} rationale(s) did not match their document text '
                      "(offsets out of range or different text) and are not shown.</p>")

@@ -91,48 +91,44 @@ def read_rationales(
             if not isinstance(items, list):
                 raise DataFormatError("field 'rationales' must be a list of objects", path=p, line=lineno)
             for item in items:
-                if not isinstance(item, dict):
-                    raise DataFormatError("each rationale must be a JSON object", path=p, line=lineno)
-                for key in ("start", "end"):
-                    if key not in item:
-                        raise DataFormatError(
-                            f"missing field {key!r} (character offset into the document)", path=p, line=lineno
-                        )
-                start = _int(item["start"], "start", p, lineno)
-                end = _int(item["end"], "end", p, lineno)
-                if not 0 <= start < end:
-                    raise DataFormatError(
-                        f"need 0 <= start < end, got start={start}, end={end}", path=p, line=lineno
-                    )
-                try:
-                    weight = float(item.get("weight", 1.0))
-                except (TypeError, ValueError):
-                    raise DataFormatError(
-                        f"field 'weight' must be a number, got {item.get('weight')!r}", path=p, line=lineno
-                    ) from None
-                unit = _int(item.get("unit", -1), "unit", p, lineno)
-                text = item.get("text")
-                if text is not None and not isinstance(text, str):
-                    raise DataFormatError("field 'text' must be a string", path=p, line=lineno)
-                if docs is not None:
-                    if did not in docs:
-                        raise DataFormatError(f"unknown doc_id {did!r} (not in the documents given)", path=p, line=lineno)
-                    doc = docs[did]
-                    if end > len(doc):
-                        raise DataFormatError(
-                            f"end={end} is past the end of document {did!r} ({len(doc)} characters)",
-                            path=p, line=lineno,
-                        )
-                    if text is None:
-                        text = doc[start:end]
-                    elif text != doc[start:end]:
-                        raise DataFormatError(
-                            f"field 'text' {text[:40]!r} does not match document {did!r} at [{start}, {end}) "
-                            f"({doc[start:end][:40]!r}); fix the offsets or drop 'text'",
-                            path=p, line=lineno,
-                        )
-                found.setdefault((qid, did), []).append(Rationale(unit, start, end, text or "", weight))
+                found.setdefault((qid, did), []).append(_rationale(item, did, docs, p, lineno))
     return {k: tuple(sorted(v, key=lambda r: (-r.weight, r.start))) for k, v in found.items()}
+
+
+def _rationale(item: object, did: str, docs: Mapping[str, str] | None, p: Path, lineno: int) -> Rationale:
+    """One rationale object of a JSONL line, checked against the document text when given."""
+    if not isinstance(item, dict):
+        raise DataFormatError("each rationale must be a JSON object", path=p, line=lineno)
+    for key in ("start", "end"):
+        if key not in item:
+            raise DataFormatError(f"missing field {key!r} (character offset into the document)", path=p, line=lineno)
+    start = _int(item["start"], "start", p, lineno)
+    end = _int(item["end"], "end", p, lineno)
+    if not 0 <= start < end:
+        raise DataFormatError(f"need 0 <= start < end, got start={start}, end={end}", path=p, line=lineno)
+    try:
+        weight = float(item.get("weight", 1.0))
+    except (TypeError, ValueError):
+        raise DataFormatError(f"field 'weight' must be a number, got {item.get('weight')!r}", path=p,
+                              line=lineno) from None
+    unit = _int(item.get("unit", -1), "unit", p, lineno)
+    text = item.get("text")
+    if text is not None and not isinstance(text, str):
+        raise DataFormatError("field 'text' must be a string", path=p, line=lineno)
+    if docs is not None:
+        if did not in docs:
+            raise DataFormatError(f"unknown doc_id {did!r} (not in the documents given)", path=p, line=lineno)
+        doc = docs[did]
+        if end > len(doc):
+            raise DataFormatError(f"end={end} is past the end of document {did!r} ({len(doc)} characters)",
+                                  path=p, line=lineno)
+        if text is None:
+            text = doc[start:end]
+        elif text != doc[start:end]:
+            raise DataFormatError(
+                f"field 'text' {text[:40]!r} does not match document {did!r} at [{start}, {end}) "
+                f"({doc[start:end][:40]!r}); fix the offsets or drop 'text'", path=p, line=lineno)
+    return Rationale(unit, start, end, text or "", weight)
 
 
 def write_rationales(rationales: Mapping[tuple[str, str], tuple[Rationale, ...]], path: str | os.PathLike[str]) -> Path:
