@@ -37,6 +37,8 @@ RUN_CASES = [
     ("run-minus-inf", "1 Q0 d1 1 2 s\n1 Q0 d2 2 -inf s\n", ("error", 2, "not a finite number")),
     ("run-overflow-score", "1 Q0 d1 1 1e999 s\n", ("error", 1, "not a finite number")),
     ("run-word-score", "1 Q0 d1 1 high s\n", ("error", 1, "not a number")),
+    ("run-underscore-score", "1 Q0 d1 1 1_000 s\n", ("error", 1, "'1_000'")),
+    ("run-arabic-digit-score", "1 Q0 d1 1 \u0661 s\n", ("error", 1, "not a number")),
     ("run-id-with-space", '1 Q0 "a st 1 2.0 s\n', ("error", 1, "cannot contain blanks")),
     ("run-7-columns", "1 Q0 d1 1 2.0 s extra\n", ("error", 1, "found 7")),
     ("run-5-columns", "1 Q0 d1 1 2.0\n", ("error", 1, "found 5")),

@@ -113,14 +113,9 @@ def _line_col(data: bytes, pos: int) -> tuple[int, int]:
     return data.count(b"\n", 0, pos) + 1, pos - (data.rfind(b"\n", 0, pos) + 1) + 1
 
 
-def decode(data: bytes, p: object, encoding: str) -> str:
-    """Decode ``data`` strictly: UTF-16/32 marks, NUL bytes and invalid bytes give located errors;
-    a UTF-8 byte-order mark is dropped."""
-    try:
-        name = codecs.lookup(encoding).name
-    except LookupError:
-        raise DataFormatError(f"unknown encoding {encoding!r}; use e.g. 'utf-8' or 'latin-1'", path=p) from None
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff") and not name.startswith("utf-16") and not name.startswith("utf-32"):
+def _check_raw(data: bytes, p: object, encoding: str, name: str) -> None:
+    """UTF-16/32 byte-order marks read as another encoding, and NUL bytes, are errors."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") and not name.startswith(("utf-16", "utf-32")):
         raise DataFormatError(f"the file starts with a UTF-16 byte-order mark but is read as {encoding}; "
                               + _encoding_fix("utf-16"), path=p, line=1)
     if not name.startswith(("utf-16", "utf-32")):
@@ -129,6 +124,12 @@ def decode(data: bytes, p: object, encoding: str) -> str:
             line, col = _line_col(data, nul)
             raise DataFormatError(f"NUL byte at column {col}: this is a binary file, not text (or UTF-16: "
                                   + _encoding_fix("utf-16") + ")", path=p, line=line)
+
+
+def decode(data: bytes, p: object, encoding: str) -> str:
+    """Decode ``data`` strictly: UTF-16/32 marks, NUL bytes and invalid bytes give located errors;
+    a UTF-8 byte-order mark is dropped."""
+    _check_raw(data, p, encoding, _codec(encoding, p))
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -187,10 +188,11 @@ def _arrow(source: Any, layout: Layout, sep: bytes):
     return table
 
 
-def _normalise(text: str) -> bytes | None:
+def _normalise(data: bytes) -> bytes | None:
     """UTF-8 bytes with one space between fields, no blanks at line edges and comment lines
     blanked (line numbers kept); ``None`` when a carriage return sits inside a line."""
-    data = text.encode("utf-8")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
         if b"\r" in data:
@@ -235,6 +237,8 @@ def _fields_error(parts: list[str], line: str, layout: Layout) -> str:
 
 def _value(raw: str, layout: Layout, lineno: int, p: object) -> float | int:
     field = f"{layout.value_name} {raw!r} (field {layout.value + 1})"
+    if "_" in raw or not raw.isascii():  # Python reads 1_000 and non-ASCII digits; C and pyarrow do not
+        raw = "not a number"
     if layout.integer:
         try:
             v = int(raw)
@@ -402,16 +406,23 @@ def read_columns(path: str | os.PathLike[str], layout: Layout, *, encoding: str 
     warnings: list[str] = []
     walked = False
     if table is None:
-        text = decode(read_bytes(p, layout.kind), p, enc)
-        norm = _normalise(text)
+        data = read_bytes(p, layout.kind)
+        if _codec(enc, p) == "utf-8":  # pyarrow validates the UTF-8 of the id columns itself
+            _check_raw(data, p, enc, "utf-8")
+            norm = _normalise(data)
+        else:
+            text = decode(data, p, enc)
+            norm = _normalise(text.encode("utf-8"))
         if norm is not None:
             table = _arrow(io.BytesIO(norm), layout, b" ")
             if table is not None and not _post_check(table, layout):
                 table = None
         del norm
         if table is None:
+            text = text if text is not None else decode(data, p, enc)
             table, warnings = _walk_table(text, p, layout)
             walked = True
+        del data
     if table.num_rows == 0:
         raise DataFormatError(f"empty file: no {layout.kind} lines (only blank or comment lines, if any); "
                               f"expected lines of '{layout.spec}'", path=p)
