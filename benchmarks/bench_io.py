@@ -4,7 +4,9 @@ Usage: python benchmarks/bench_io.py [--rows 5000000] [--queries 5000]
 
 Prints seconds and ratios (ranklens / pandas peer). Peers:
 - read: ``pandas.read_csv(sep=r"\\s+", header=None, dtype=str ids, float64 score)`` (no validation);
-  ranklens additionally checks encoding, column count, numeric scores and duplicate pairs.
+  ranklens additionally checks encoding, column count, finite scores and duplicate pairs.
+  ``read_run_table`` (the Arrow table the metrics use: same checks but duplicates) is timed on the
+  clean file and on a "messy" copy (tabs, CRLF, a comment header: the normalised path).
 - rank: ``DataFrame.sort_values([query_id, score, doc_id], ascending=[True, False, False])`` +
   ``groupby.cumcount`` (float64 rule, no validation); ranklens ``rank_run(ties="trec_eval")`` and
   ``rank_run(ties="float64")`` validate first. Also a heavy-tie variant (scores rounded to 0.5).
@@ -20,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ranklens.io import rank_run, read_run
+from ranklens.io import rank_run, read_run, read_run_table
 
 
 def _time(fn, repeat=2):
@@ -61,6 +63,12 @@ def main() -> None:
         t_peer, _ = _time(peer_read)
         t_ours, run = _time(lambda: read_run(path))
         print(f"read  pandas(sep=\\s+) {t_peer:7.2f}s  read_run {t_ours:7.2f}s  ratio {t_ours / t_peer:.2f}")
+        t_tab, _ = _time(lambda: read_run_table(path))
+        messy = Path(tmp) / "messy.run"
+        messy.write_bytes(b"# a comment header\r\n" + path.read_bytes().replace(b" ", b"\t").replace(b"\n", b"\r\n"))
+        t_messy, _ = _time(lambda: read_run_table(messy))
+        print(f"read  read_run_table clean {t_tab:7.2f}s ratio {t_tab / t_peer:.2f}   "
+              f"messy (tabs, CRLF, comment) {t_messy:7.2f}s ratio {t_messy / t_peer:.2f}")
 
     def peer_rank(df):
         out = df.sort_values(["query_id", "score", "doc_id"], ascending=[True, False, False], kind="stable")

@@ -36,6 +36,7 @@ import io
 import json
 import mmap
 import os
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,6 +189,9 @@ def _arrow(source: Any, layout: Layout, sep: bytes):
     return table
 
 
+_COMMENT = re.compile(rb"^#[^\n]*", re.M)
+
+
 def _normalise(data: bytes) -> bytes | None:
     """UTF-8 bytes with one space between fields, no blanks at line edges and comment lines
     blanked (line numbers kept); ``None`` when a carriage return sits inside a line."""
@@ -205,7 +209,7 @@ def _normalise(data: bytes) -> bytes | None:
     if data.startswith(b" "):
         data = data[1:]
     if data.startswith(b"#") or b"\n#" in data:
-        data = b"\n".join(b"" if ln.startswith(b"#") else ln for ln in data.split(b"\n"))
+        data = _COMMENT.sub(b"", data)
     return data
 
 
