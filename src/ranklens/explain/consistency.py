@@ -746,18 +746,13 @@ def explanation_consistency(
     granularities: Sequence[str] = ("sentence", "window:5"),
     m: int | Mapping[str, int] = PAPER_M,
     ks: Sequence[int] = (10, 50),
-    mer_k: int = 10,
-    method: str = "kendall",
-    p: float = 0.9,
+    mer_k: int = 10, method: str = "kendall", p: float = 0.9,
     explainer: OcclusionExplainer | None = None,
     rationales: Mapping[str, RationaleMap] | None = None,
     subdoc: pd.DataFrame | None = None,
     embedder: Any = None,
-    mer_missing: str = "zero",
-    ties: str = DEFAULT_TIES,
-    pseudo_order: str = "weight",
-    display_queries: int = 10,
-    display_docs: int = 3,
+    mer_missing: str = "zero", ties: str = DEFAULT_TIES, pseudo_order: str = "weight",
+    display_queries: int = 10, display_docs: int = 3,
     stats: Mapping[str, Any] | None = None,
     engine: ScoringEngine | None = None,
 ) -> Result:
@@ -767,24 +762,20 @@ def explanation_consistency(
         rankers: ``{name: ranker}``.
         queries: query texts.
         docs: ``doc_id -> text``.
-        qrels: document qrels for nDCG@10 (optional).
-        candidates: ``query_id, doc_id`` to re-rank (default: all documents).
-        runs: precomputed runs per ranker name (skip ranking; re-ordered under ``ties``).
+        qrels: document qrels for nDCG@10; candidates: ``query_id, doc_id`` to re-rank (default:
+            all documents); runs: precomputed runs per ranker name (re-ordered under ``ties``).
         granularities: occlusion units, ``"sentence"`` and/or ``"window:W"``.
         m: rationales per document, or ``{granularity or "sentence"/"window": m}``; default the
             paper's Table 1: 1 for sentence (and line) units, 6 for word windows.
-        ks: MRC cut-offs.
-        mer_k: MER cut-off.
-        method: ``"kendall"`` (default) | ``"spearman"`` | ``"rbo"``.
-        p: RBO persistence.
+        ks, mer_k: MRC and MER cut-offs.
+        method: ``"kendall"`` (default) | ``"spearman"`` | ``"rbo"`` (persistence ``p``).
         explainer: occlusion settings (its granularity is replaced per entry of
             ``granularities``); default :class:`OcclusionExplainer()`.
         rationales: ``{ranker name: {(query_id, doc_id): rationales}}`` from another explainer
             (:func:`read_rationales`), instead of occlusion (granularity ``"user"``), cut to the
             top ``m`` by weight (:func:`cut_rationales`).
         subdoc: sub-document relevance (:func:`read_subdoc_qrels`); enables MER.
-        embedder: ω's embedder for MER (default: MiniLM via ``make_embedder("minilm")`` when
-            ``subdoc`` is given).
+        embedder: ω's embedder for MER (default MiniLM).
         mer_missing: top-k documents without relevant units (or rationales) in MER:
             ``"zero"`` (default, eq. 3) or ``"skip"``; see :func:`mer_per_query`.
         ties: tie rule of :func:`ranklens.io.rank_run` ordering every run.
@@ -815,16 +806,13 @@ def explanation_consistency(
         pseudo_order=pseudo_order,
     )
     measures = [f"mrc@{k}" for k in ks] + ([f"mer@{mer_k}"] if subdoc is not None else []) + ["ndcg@10"]
-    prov_params = {
+    found = {"units": extra.pop("units"), "warnings": extra.pop("warnings"), "guarded": extra.get("guarded", 0)}
+    prov = _provenance(rankers, embedder, explainer, {
         "granularities": [str(g) for g in granularities], "m": _m_param(m), "ks": list(ks), "mer_k": mer_k,
         "method": method, "rbo_p": p, "candidates": "given" if candidates is not None else "all documents",
         "display_queries": display_queries, "display_docs": display_docs, "stats": dict(stats or {}),
-    }
-    found = {"units": extra.pop("units"), "warnings": extra.pop("warnings"), "guarded": extra.get("guarded", 0)}
-    prov = _provenance(rankers, embedder, explainer, prov_params, qmap, docs, extra, ties=ties,
-                       mer_missing=mer_missing, granularities=granularities, pseudo_order=pseudo_order)
-    return _consistency_result(table, measures, found, prov, {"summary": None, "rationales": rats,
-                                                              "documents": docs_t},
+    }, qmap, docs, extra, ties=ties, mer_missing=mer_missing, granularities=granularities, pseudo_order=pseudo_order)
+    return _consistency_result(table, measures, found, prov, {"rationales": rats, "documents": docs_t},
                                {"seed": explainer.seed, **dict(stats or {})})
 
 
