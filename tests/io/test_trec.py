@@ -305,3 +305,25 @@ def test_dl19_run_with_one_nan_score_is_refused_with_its_line(shared_data, tmp_p
     text = plain.read_text()
     q, d, v, _ = cols.walk(text, plain, cols.RUN)
     assert list(zip(q, d, v)) == [tuple(x) for x in good.values.tolist()]
+
+
+def test_qrels_duplicate_detection_against_brute_force_with_sketch_collisions(tmp_path):
+    """Ids sharing length, first and last 8 bytes (the sketch) but not the middle must not be
+    taken for duplicates; real repeats must be found wherever they are."""
+    from ranklens.io import read_qrels_table
+
+    rng = np.random.default_rng(5)
+    docs = [f"clueweb12-{m:04d}-sametail" for m in range(300)]  # all collide in the sketch
+    rows = [(str(q), d, 1) for q in range(3) for d in docs]
+    repeats = [rows[i] for i in rng.choice(len(rows), 7, replace=False)]
+    all_rows = rows + repeats
+    order = rng.permutation(len(all_rows))
+    lines = [all_rows[i] for i in order]
+    path = _write(tmp_path / "q.txt", "".join(f"{q} 0 {d} {r}\n" for q, d, r in lines))
+    seen, expected = set(), []
+    for q, d, r in lines:  # reference: first occurrence kept, file order
+        if (q, d) not in seen:
+            seen.add((q, d))
+            expected.append((q, d, r))
+    table = read_qrels_table(path)
+    assert [tuple(x) for x in table.to_pandas().values.tolist()] == expected
