@@ -224,20 +224,20 @@ def main() -> None:
     args = ap.parse_args()
     shared, out = Path(args.shared), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    parts = args.parts.split(",")
-    if "segmenters" in parts:
-        part_segmenters(shared, out, args)
-    if "cranfield" in parts:
-        docs, queries, qrels = load_cranfield(shared)
-        run_part("cranfield", docs, queries, qrels, None, out, args, pool=args.pool)
-    if "dl19" in parts:
-        docs, queries, qrels, cand = load_dl19(shared)
-        run_part("dl19", docs, queries, qrels, cand, out, args)
-    if "wikiqa" in parts:
-        from ranklens.explain import read_subdoc_qrels
+    for part in args.parts.split(","):
+        if part == "segmenters":
+            part_segmenters(shared, out, args)
+        elif part == "cranfield":
+            docs, queries, qrels = load_cranfield(shared)
+            run_part("cranfield", docs, queries, qrels, None, out, args, pool=args.pool)
+        elif part == "dl19":
+            docs, queries, qrels, cand = load_dl19(shared)
+            run_part("dl19", docs, queries, qrels, cand, out, args)
+        elif part == "wikiqa":
+            from ranklens.explain import read_subdoc_qrels
 
-        docs, queries, qrels, subdoc = load_wikiqa(shared, args.queries)
-        run_part("wikiqa", docs, queries, qrels, None, out, args, subdoc=read_subdoc_qrels(subdoc), pool=20)
+            docs, queries, qrels, subdoc = load_wikiqa(shared, args.queries)
+            run_part("wikiqa", docs, queries, qrels, None, out, args, subdoc=read_subdoc_qrels(subdoc), pool=20)
 
 
 if __name__ == "__main__":
