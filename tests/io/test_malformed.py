@@ -348,3 +348,32 @@ def test_catalogue_size():
     n = (len(RUN_CASES) + len(QRELS_CASES) + len(COLLECTION_CASES) + len(SMART_CASES) + len(RATIONALE_CASES)
          + len(SUBDOC_CASES) + len(PAIRS_CASES) + len(EXPERIMENT_CASES))
     assert n >= 50
+
+
+# --------------------------------------------------------------------------- not io's to fix
+# Each fails today in a file another engineer owns; strict xfails, so fixing one shows up here.
+@pytest.mark.xfail(strict=True, reason="cli/evaluate.py: --per-document writes with pandas (no OutputError); "
+                   "use ranklens.io._files.atomic_output")
+def test_per_document_output_into_a_file(tmp_path, capsys):
+    qrels = _write(tmp_path / "q.txt", GOOD_QRELS)
+    run = _write(tmp_path / "r.run", GOOD_RUN)
+    blocker = _write(tmp_path / "blocker", "x")
+    _cli(["evaluate", str(qrels), str(run), "--per-document", str(blocker / "x.tsv")], capsys, blocker, None,
+         "is a file")
+
+
+@pytest.mark.xfail(strict=True, reason="metrics/evaluation.py: a run sharing no query with the qrels prints "
+                   "NaN with exit 0; call ranklens.io.check_coverage")
+def test_run_sharing_no_query_with_the_qrels(tmp_path, capsys):
+    qrels = _write(tmp_path / "q.txt", GOOD_QRELS)
+    run = _write(tmp_path / "other.run", "9 Q0 d1 1 2.0 s\n")
+    _cli(["evaluate", str(qrels), str(run)], capsys, run, None, "none of the")
+
+
+@pytest.mark.slow  # imports torch
+@pytest.mark.xfail(strict=True, reason="specs.py / embedders: a missing st: path is a FileNotFoundError "
+                   "traceback, not a located ValidationError")
+def test_missing_model_path(tmp_path, capsys):
+    missing = tmp_path / "no-model"
+    _cli(["neighbors", "--collection", "demo", "--model", f"st:{missing}", "--out", str(tmp_path / "o")],
+         capsys, missing, None, "not found")
