@@ -51,21 +51,21 @@ def test_wikiqa_bm25_similarity_and_reduced_regimes(wikiqa, tmp_path):
     pool = queries_with_positives(w.train_queries, w.qrels)
     test = queries_with_positives(w.test_queries, w.qrels).iloc[:80]
     allq = pd.concat([w.train_queries, w.test_queries], ignore_index=True)
-    rs = ReSTrain(size=100, seed=0).fit(pool, test).splits_[0]
+    rs = ReSTrain(size=100, size_rule="fill", similarity="bm25", seed=0).fit(pool, test).splits_[0]
     st = split_similarity_stats(rs, allq, method="tfidf").set_index("regime")
     assert st.loc[INTERPOLATION, "nn_mean"] > st.loc[EXTRAPOLATION, "nn_mean"]
     rt = ReSTTest(n_buckets=5, seed=0).fit(pool, test)
     assert sorted(x for s in rt.splits_ for x in s.test_ids(EXTRAPOLATION)) == sorted(test["query_id"])
     splits = [rs, *rt.splits_]
     eng = ScoringEngine(cache=False)
-    vs = train_variants([MemorizingTrainer(), BM25Trainer(k1_grid=(0.9, 1.5), b_grid=(0.4, 0.75),
-                                                          random_negatives=0)],
+    vs = train_variants([MemorizingTrainer(), BM25Trainer(k1_grid=(0.9, 1.5), b_grid=(0.4, 0.75))],
                         splits, allq, w.qrels, w.corpus, tmp_path, engine=eng)
-    res = evaluate_regimes(vs, splits, allq, w.qrels, w.corpus, measures=["nDCG@10", "RR@10"], engine=eng)
+    res = evaluate_regimes(vs, splits, allq, w.qrels, w.corpus, measures=["nDCG@10", "RR@10"], depth=100,
+                           engine=eng)
     t = res.tables["regime_table"].set_index(["model", "setting", "measure"])
-    # tuned BM25 in WikiQA's candidate re-ranking task: well above zero in both regimes
-    assert t.loc[("bm25-tuned", "resttest", "nDCG@10"), "interpolation"] > 0.4
-    assert t.loc[("bm25-tuned", "resttest", "nDCG@10"), "extrapolation"] > 0.4
+    # tuned BM25 retrieving from all 26k sentences: well above zero in both regimes
+    assert t.loc[("bm25-tuned", "resttest", "nDCG@10"), "interpolation"] > 0.2
+    assert t.loc[("bm25-tuned", "resttest", "nDCG@10"), "extrapolation"] > 0.2
     assert {"memorizing", "bm25-tuned"} == set(res.tables["paper"]["model"])
 
 
