@@ -11,7 +11,7 @@ Parts:
   sentence (m = 1) and window:5 (m = 6) rationales; MRC@10/@50; sweep m = 1, 3, 5.
 - ``dl19``: DL19 queries with >= 50 judged passages in ``trec_dl19_reannotation``; judged
   passages re-ranked; same measures.
-- ``wikiqa``: a document = one Wikipedia page (its WikiQA sentences joined by a space, cut by
+- ``wikiqa`` (sentence rationales only, as the paper's document task): a document = one Wikipedia page (its WikiQA sentences joined by a space, cut by
   the project's segmenter); BM25 top-20 pages per test question; MER@10 (MiniLM cosine) with the
   paper's eq. 3 (missing = 0) and the former ``skip``; m = 1, 3, 5.
 
@@ -167,7 +167,8 @@ def load_wikiqa(shared: Path, n_queries: int):
 
 
 
-def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=None):
+def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=None,
+             granularities=("sentence", "window:5")):
     from ranklens.embedders import make_embedder
     from ranklens.engine import ScoringEngine
     from ranklens.explain import OcclusionExplainer, explanation_consistency, explanation_sweep, rank_candidates
@@ -192,7 +193,7 @@ def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=N
         t0 = time.time()
         kw = dict(qrels=qrels, candidates=c, ks=(10, 50), mer_k=10, engine=engine, subdoc=subdoc, embedder=emb,
                   explainer=OcclusionExplainer(samples=args.samples))
-        res = explanation_consistency(rankers, qs, docs, **kw)
+        res = explanation_consistency(rankers, qs, docs, granularities=granularities, **kw)
         res.save(out / f"{name}-{tier}-consistency")
         log(f"{name} {tier}: {len(qs)} queries, {time.time() - t0:.0f}s")
         print(res.tables["summary"].to_string(index=False, float_format="%.4f"), flush=True)
@@ -202,7 +203,7 @@ def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=N
             print(res.tables["comparisons"].to_string(index=False, float_format="%.4f"), flush=True)
         for w in res.warnings:
             log(f"warning: {w}")
-        sw = explanation_sweep(rankers, qs, docs, ms=(1, 3, 5), granularities=("sentence", "window:5"), **kw)
+        sw = explanation_sweep(rankers, qs, docs, ms=(1, 3, 5), granularities=granularities, **kw)
         sw.save(out / f"{name}-{tier}-sweep")
         print(sw.table.to_string(index=False, float_format="%.4f"), flush=True)
         if subdoc is not None:
@@ -237,7 +238,8 @@ def main() -> None:
             from ranklens.explain import read_subdoc_qrels
 
             docs, queries, qrels, subdoc = load_wikiqa(shared, args.queries)
-            run_part("wikiqa", docs, queries, qrels, None, out, args, subdoc=read_subdoc_qrels(subdoc), pool=20)
+            run_part("wikiqa", docs, queries, qrels, None, out, args, subdoc=read_subdoc_qrels(subdoc), pool=20,
+                     granularities=("sentence",))  # the paper's document task: sentence rationales only
 
 
 if __name__ == "__main__":

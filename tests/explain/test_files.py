@@ -91,3 +91,21 @@ def test_subdoc_frame_with_non_default_index_stays_aligned():
                          index=[7, 3])
     out = read_subdoc_qrels(frame)
     assert out.values.tolist() == [["q1", "d1", "u1", 1], ["q2", "d2", "u2", 0]]
+
+
+def test_subdoc_from_passages_maps_passage_qrels_to_document_units():
+    import pandas as pd
+
+    from ranklens.explain import subdoc_from_passages
+
+    mapping = pd.DataFrame({"doc_id": ["D1", "D1", "D2", "D2"], "passage_id": ["p1", "p2", "p2", "p3"],
+                            "text": ["Cats purr. ", "Dogs bark.", "Dogs bark.", "Birds sing."]})
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["p2", "p3", "p1", "p9"],
+                          "relevance": [2, 0, 1, 3]})
+    got = subdoc_from_passages(mapping, qrels)
+    # reference: every (query, document containing a relevant passage, that passage's text)
+    ref = sorted((q, d, t.strip()) for q, p, r in qrels.itertuples(index=False) if r >= 1
+                 for d, p2, t in mapping.itertuples(index=False) if p2 == p)
+    assert sorted(zip(got["query_id"], got["doc_id"], got["unit"])) == ref
+    assert (got["relevant"] == 1).all()
+    assert subdoc_from_passages(mapping, qrels, min_relevance=2)["doc_id"].tolist() == ["D1", "D2"]

@@ -29,7 +29,7 @@ from .consistency import (
     top_rationales,
 )
 from .display import highlight_html, highlight_terminal, rationales_html, result_html
-from .files import read_rationales, read_subdoc_qrels, relevant_units, write_rationales
+from .files import read_rationales, read_subdoc_qrels, relevant_units, subdoc_from_passages, write_rationales
 from .measures import max_similarity, rank_correlation, rbo
 from .occlusion import OcclusionExplainer
 from .plots import plot_consistency, plot_mer_scatter, plot_relevance_scatter, plot_sweep, plot_sweep_w
@@ -81,6 +81,7 @@ __all__ = [
     "remove_spans",
     "result_html",
     "split_units",
+    "subdoc_from_passages",
     "top_rationales",
     "write_rationales",
 ]

@@ -33,7 +33,7 @@ import pandas as pd
 from ..errors import DataFormatError, ValidationError
 from .units import Rationale
 
-__all__ = ["read_rationales", "read_subdoc_qrels", "write_rationales"]
+__all__ = ["read_rationales", "read_subdoc_qrels", "subdoc_from_passages", "write_rationales"]
 
 RationaleMap = dict[tuple[str, str], tuple[Rationale, ...]]
 
@@ -249,3 +249,31 @@ def relevant_units(
         else:
             out.append(str(u))
     return out
+
+
+def subdoc_from_passages(mapping: pd.DataFrame, passage_qrels: pd.DataFrame, *, min_relevance: int = 1,
+                         ) -> pd.DataFrame:
+    """Sub-document relevance of documents from passage-level qrels (the paper's document ->
+    passage mapping, §4.1: MS MARCO documents are made of passages whose qrels are known).
+
+    Args:
+        mapping: ``doc_id, passage_id, text`` -- the passages each document is made of (their
+            texts are the units MER compares rationales with).
+        passage_qrels: ``query_id, doc_id, relevance`` where ``doc_id`` is a passage id.
+        min_relevance: grade from which a passage is relevant.
+
+    Returns:
+        ``query_id, doc_id, unit, relevant`` (as :func:`read_subdoc_qrels`): per query, every
+        relevant passage of every document that contains it, the passage text as the unit.
+    """
+    need = {"doc_id", "passage_id", "text"} - set(mapping.columns)
+    if need:
+        raise ValidationError(f"subdoc_from_passages: mapping lacks column(s) {sorted(need)}; need doc_id, "
+                              "passage_id, text")
+    rel = passage_qrels[passage_qrels["relevance"].astype(int) >= min_relevance]
+    rel = rel.rename(columns={"doc_id": "passage_id"})[["query_id", "passage_id"]].astype(str)
+    m = mapping[["doc_id", "passage_id", "text"]].astype(str)
+    out = rel.merge(m, on="passage_id", how="inner")
+    frame = pd.DataFrame({"query_id": out["query_id"], "doc_id": out["doc_id"], "unit": out["text"].str.strip(),
+                          "relevant": 1})
+    return read_subdoc_qrels(frame.drop_duplicates().reset_index(drop=True))
