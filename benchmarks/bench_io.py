@@ -75,9 +75,9 @@ def main() -> None:
         return out.assign(rank=out.groupby("query_id").cumcount() + 1)
 
     for label, r in (("distinct scores", run), ("heavy ties (x/2)", run.assign(score=(run["score"] * 2).round() / 2))):
-        t_peer, _ = _time(lambda: peer_rank(r), repeat=1)
-        t_te, _ = _time(lambda: rank_run(r), repeat=1)
-        t_64, _ = _time(lambda: rank_run(r, ties="float64"), repeat=1)
+        t_peer, _ = _time(lambda r=r: peer_rank(r), repeat=1)
+        t_te, _ = _time(lambda r=r: rank_run(r), repeat=1)
+        t_64, _ = _time(lambda r=r: rank_run(r, ties="float64"), repeat=1)
         print(f"rank  {label:17s} pandas sort_values {t_peer:7.2f}s  rank_run(trec_eval) {t_te:7.2f}s "
               f"ratio {t_te / t_peer:.2f}  rank_run(float64) {t_64:7.2f}s ratio {t_64 / t_peer:.2f}")
 

@@ -106,7 +106,7 @@ def callable_fingerprint(fn: Any) -> tuple[str | None, str | None]:
         elif inspect.isclass(fn):
             h.update(f"{fn.__module__}.{fn.__qualname__}".encode())
             h.update(_module_source(fn))
-        elif callable(fn) and isinstance(getattr(type(fn), "__call__", None), types.FunctionType):
+        elif callable(fn) and isinstance(inspect.getattr_static(type(fn), "__call__", None), types.FunctionType):
             _function_digest(type(fn).__call__, h)
             h.update(pickle.dumps(getattr(fn, "__dict__", None), protocol=4))
         else:

@@ -304,15 +304,13 @@ class Report:
                 models.sort(key=lambda c: -int(piv[c].notna().sum()))
                 piv = piv[keys + models]
                 overview = table_html(piv, ids, max_rows=self.max_rows, links=("result", anchors))
-        env = Environment(autoescape=True)
-        tmpl = env.from_string(resources.files(__package__).joinpath("templates/report.html.j2").read_text())
+        tmpl = Environment(autoescape=True).from_string(_asset("templates/report.html.j2"))
         return tmpl.render(
             title=self.title, version=__version__, n_results=len(self.results),
             generated=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             sections=sorted(sections.values(), key=lambda sec: _family_order(sec["title"])), overview=overview,
             index_table=table_html(pd.DataFrame(index_rows), ids, links=("result", anchors)) if index_rows else "",
-            css=resources.files(__package__).joinpath("static/report.css").read_text(),
-            js=resources.files(__package__).joinpath("static/report.js").read_text(),
+            css=_asset("static/report.css"), js=_asset("static/report.js"),
         )
 
     # ---------------------------------------------------------------- Markdown / LaTeX
@@ -352,6 +350,10 @@ class Report:
         # unique temp file in the target directory (two renders of one report never clash);
         # a file or unwritable directory in the way is a located OutputError
         return write_text_atomic(path, text[format](), what="report file")
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text()
 
 
 def _md_text(s: str) -> str:
