@@ -6,10 +6,13 @@ be empty) where ``text_a`` has the attribute (paraphrase: either; fluent, formal
 neutral, summary/succinct, factual) and ``text_b`` lacks it. The probe uses ``d1 = text_a``,
 ``d2 = text_b``, so a positive score means the ranker prefers the attributed text.
 
-Query construction (paper): when a pair has no query, a noun chunk present in both texts
-(spaCy parser when ``en_core_web_sm`` is installed, else the shared-content-run heuristic of
-:mod:`ranklens.probes.nlp`); samples whose query shares no non-stopword lemma with both texts
-are discarded. The method that ran is recorded as ``query_method``.
+Query construction (paper): when a pair has no query, a noun chunk present in both texts, drawn
+at random (spaCy's parser through :func:`ranklens.text.load_spacy`; without a pipeline the
+shared-content-run fallback of :mod:`ranklens.probes.nlp`, recorded and warned about); samples
+whose query shares no non-stopword lemma with both texts are discarded (the paper states this
+filter for GYAFC and the summarization probes; a noun-chunk query made only of stopwords, such as
+"it", is discarded by it too). The method that ran is recorded as ``query_method``. The
+reference code also requires chunks longer than 5 characters; the paper does not.
 """
 
 from __future__ import annotations
