@@ -195,3 +195,23 @@ def test_overview_numbers_link_to_their_result(tmp_path):
     assert sorted(label for _, label in links) == ["dl19/asl-evaluate", "dl20/asl-evaluate"]
     for anchor, _ in links:
         assert f'id="{anchor}"' in html
+
+
+def test_markdown_escapes_html(tmp_path):
+    _res(text="<script>alert(1)</script> & <b>").save(tmp_path / "r<1>")
+    md = Report.from_dirs([tmp_path], title="T <i>&").render_markdown()
+    assert "<script>" not in md and "<b>" not in md and "<i>" not in md
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;" in md
+    assert "# T &lt;i&gt;&amp;" in md and "r&lt;1&gt;" in md
+
+
+def test_concurrent_report_saves_do_not_clash(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    _res().save(tmp_path / "r1")
+    report = Report.from_dirs([tmp_path / "r1"])
+    out = tmp_path / "out" / "report.md"
+    with ThreadPoolExecutor(4) as pool:
+        paths = list(pool.map(lambda _: report.save(out, format="md"), range(8)))
+    assert paths == [out] * 8 and out.read_text() == report.render_markdown()
+    assert sorted(p.name for p in out.parent.iterdir()) == ["report.md"]  # no temp file left
