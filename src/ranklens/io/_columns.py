@@ -331,8 +331,8 @@ def _walk_table(text: str, p: object, layout: Layout):
 
 # ------------------------------------------------------------------------------------ qrels
 def _sketch(col) -> Any:
-    """Per string: a 64-bit mix of its length and its first and last 8 bytes (vectorised over
-    the Arrow buffers, no per-byte loop). Equal strings give equal sketches; rows whose sketches
+    """Per string: a 64-bit mix of its length and its first and last 8 bytes (two vectorised
+    gathers over the Arrow buffers). Equal strings give equal sketches; rows whose sketches
     differ are certainly different, the rest are compared exactly by the caller."""
     import numpy as np
     import pyarrow as pa
@@ -340,16 +340,20 @@ def _sketch(col) -> Any:
     arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
     arr = arr.cast(pa.large_string())
     offsets = np.frombuffer(arr.buffers()[1], np.int64, count=len(arr) + 1, offset=arr.offset * 8)
-    data = np.frombuffer(arr.buffers()[2], np.uint8) if arr.buffers()[2] is not None else np.zeros(0, np.uint8)
-    data = np.concatenate([data, np.zeros(8, np.uint8)])
-    start, end = offsets[:-1], offsets[1:]
+    raw = np.frombuffer(arr.buffers()[2], np.uint8) if arr.buffers()[2] is not None else np.zeros(0, np.uint8)
+    data = np.concatenate([np.zeros(8, np.uint8), raw[: offsets[-1]], np.zeros(8, np.uint8)])
+    start, end = offsets[:-1] + 8, offsets[1:] + 8
     length = (end - start).astype(np.uint64)
-    head = np.zeros(len(arr), np.uint64)
-    tail = np.zeros(len(arr), np.uint64)
-    for k in range(8):
-        inside = np.uint64(k) < length
-        head = (head << np.uint64(8)) | np.where(inside, data[start + k], 0).astype(np.uint64)
-        tail = (tail << np.uint64(8)) | np.where(inside, data[np.maximum(end - 1 - k, 0)], 0).astype(np.uint64)
+    span = np.arange(8)
+    head = data[start[:, None] + span].view("<u8").ravel()  # bytes past the end are masked below
+    tail = data[end[:, None] - 8 + span].view("<u8").ravel()  # bytes before the start likewise
+    short = length < 8
+    if short.any():
+        nbits = (length[short] * np.uint64(8)).astype(np.uint64)
+        keep_low = (np.uint64(1) << nbits) - np.uint64(1)
+        head[short] &= keep_low
+        shift = np.minimum(np.uint64(64) - nbits, np.uint64(63))
+        tail[short] = np.where(nbits == 0, np.uint64(0), tail[short] >> shift)
     with np.errstate(over="ignore"):
         return (head * np.uint64(0x9E3779B97F4A7C15)) ^ (tail * np.uint64(0xC2B2AE3D27D4EB4F)) ^ length
 
