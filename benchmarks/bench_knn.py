@@ -89,7 +89,7 @@ def main() -> None:
         times["peer faiss IndexFlatIP (blas threshold 1)"] = t
         agree = np.mean([len(np.intersect1d(a, b)) / 50 for a, b in zip(fi, ref.indices)])
         print(f"faiss vs ranklens neighbour agreement: {agree:.4f}")
-        del index
+        index = None
     except ImportError:
         pass
     agree = np.mean([len(np.intersect1d(a, b)) / 50 for a, b in zip(peer_np, ref.indices)])
@@ -103,7 +103,7 @@ def main() -> None:
             print(f"RATIO {k} / {best}: {times[k] / peers[best]:.2f}x (goal <= 1.2)")
     print(f"blocked search extra memory: 100 x 65536 x 4 B = {100 * 65536 * 4 / 2**20:.0f} MiB per block "
           f"(vs {100 * args.n * 4 / 2**20:.0f} MiB for the full query x corpus matrix)")
-    del c
+    c = None  # free the corpus before the N2O part
 
     # ---------------------------------------------------------------- N2O pipeline from memmaps
     from ranklens.neighbors.analysis import corpus_neighbors, n2o_per_sample, sample_queries

@@ -87,7 +87,7 @@ def test_track_of_run_files_needs_no_models(tmp_path, capsys):
                  '[[analyses]]\ntype = "asl"\nparams = { n_resamples = 200 }\n')
     assert main(["-q", "run", str(f), "--no-report"]) == 0
     ev = Result.load(next((tmp_path / "out").glob("asl-t-*/asl-evaluate")))
-    asl = dict(zip(ev.table["system"], ev.table["ASL"]))
+    asl = dict(zip(ev.table["model"], ev.table["ASL"]))
     # good: both relevant docs of q1 first (SL 1, 1), q2's b first -> 1; bad: a, c after b -> 2, 2; q2: b missing
     assert asl["good"] == pytest.approx(1.0)
     assert asl["bad"] > asl["good"]

@@ -8,9 +8,6 @@ import pytest
 
 from ranklens.metrics import (
     asl_distribution,
-    map_coverage,
-    map_to_asl_chain,
-    plot_chain,
     plot_deltas,
     plot_distribution,
     plot_tracks,

@@ -17,7 +17,6 @@ from ranklens.probes import (
 )
 from ranklens.probes.delta import DeltaSpec, calibrate_delta, parse_delta
 from ranklens.rankers.base import FunctionRanker
-from ranklens.results import Result
 from ranklens.testing import OverlapRanker
 
 
@@ -88,7 +87,7 @@ def test_calibration_median_of_adjacent_diffs(tiny):
 
     top = _bm25_topk(tiny, sorted(tiny.queries_dict()), 20)
     ref = []
-    for q, docs in top.items():
+    for docs in top.values():
         s = sorted((len(tiny.docs[d].split()) for d in docs), reverse=True)[:10]
         ref += [s[i] - s[i + 1] for i in range(len(s) - 1)]
     assert sorted(info.diffs.tolist()) == sorted(ref)

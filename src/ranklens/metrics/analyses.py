@@ -32,10 +32,8 @@ from .asl import (
     DEFAULT_UNRETRIEVED,
     _as_qrels_table,
     count_ties,
-    parse_measure,
     rank_coded,
     search_lengths,
-    with_default_rel,
 )
 from .chain import map_coverage, map_to_asl_chain  # noqa: F401  (re-exported)
 from .evaluation import load_runs, per_query_values, qrels_to_dict

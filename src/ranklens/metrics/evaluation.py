@@ -32,7 +32,6 @@ from .asl import (
     asl_per_query,
     higher_is_better,
     parse_measure,
-    rank_coded,
     below_optimum,
     depth_stats,
     map_grades,

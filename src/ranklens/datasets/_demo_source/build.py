@@ -154,4 +154,4 @@ def _build_pairs(out: Path, docs: dict[str, dict]) -> int:
 
 
 if __name__ == "__main__":
-    print(json.dumps(build(), indent=1), file=sys.stdout)
+    sys.stdout.write(json.dumps(build(), indent=1) + "\n")

@@ -341,7 +341,7 @@ def load_nq_factuality(path: str | os.PathLike[str], *, seed: int = 0,
         if not pool:
             continue
         repl = pool[int(rng.integers(len(pool)))]
-        new = _answer_pattern(ans).sub(lambda _m: repl, passage)
+        new = _answer_pattern(ans).sub(lambda _m, r=repl: r, passage)
         if new != passage:
             rows.append({"pair_id": f"nq-{i}", "text_a": passage, "text_b": new, "query": q,
                          "entity_type": t, "answer": ans, "replacement": repl})
