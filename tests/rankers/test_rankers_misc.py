@@ -80,7 +80,9 @@ def test_passage_scores_go_through_engine_and_fingerprint_includes_base():
 
 # ----------------------------------------------------------------- callables, specs
 def test_load_callable_and_callable_spec():
-    assert load_callable("tests.rankers.test_rankers_misc:overlap_fn") is overlap_fn
+    loaded = load_callable("tests.rankers.test_rankers_misc:overlap_fn")
+    assert loaded.__wrapped__ is overlap_fn and loaded.fingerprint.startswith("#code=")
+    assert loaded("a b", "a b c") == overlap_fn("a b", "a b c")
     r = make_ranker("callable:tests.rankers.test_rankers_misc:overlap_fn")
     assert isinstance(r, FunctionRanker)
     np.testing.assert_array_equal(r.score(["a b", "c"], ["a b c", "d"]), [2.0, 0.0])
