@@ -29,14 +29,19 @@ __all__ = [
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
 
+@lru_cache(maxsize=None)
 def _stopwords() -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(ENGLISH_STOP_WORDS)
 
 
-STOPWORDS: frozenset[str] = _stopwords()
-"""scikit-learn's English stopword list (318 words), lower case."""
+def __getattr__(name: str) -> frozenset[str]:
+    """``STOPWORDS``: scikit-learn's English stopword list (318 words), lower case. Loaded on first use:
+    importing scikit-learn costs about a second, which ``import ranklens.explain`` must not pay."""
+    if name == "STOPWORDS":
+        return _stopwords()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def tokenize(text: str, *, lower: bool = True) -> list[str]:
