@@ -75,7 +75,7 @@ def stem_tokens(tokens: list[str]) -> list[str]:
 
 def content_terms(text: str, *, stemmed: bool = True) -> list[str]:
     """Non-stopword tokens of ``text``, Porter-stemmed by default (the ABNIRML term notion)."""
-    toks = [t for t in tokenize(text) if t not in STOPWORDS]
+    toks = [t for t in tokenize(text) if t not in _stopwords()]
     return stem_tokens(toks) if stemmed else toks
 
 
