@@ -72,6 +72,10 @@ class ResultKind:
     paper_table: str | None = None       # "module:function", fn(result) -> frame with X_sig columns
     model_rows: ModelRows | None = None  # per-model headline rows for the store and the overview
     higher_is_better: Mapping[str, bool] = field(default_factory=dict)  # metric -> direction
+    findings: str | None = None          # "module:function", fn(result) -> list[str]: the report's
+    #                                      first sentences (numbers with n and significance)
+    significance: str | None = None      # "module:function", fn(result, baseline) -> frame with
+    #                                      columns item, metric, model, p (paired test vs baseline)
 
 
 @dataclass(frozen=True)
