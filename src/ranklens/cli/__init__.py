@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--encoding", metavar="CODEC",
+                        help="text encoding of every input file (default: $RANKLENS_ENCODING or utf-8)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
@@ -74,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from .._progress import progress_setting
     from ..engine import default_engine, set_default_engine
+    from ..io._columns import encoding_setting
 
     previous = None
     try:
@@ -81,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if engine is not None:  # restored below: main() leaves no process-wide setting behind
             previous = default_engine()
             set_default_engine(engine)
-        with progress_setting(False if args.quiet else None):
+        with progress_setting(False if args.quiet else None), encoding_setting(args.encoding):
             return int(args.func(args) or 0)
     except RanklensError as exc:
         if args.debug:

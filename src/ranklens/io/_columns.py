@@ -31,6 +31,7 @@ table in Python.
 from __future__ import annotations
 
 import codecs
+import contextvars
 import gzip
 import io
 import json
@@ -38,11 +39,13 @@ import mmap
 import os
 import re
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataFormatError
+from ..errors import DataFormatError, ValidationError
 
 __all__ = ["QRELS", "RUN", "Layout", "read_columns", "table_warnings"]
 
@@ -68,9 +71,30 @@ RUN = Layout("run", ("query_id", "Q0", "doc_id", "rank", "score", "tag"), 4, "sc
 QRELS = Layout("qrels", ("query_id", "iteration", "doc_id", "relevance"), 3, "relevance", True)
 
 
+_ENCODING: contextvars.ContextVar[str | None] = contextvars.ContextVar("ranklens_encoding", default=None)
+
+
+@contextmanager
+def encoding_setting(encoding: str | None) -> Iterator[None]:
+    """Within the block, text inputs without an explicit encoding are read with ``encoding``
+    (the CLI's ``--encoding``); the environment is not touched."""
+    if encoding is not None:
+        try:
+            codecs.lookup(encoding)
+        except LookupError as exc:
+            raise ValidationError(f"--encoding {encoding!r} is not a known text encoding; use a Python codec "
+                                  f"name such as utf-8, latin-1 or utf-16") from exc
+    token = _ENCODING.set(encoding)
+    try:
+        yield
+    finally:
+        _ENCODING.reset(token)
+
+
 def default_encoding(encoding: str | None) -> str:
-    """``encoding``, else ``$RANKLENS_ENCODING`` (set by the CLI's ``--encoding``), else utf-8."""
-    return encoding or os.environ.get(ENCODING_ENV) or "utf-8"
+    """``encoding``, else the CLI's ``--encoding`` (:func:`encoding_setting`), else ``$RANKLENS_ENCODING``,
+    else utf-8."""
+    return encoding or _ENCODING.get() or os.environ.get(ENCODING_ENV) or "utf-8"
 
 
 def _encoding_fix(example: str = "latin-1") -> str:
