@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextvars
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -35,6 +35,7 @@ from ..rankers.base import check_pairs
 from .cache import MemoryCache, ScoreCache, SQLiteCache, default_cache_dir, digest
 
 __all__ = [
+    "BatchCall",
     "Dispatcher",
     "EngineStats",
     "LocalDispatcher",
@@ -44,6 +45,7 @@ __all__ = [
     "default_cache_dir",
     "default_engine",
     "encode_texts",
+    "make_dispatcher",
     "score_pairs",
     "set_default_engine",
 ]
@@ -53,9 +55,31 @@ Batch = tuple[int, list[int]]  # (batch number, positions into the list of misse
 
 class Dispatcher(Protocol):
     """Runs model calls on batches. ``run`` yields ``(batch_number, result)`` as batches finish,
-    in any order; the engine commits each result to the cache as it arrives."""
+    in any order, each batch exactly once; the engine commits each result to the cache as it
+    arrives (the engine's process stays the only writer of the cache).
+
+    ``call`` is a :class:`BatchCall`: ``call(positions)`` runs the batch here; a dispatcher that
+    runs it elsewhere ships ``call.component`` once and, per batch, ``call.inputs(positions)``,
+    applies ``call.method`` there and passes the raw output through ``call.check`` here."""
 
     def run(self, call: Callable[[list[int]], Any], batches: Sequence[Batch]) -> Iterator[tuple[int, Any]]: ...
+
+
+@dataclass(frozen=True)
+class BatchCall:
+    """One model call per batch, as data: ``component.<method>(*inputs(positions))``, its raw
+    output checked by ``check(raw, inputs)`` (shape, finiteness) in the engine's process.
+    ``key`` is the component's fingerprint (a remote worker keeps one replica per key)."""
+
+    component: Any
+    method: str
+    key: str
+    inputs: Callable[[list[int]], tuple[list[str], ...]]
+    check: Callable[[Any, tuple[list[str], ...]], Any]
+
+    def __call__(self, positions: list[int]) -> Any:
+        args = self.inputs(positions)
+        return self.check(getattr(self.component, self.method)(*args), args)
 
 
 class LocalDispatcher:
@@ -64,6 +88,32 @@ class LocalDispatcher:
     def run(self, call, batches):
         for number, positions in batches:
             yield number, call(positions)
+
+
+def make_dispatcher(spec: str | Mapping[str, Any] | None) -> Dispatcher:
+    """The dispatcher an engine spec names: ``"local"`` (or empty), ``"ray"`` (a local Ray),
+    ``"ray:ADDRESS"`` (an existing cluster, e.g. ``ray:auto`` or ``ray:ray://head:10001``), or
+    an experiment file's ``[engine]`` table ``{type = "ray", address = ..., actors = ...,
+    threads_per_actor = ..., gpus_per_actor = ..., in_flight = ..., max_retries = ...}``."""
+    if spec is None or (isinstance(spec, str) and spec.strip().lower() in {"", "local"}):
+        return LocalDispatcher()
+    if isinstance(spec, str):
+        kind, _, address = spec.strip().partition(":")
+        options: dict[str, Any] = {"type": kind.lower(), "address": address or None}
+    elif isinstance(spec, Mapping):
+        options = dict(spec)
+        options["type"] = str(options.get("type", "local")).lower()
+    else:
+        raise ValidationError(f"engine: expected 'local', 'ray' or 'ray:ADDRESS', got {spec!r}")
+    kind = options.pop("type")
+    if kind == "local" and not {k for k, v in options.items() if v is not None}:
+        return LocalDispatcher()
+    if kind != "ray":
+        raise ValidationError(f"engine: unknown engine {kind!r}; use 'local', 'ray' or 'ray:ADDRESS' "
+                              "(--engine, RANKLENS_ENGINE or an experiment's [engine] table)")
+    from .ray import RayDispatcher
+
+    return RayDispatcher.from_options(options)
 
 
 @dataclass
@@ -182,10 +232,12 @@ class ScoringEngine:
             bs = _batch_size(ranker, self.batch_size)
             batches = [(b, order[s : s + bs]) for b, s in enumerate(range(0, len(order), bs))]
 
-            def call(positions: list[int]) -> npt.NDArray[np.float64]:
-                qs = [queries[pos[j]] for j in positions]
-                ts = [texts[pos[j]] for j in positions]
-                out = np.asarray(ranker.score(qs, ts), dtype=np.float64)
+            def inputs(positions: list[int]) -> tuple[list[str], list[str]]:
+                return [queries[pos[j]] for j in positions], [texts[pos[j]] for j in positions]
+
+            def check(raw: Any, args: tuple[list[str], list[str]]) -> npt.NDArray[np.float64]:
+                qs, ts = args
+                out = np.asarray(raw, dtype=np.float64)
                 if out.shape != (len(qs),):
                     raise ValidationError(
                         f"{type(ranker).__name__}.score returned shape {out.shape} for "
@@ -199,6 +251,7 @@ class ScoringEngine:
                     )
                 return out
 
+            call = BatchCall(ranker, "score", fp, inputs, check)
             bar = progress(total=len(misses), desc=desc or f"scoring {_short(fp)}", unit="pair",
                            show=self.show_progress)
             token = _ACTIVE.set(self)
@@ -252,10 +305,13 @@ class ScoringEngine:
             bs = _batch_size(embedder, self.batch_size)
             batches = [(b, order[s : s + bs]) for b, s in enumerate(range(0, len(order), bs))]
 
-            def call(positions: list[int]) -> npt.NDArray[np.float32]:
-                ts = [texts[pos[j]] for j in positions]
-                return _checked_vectors(embedder, embedder.encode(ts), ts)
+            def inputs(positions: list[int]) -> tuple[list[str]]:
+                return ([texts[pos[j]] for j in positions],)
 
+            def check(raw: Any, args: tuple[list[str]]) -> npt.NDArray[np.float32]:
+                return _checked_vectors(embedder, raw, args[0])
+
+            call = BatchCall(embedder, "encode", fp, inputs, check)
             bar = progress(total=len(misses), desc=desc or f"encoding {_short(fp)}", unit="text",
                            show=self.show_progress)
             token = _ACTIVE.set(self)
@@ -324,12 +380,14 @@ _ACTIVE: contextvars.ContextVar[ScoringEngine | None] = contextvars.ContextVar("
 
 def default_engine() -> ScoringEngine:
     """The process-wide engine: on-disk cache under :func:`default_cache_dir`, or in-memory when
-    ``RANKLENS_NO_CACHE`` is set to a true value."""
+    ``RANKLENS_NO_CACHE`` is set to a true value; batches run where ``RANKLENS_ENGINE`` says
+    (``local`` by default, ``ray`` or ``ray:ADDRESS``; see :func:`make_dispatcher`)."""
     global _DEFAULT
     with _LOCK:
         if _DEFAULT is None:
             no_cache = os.environ.get("RANKLENS_NO_CACHE", "").strip().lower() in {"1", "true", "yes", "on"}
-            _DEFAULT = ScoringEngine(cache=False if no_cache else None)
+            _DEFAULT = ScoringEngine(cache=False if no_cache else None,
+                                     dispatcher=make_dispatcher(os.environ.get("RANKLENS_ENGINE")))
         return _DEFAULT
 
 
