@@ -149,6 +149,22 @@ def _item_type(tp: Any) -> Any:
     return args[0] if args else str
 
 
+def _number(tp: type, value: Any, where: str) -> Any:
+    """``value`` as an int (integral floats and numeric strings accepted) or a float; bools refused."""
+    what = "an integer" if tp is int else "a number"
+    if not isinstance(value, bool):
+        if isinstance(value, int) or (tp is float and isinstance(value, float)):
+            return tp(value)
+        if tp is int and isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str):
+            try:
+                return tp(value.strip())
+            except ValueError:
+                pass
+    raise ValidationError(f"{where}: expected {what}, got {value!r}")
+
+
 def _coerce_scalar(value: Any, tp: Any, where: str) -> Any:
     if tp is Any:
         return value
@@ -158,30 +174,8 @@ def _coerce_scalar(value: Any, tp: Any, where: str) -> Any:
         if isinstance(value, str) and value.lower() in {"true", "yes", "1", "false", "no", "0"}:
             return value.lower() in {"true", "yes", "1"}
         raise ValidationError(f"{where}: expected true or false, got {value!r}")
-    if tp is int:
-        if isinstance(value, bool):
-            raise ValidationError(f"{where}: expected an integer, got {value!r}")
-        if isinstance(value, int):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, str):
-            try:
-                return int(value.strip())
-            except ValueError:
-                pass
-        raise ValidationError(f"{where}: expected an integer, got {value!r}")
-    if tp is float:
-        if isinstance(value, bool):
-            raise ValidationError(f"{where}: expected a number, got {value!r}")
-        if isinstance(value, (int, float)):
-            return float(value)
-        if isinstance(value, str):
-            try:
-                return float(value.strip())
-            except ValueError:
-                pass
-        raise ValidationError(f"{where}: expected a number, got {value!r}")
+    if tp is int or tp is float:
+        return _number(tp, value, where)
     if tp is str:
         if isinstance(value, str):
             return value
