@@ -5,7 +5,8 @@ Performance of Neural Retrieval Models", CIKM 2022).
   :func:`near_duplicates`, :func:`export_annotation_sheet`, :func:`read_annotation_sheets`;
 - resampling: :class:`ReSTrain`, :class:`ReSTTest` (sklearn splitter protocol) producing
   :class:`Split` objects (save/load, sizes, :func:`split_similarity_stats`, the 2-D PCA Result
-  :func:`split_pca` drawn by :func:`plot_split_pca_result`, :func:`plot_split_pca`);
+  :func:`split_pca` drawn by :func:`plot_split_pca_result`, :func:`plot_split_pca`), and the
+  authors' published split files (:func:`read_published_splits`, ``Split.load``);
 - retraining: the :class:`Trainer` protocol, :class:`BiEncoderTrainer`,
   :class:`CrossEncoderTrainer`, :class:`BM25Trainer`, :class:`MemorizingTrainer`,
   :class:`CallableTrainer`, and the resumable :func:`train_variants`;
@@ -36,6 +37,7 @@ from .evaluation import (
     variant_scores,
 )
 from .plots import plot_nn_similarity, plot_split_pca, plot_split_pca_result, project_2d, split_pca
+from .published import read_published_split, read_published_splits
 from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker, MemorizingRanker, tuned_bm25
 from .similarity import analyze, bm25_matrix, nearest_queries, query_similarity
 from .splits import (
@@ -108,6 +110,8 @@ __all__ = [
     "queries_with_positives",
     "query_similarity",
     "read_annotation_sheets",
+    "read_published_split",
+    "read_published_splits",
     "regime_table",
     "setting_name",
     "split_pca",

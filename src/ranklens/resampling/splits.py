@@ -181,12 +181,19 @@ class Split:
         return d
 
     @classmethod
-    def load(cls, directory: str | os.PathLike[str]) -> Split:
-        """Read a directory written by :meth:`save`."""
+    def load(cls, directory: str | os.PathLike[str], *, test_ids: Any = None, test_set: str = "dev") -> Split:
+        """Read a directory written by :meth:`save`, or one of the authors' published split
+        directories (jingtaozhan/extrapolate-eval; ``test_ids`` / ``test_set`` as in
+        :func:`~.published.read_published_split`)."""
         d = Path(directory)
         meta_path = d / "split.json"
         if not meta_path.is_file():
-            raise DataFormatError("not a split directory (no split.json); write one with Split.save", path=d)
+            from .published import is_published_split, read_published_split
+
+            if is_published_split(d):
+                return read_published_split(d, test_ids=test_ids, test_set=test_set)
+            raise DataFormatError("not a split directory (no split.json, and not the authors' *-qrel.txt layout); "
+                                  "write one with Split.save", path=d)
         try:
             meta = json.loads(meta_path.read_text())
         except json.JSONDecodeError as exc:
