@@ -82,9 +82,53 @@ def test_annotation_sheet_round_trip_and_kappa(tmp_path, sim):
     # p_e = (2/4)(3/4) + (2/4)(1/4) = 0.5 -> kappa = (0.75 - 0.5) / 0.5 = 0.5
     assert r.summary["kappa:entity_overlap:A:B"] == pytest.approx(0.5)
     assert r.summary["kappa:intent_similarity:A:B"] == pytest.approx(1.0)
-    # rank-1 rows are q1/t1 and q2/<its top train query>; A entity labels there: rows with rank 1
+    assert r.summary["kappa_mean:entity_overlap"] == pytest.approx(0.5)
     top1 = a.loc[a["rank"] == "1", "entity_overlap"].astype(int)
-    assert r.summary["entity_overlap:A:top1_positive_share"] == pytest.approx(float((top1 > 0).mean()))
+    assert r.summary["entity_overlap:A:distribution"] == {str(k): int(v) for k, v in top1.value_counts().items()}
+
+
+def _paper_reference(sheets, column):
+    """Plain Python: per pair the median of three labels, per query the best pair, shares per label."""
+    pairs = {}
+    for sh in sheets:
+        for q, t, v in zip(sh["query_id"], sh["train_query_id"], sh[column]):
+            pairs.setdefault((q, t), []).append(int(v))
+    best = {}
+    for (q, _), labels in pairs.items():
+        med = sorted(labels)[1]
+        best[q] = max(best.get(q, -1), med)
+    return {lab: sum(1 for v in best.values() if v == lab) / len(best) for lab in (0, 1, 2)}
+
+
+def test_annotation_paper_tables_median_and_any_recalled(tmp_path, sim):
+    """Three annotators; a query is 'duplicate' when ANY recalled training query is one after the
+    median over annotators (not only the rank-1 pair)."""
+    s, te, tr = sim
+    p = export_annotation_sheet(s, te, tr, tmp_path / "sheet.csv", top_n=2)
+    sheet = pd.read_csv(p, dtype=str, keep_default_na=False)
+    assert sheet["rank"].tolist() == ["1", "2", "1", "2"]
+    labels = {  # rows: q?/rank1, q?/rank2, q?/rank1, q?/rank2
+        "A": (["2", "0", "0", "1"], ["0", "2", "1", "1"]),
+        "B": (["1", "0", "0", "2"], ["0", "2", "0", "0"]),
+        "C": (["2", "1", "1", "0"], ["1", "0", "1", "0"]),
+    }
+    sheets = []
+    for name, (ent, intent) in labels.items():
+        x = sheet.copy()
+        x["entity_overlap"], x["intent_similarity"] = ent, intent
+        x.to_csv(tmp_path / f"{name}.csv", index=False)
+        sheets.append(x)
+    r = read_annotation_sheets([tmp_path / f"{n}.csv" for n in labels])
+    paper = r.tables["paper"].set_index(["column", "label"])
+    for column in ("entity_overlap", "intent_similarity"):
+        ref = _paper_reference(sheets, column)
+        for lab, share in ref.items():
+            assert paper.loc[(column, lab), "share"] == pytest.approx(share)
+    # the first query's duplicate intent sits at rank 2 (median of 2, 2, 0): counted
+    assert r.summary["intent_similarity:duplicate"] == pytest.approx(0.5)
+    assert r.summary["intent_similarity:similar"] == pytest.approx(0.5)
+    ks = r.tables["kappa"]
+    assert r.summary["kappa_mean:entity_overlap"] == pytest.approx(ks.loc[ks["column"] == "entity_overlap", "kappa"].mean())
 
 
 def test_annotation_sheet_bad_label_names_line(tmp_path, sim):

@@ -9,8 +9,10 @@
   side by side (Table 4).
 - :func:`export_annotation_sheet` / :func:`read_annotation_sheets`: a CSV sheet with the top-n
   nearest training queries per test query and empty ``entity_overlap`` / ``intent_similarity``
-  columns for annotators, and a reader that summarises filled sheets (Tables 1-2) with Cohen's
-  kappa between annotators (``sklearn.metrics.cohen_kappa_score``).
+  columns for annotators (the paper recalls 10 per test query), and a reader that summarises
+  filled sheets as the paper's Tables 1-2 (median label over annotators, a test query's best
+  label over all recalled training queries) with the mean Cohen's kappa between annotators
+  (``sklearn.metrics.cohen_kappa_score``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from .similarity import _check_queries, frame_digest
 
 __all__ = [
     "ANNOTATION_COLUMNS",
+    "PAPER_CATEGORIES",
     "export_annotation_sheet",
     "label_overlap",
     "near_duplicates",
@@ -161,7 +164,7 @@ def export_annotation_sheet(
     train_queries: pd.DataFrame,
     path: str | os.PathLike[str],
     *,
-    top_n: int = 3,
+    top_n: int = 10,
     sample: int | None = None,
     seed: int = 0,
 ) -> Path:
@@ -218,20 +221,70 @@ def _read_sheet(path: Path) -> pd.DataFrame:
     return sheet
 
 
-def read_annotation_sheets(paths: Sequence[str | os.PathLike[str]], *, names: Sequence[str] | None = None) -> Any:
-    """Summarise filled annotation sheets (one per annotator) and their agreement.
+PAPER_CATEGORIES = {
+    "entity_overlap": {2: "full overlap", 1: "partial overlap", 0: "zero overlap"},
+    "intent_similarity": {2: "duplicate", 1: "similar", 0: "dissimilar"},
+}
+"""Labels 2 / 1 / 0 of the two annotation columns as the paper names them (Tables 1-2)."""
 
-    Rows are matched on (``query_id``, ``train_query_id``). For each label column the summary
-    gives, per annotator, the label distribution of the rank-1 pairs and the share of test
-    queries with a positive label (> 0) on the top-1 training query (the paper's Tables 1-2),
-    and Cohen's kappa between every two annotators on the rows both labelled.
+
+def _median_low(values: np.ndarray) -> float:
+    """Median of the non-missing labels; of two middle labels the lower (labels stay labels)."""
+    v = np.sort(values[~np.isnan(values)])
+    return float(v[(len(v) - 1) // 2]) if len(v) else float("nan")
+
+
+def _paper_table(merged: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
+    """The paper's Tables 1-2: per pair the median label over annotators, per test query its best
+    pair over all recalled training queries, then the share of test queries per category."""
+    rows = []
+    for c in ANNOTATION_COLUMNS:
+        labels = merged[[f"{c}:{n}" for n in names]].to_numpy(dtype=float)
+        final = pd.Series([_median_low(r) for r in labels], index=merged.index)
+        best = final.groupby(merged["query_id"]).max().dropna()
+        for label, cat in PAPER_CATEGORIES[c].items():
+            n = int((best == label).sum())
+            rows.append({"column": c, "category": cat, "label": label, "n_queries": n, "n_labelled": len(best),
+                         "share": n / len(best) if len(best) else float("nan")})
+        other = int((~best.isin(list(PAPER_CATEGORIES[c]))).sum())
+        if other:
+            rows.append({"column": c, "category": "other label", "label": -1, "n_queries": other,
+                         "n_labelled": len(best), "share": other / len(best)})
+    return pd.DataFrame(rows, columns=["column", "category", "label", "n_queries", "n_labelled", "share"])
+
+
+def _kappas(merged: pd.DataFrame, names: Sequence[str], c: str) -> list[dict[str, Any]]:
+    from sklearn.metrics import cohen_kappa_score
+
+    out = []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            a, b = merged[f"{c}:{names[i]}"], merged[f"{c}:{names[j]}"]
+            both = a.notna() & b.notna()
+            n = int(both.sum())
+            k = float(cohen_kappa_score(a[both].astype(int), b[both].astype(int))) if n else float("nan")
+            out.append({"column": c, "a": names[i], "b": names[j], "n": n, "kappa": k})
+    return out
+
+
+def read_annotation_sheets(paths: Sequence[str | os.PathLike[str]], *, names: Sequence[str] | None = None) -> Any:
+    """Summarise filled annotation sheets (one per annotator) as the paper does (Tables 1-2).
+
+    Rows are matched on (``query_id``, ``train_query_id``). Labels: 2 = full overlap / duplicate
+    intent, 1 = partial overlap / similar intent, 0 = zero overlap / dissimilar intent
+    (:data:`PAPER_CATEGORIES`). The paper's summary (``tables["paper"]``, summary keys
+    ``<column>:<category>``): each pair's final label is the median over the annotators who
+    labelled it (of two middle labels the lower), a test query falls in the category of its best
+    pair over **all** recalled training queries ("there exists at least one training query ..."),
+    and the shares are over the test queries with a label. Agreement: Cohen's kappa between every
+    two annotators on the rows both labelled (``tables["kappa"]``) and its mean per column
+    (``kappa_mean:<column>``, the paper's "average Cohen's kappa"). Also kept, per annotator:
+    the label distribution of the rank-1 pairs (``<column>:<annotator>:distribution``).
 
     Returns:
         ``Result`` (kind ``"annotation-summary"``): table = the merged labels (one column per
-        annotator and label), ``tables["kappa"]`` = (``column``, ``a``, ``b``, ``n``, ``kappa``).
+        annotator and label), ``tables["paper"]`` and ``tables["kappa"]``.
     """
-    from sklearn.metrics import cohen_kappa_score
-
     from ..results import Result, make_provenance
 
     if not paths:
@@ -244,26 +297,28 @@ def read_annotation_sheets(paths: Sequence[str | os.PathLike[str]], *, names: Se
     for name, p in zip(names, paths):
         s = _read_sheet(Path(p))
         part = s[[*key, "rank", *ANNOTATION_COLUMNS]].rename(columns={c: f"{c}:{name}" for c in ANNOTATION_COLUMNS})
-        merged = part if merged is None else merged.merge(part.drop(columns=["rank"]), on=key, how="outer")
+        if merged is None:
+            merged = part
+        else:
+            merged = merged.merge(part, on=key, how="outer", suffixes=("", "_r"))
+            merged["rank"] = merged["rank"].fillna(merged.pop("rank_r"))
+    paper = _paper_table(merged, names)
     summary: dict[str, Any] = {"annotators": names, "n_pairs": len(merged)}
+    summary.update({f"{r.column}:{r.category}": r.share for r in paper.itertuples()})
     kappas = []
     for c in ANNOTATION_COLUMNS:
         for name in names:
-            col = merged[f"{c}:{name}"]
-            top1 = col[merged["rank"] == 1].dropna()
-            summary[f"{c}:{name}:top1_positive_share"] = float((top1 > 0).mean()) if len(top1) else float("nan")
-            summary[f"{c}:{name}:top1_n"] = len(top1)
+            top1 = merged.loc[merged["rank"] == 1, f"{c}:{name}"].dropna()
             summary[f"{c}:{name}:distribution"] = {str(int(k)): int(v) for k, v in top1.value_counts().sort_index().items()}
-        for i in range(len(names)):
-            for j in range(i + 1, len(names)):
-                a, b = merged[f"{c}:{names[i]}"], merged[f"{c}:{names[j]}"]
-                both = a.notna() & b.notna()
-                n = int(both.sum())
-                k = float(cohen_kappa_score(a[both].astype(int), b[both].astype(int))) if n else float("nan")
-                kappas.append({"column": c, "a": names[i], "b": names[j], "n": n, "kappa": k})
-                summary[f"kappa:{c}:{names[i]}:{names[j]}"] = k
-    prov = make_provenance(params={"match_on": key, "positive": "label > 0"},
+        ks = _kappas(merged, names, c)
+        kappas += ks
+        summary.update({f"kappa:{c}:{k['a']}:{k['b']}": k["kappa"] for k in ks})
+        vals = [k["kappa"] for k in ks if k["kappa"] == k["kappa"]]
+        summary[f"kappa_mean:{c}"] = float(np.mean(vals)) if vals else float("nan")
+    prov = make_provenance(params={"match_on": key, "final_label": "median over annotators (lower middle)",
+                                   "per_query": "best label over all recalled training queries",
+                                   "kappa": "sklearn cohen_kappa_score per annotator pair, mean per column"},
                            inputs={n: str(Path(p)) for n, p in zip(names, paths)})
     return Result(kind="annotation-summary", summary=summary, table=merged.reset_index(drop=True),
-                  tables={"kappa": pd.DataFrame(kappas, columns=["column", "a", "b", "n", "kappa"])},
+                  tables={"paper": paper, "kappa": pd.DataFrame(kappas, columns=["column", "a", "b", "n", "kappa"])},
                   provenance=prov)

@@ -77,7 +77,8 @@ def add_tools(parser: argparse.ArgumentParser) -> None:
     d.add_argument("--thresholds", default="1", help="label-overlap relevance thresholds, e.g. 1,2,3 (default: 1)")
     d.add_argument("--min-shared", type=int, default=1, help="shared positives needed (default: 1, the paper's)")
     d.add_argument("--sheet", help="write an annotation sheet (CSV) here")
-    d.add_argument("--top-n", type=int, default=3, help="training queries per test query in the sheet (default: 3)")
+    d.add_argument("--top-n", type=int, default=10,
+                   help="training queries per test query in the sheet (default: 10, the paper's)")
     d.add_argument("--sample", type=int, default=None, help="test queries in the sheet (default: all)")
     for name in ("restrain", "resttest"):
         t = sub.add_parser(name, help=f"{name} splits written as split folders")
