@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 
@@ -45,8 +46,8 @@ def sha256_frame(frame: pd.DataFrame, columns: list[str] | None = None) -> str:
     cols = list(columns) if columns is not None else list(frame.columns)
     if frame.empty:
         return sha256_json({"columns": cols, "rows": 0})
-    hashed = pd.util.hash_pandas_object(frame[cols].astype(str), index=False).to_numpy()
-    hashed.sort()
+    # np.sort copies: under pandas 3 copy-on-write the hashed array is read-only
+    hashed = np.sort(pd.util.hash_pandas_object(frame[cols].astype(str), index=False).to_numpy())
     h = hashlib.sha256(json.dumps(cols).encode())
     h.update(hashed.tobytes())
     return h.hexdigest()
