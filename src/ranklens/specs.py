@@ -110,6 +110,13 @@ def _callable_ranker(arg: str | None, corpus: Any, params: dict[str, Any]) -> An
     return FunctionRanker(fn=load_callable(str(arg)), name_=str(arg), **params)
 
 
+def _callable_pair_ranker(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .rankers.base import FunctionRanker
+    from .rankers.callables import load_callable
+
+    return FunctionRanker(fn=load_callable(str(arg)), name_=str(arg), **{"pairwise": True, **params})
+
+
 def _callable_embedder(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
     from .embedders.base import FunctionEmbedder
     from .rankers.callables import load_callable
@@ -148,8 +155,12 @@ SPECS: tuple[ModelSpec, ...] = (
     ModelSpec("monot5", "monot5:<path>", "a monoT5 re-ranker", ranker=_monot5, needs_arg=True),
     ModelSpec("hf", "hf:<path>[:cls|mean|last]", "a Hugging Face encoder with pooling", embedder=_hf,
               needs_arg=True),
-    ModelSpec("callable", "callable:<module>:<func>[@VERSION]", "any Python function",
+    ModelSpec("callable", "callable:<module>:<func>[@VERSION]", "a Python function: ranker fn(queries: list[str], "
+              "texts: list[str]) -> one score per pair; embedder fn(texts: list[str]) -> (n, d) array",
               ranker=_callable_ranker, embedder=_callable_embedder, needs_arg=True),
+    ModelSpec("callable-pair", "callable-pair:<module>:<func>[@VERSION]", "a Python function fn(query: str, "
+              "text: str) -> float, called once per pair", ranker=_callable_pair_ranker, needs_arg=True,
+              aliases=("pairwise",)),
     ModelSpec("wordvec", "wordvec:<path>", "pretrained static word vectors (word2vec/GloVe/fastText file)",
               embedder=_wordvec, needs_arg=True),
     ModelSpec("word2vec", "word2vec", "word2vec vectors trained on the collection (gensim)",
@@ -194,11 +205,20 @@ def check_spec(spec: str, role: str | None = None) -> list[str]:
         return [str(exc)]
     if entry.kind in ("wordvec",) and arg and not Path(arg).exists():
         return [f"{spec!r}: {arg} does not exist"]
-    if entry.kind in ("cross-encoder", "monot5", "hf") and arg:
-        path = arg.rsplit(":", 1)[0] if entry.kind == "hf" else arg
-        if (path.startswith(("/", ".", "~")) or Path(path).exists()) and not Path(path).expanduser().exists():
-            return [f"{spec!r}: model path {path} does not exist"]
+    missing = _missing_model_path(entry, arg)
+    if missing:
+        return [f"{spec!r}: model path {missing} not found"]
     return []
+
+
+def _missing_model_path(entry: ModelSpec, arg: str | None) -> str | None:
+    """The local path a neural spec names when it does not exist (hub names are not checked)."""
+    from ._models import missing_local_path
+
+    if entry.kind not in ("st", "cross-encoder", "monot5", "hf") or not arg:
+        return None
+    head, sep, pooling = arg.rpartition(":")
+    return missing_local_path(head if entry.kind == "hf" and sep and pooling in ("cls", "mean", "last") else arg)
 
 
 def needs_corpus(spec: str) -> bool:
@@ -212,5 +232,10 @@ def build_model(spec: str, role: str, *, corpus: Any = None, **params: Any) -> A
     from .rankers._specs import corpus_texts
 
     entry, arg = _lookup(spec, role)
+    missing = _missing_model_path(entry, arg)
+    if missing:  # a hard error, not a skipped model: a mistyped path must not pass unnoticed
+        from ._models import model_load_error
+
+        raise model_load_error(spec, missing, "not found")
     texts = corpus_texts(corpus) if (corpus is not None and entry.needs_corpus) else None
     return getattr(entry, role)(arg, texts, dict(params))

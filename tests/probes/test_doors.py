@@ -67,3 +67,29 @@ def test_experiment_params_accept_every_probe_option(tmp_path):
         step_params("probes", {"nonrel_source": "elsewhere"})
     with pytest.raises(ValidationError, match="cannot read delta"):
         step_params("probes", {"delta": ["often"]})
+
+
+def test_pairwise_callable_ranker(tmp_path, monkeypatch, capsys):
+    """A ``fn(query, text) -> float`` is a ``callable-pair:`` spec; given as ``callable:`` (which
+    takes lists) the CLI says which signature it expects instead of an AttributeError."""
+    (tmp_path / "pairfn.py").write_text(
+        "def score(q, t):\n    return float(len(set(q.lower().split()) & set(t.lower().split())))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("RANKLENS_CACHE_DIR", str(tmp_path / "cache"))
+    base = ["probes", "--collection", "demo", "--probes", "tr-shuffle-words", "--delta", "0", "--sweep", "none",
+            "--no-plots"]
+    assert main([*base, "--model", "callable:pairfn:score", "--out", str(tmp_path / "a")]) == 1
+    err = capsys.readouterr().err
+    assert "must take (queries: list[str], texts: list[str])" in err and "callable-pair:" in err
+    assert "Traceback" not in err
+    assert main([*base, "--model", "f=callable-pair:pairfn:score", "--out", str(tmp_path / "b")]) == 0
+    res = Result.load(tmp_path / "b" / "probe-table")
+    texts = res.tables["texts"].set_index("sample_id")
+    smp = res.tables["samples"].set_index("sample_id")
+
+    def ref(q, t):  # the function itself, one pair at a time
+        return float(len(set(q.lower().split()) & set(t.lower().split())))
+
+    for sid, row in texts.iterrows():
+        assert smp.loc[sid, "score_1"] == ref(row["query"], row["text_1"])
+        assert smp.loc[sid, "score_2"] == ref(row["query"], row["text_2"])

@@ -26,7 +26,8 @@ def add_analysis_parser(sub: argparse._SubParsersAction, analysis: Analysis) -> 
     data.add_argument("--runs", dest="track_runs", metavar="PATH",
                       help="run file or directory of run files (a track: no documents needed)")
     data.add_argument("--model", action="append", default=[], metavar="SPEC",
-                      help="model spec (bm25, tfidf, minilm, st:PATH, ...) or NAME=SPEC; repeatable")
+                      help="model spec (bm25, tfidf, minilm, st:PATH, callable:MOD:FN for FN(queries, texts) -> scores, "
+                           "callable-pair:MOD:FN for FN(query, text) -> float, ...) or NAME=SPEC; repeatable")
     data.add_argument("--out", required=True, metavar="DIR", help="output directory: one folder per result kind")
     data.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     data.add_argument("--no-plots", action="store_true", help="do not write PNG plots")

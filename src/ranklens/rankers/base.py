@@ -108,7 +108,10 @@ class BaseComponent:
 
     def _model(self) -> Any:
         if self._loaded is None:
-            self._loaded = self._load()
+            from .._models import explaining_load_errors
+
+            with explaining_load_errors(self):  # spec, path tried and offline hint; no traceback
+                self._loaded = self._load()
         return self._loaded
 
 
@@ -157,4 +160,16 @@ class FunctionRanker(BaseRanker):
     def _score_batch(self, queries: list[str], texts: list[str]) -> npt.NDArray[np.float64]:
         if self.pairwise:
             return np.array([float(self.fn(q, t)) for q, t in zip(queries, texts)], dtype=np.float64)
-        return np.asarray(self.fn(queries, texts), dtype=np.float64)
+        try:
+            out = np.asarray(self.fn(queries, texts), dtype=np.float64)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise ValidationError(_BATCH_SIGNATURE.format(name=self.name, why=f"{type(exc).__name__}: {exc}")) from exc
+        if out.shape != (len(queries),):
+            raise ValidationError(_BATCH_SIGNATURE.format(name=self.name, why=f"it returned shape {out.shape} for "
+                                                          f"{len(queries)} pairs"))
+        return out
+
+
+_BATCH_SIGNATURE = ("callable ranker {name!r} must take (queries: list[str], texts: list[str]) and return one score "
+                    "per pair ({why}); for a function fn(query: str, text: str) -> float use the spec "
+                    "'callable-pair:<module>:<func>' (FunctionRanker(pairwise=True))")
