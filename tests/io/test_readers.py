@@ -137,12 +137,18 @@ def test_load_collection_directory(tmp_path):
 
 
 def test_load_collection_demo():
-    demo = pytest.importorskip("ranklens.datasets.demo")
-    if not hasattr(demo, "load_demo"):
-        pytest.skip("demo collection not available yet")
+    import json
+
+    from ranklens.datasets import demo
+
     c = load_collection("demo")
-    assert len(c.docs) > 0 and len(c.queries) > 0
+    # the same documents as reading the shipped file by hand
+    lines = (demo.demo_path() / "docs.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    assert set(c.docs) == {r["doc_id"] for r in rows} and len(rows) == len(c.docs)
+    assert len(c.queries) > 0
     assert set(c.qrels["doc_id"]) <= set(c.docs)
+    assert set(c.qrels["query_id"]) <= set(c.queries["query_id"])
 
 
 def test_io_import_is_light():
