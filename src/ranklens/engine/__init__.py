@@ -283,67 +283,106 @@ class ScoringEngine:
         *,
         desc: str | None = None,
     ) -> npt.NDArray[np.float32]:
-        """Embeddings of ``texts`` (float32, ``(n, d)``), in input order."""
+        """Embeddings of ``texts`` (float32, ``(n, d)``), in input order.
+
+        Streams: each batch's vectors go to the cache and straight into the output; nothing
+        else of the call is kept once it returns.
+        """
+        fp, keys, first = self._text_keys(embedder, texts)
+        distinct = list(first)
+        found = self.cache.get_vectors(fp, distinct)
+        self.stats.texts_cached += len(found)
+        uniq: np.ndarray | None = None
+        slot = {k: j for j, k in enumerate(distinct)}
+
+        def place(rows: list[int], vecs: np.ndarray) -> None:
+            nonlocal uniq
+            if uniq is None:
+                uniq = np.empty((len(distinct), vecs.shape[1]), np.float32)
+            if vecs.shape[1] != uniq.shape[1]:
+                raise ValidationError(
+                    f"embedder {fp} produced vectors of different dimensions {sorted({vecs.shape[1], uniq.shape[1]})} "
+                    "(a stale cache entry? clear it with `ranklens cache clear`)")
+            uniq[rows] = vecs
+
+        if found:
+            place([slot[k] for k in found], np.stack(list(found.values())))
+        misses = [k for k in distinct if k not in found]
+        del found
+        self._encode_misses(embedder, fp, texts, misses, first, desc,
+                            lambda ks, vecs: place([slot[k] for k in ks], vecs))
+        if uniq is None:
+            return np.zeros((0, 0), dtype=np.float32)
+        if not np.isfinite(uniq).all():  # only a cache written before this check can hold them
+            raise ValidationError(f"embedder {fp}: the cache holds non-finite vectors; clear them with "
+                                  f"`ranklens cache clear --fingerprint {fp}`")
+        if len(distinct) == len(keys):
+            return uniq
+        return uniq[np.fromiter((slot[k] for k in keys), dtype=np.int64, count=len(keys))]
+
+    def encode_stored(self, embedder: Any, texts: Sequence[str], *, unit: bool = False,
+                      desc: str | None = None) -> Any:
+        """The embeddings of ``texts`` as a read-only view on the cache's vector store
+        (:class:`~ranklens.engine.vectors.StoredVectors`: rows read from the memory-mapped
+        shards block by block, L2-normalised as read with ``unit=True``), encoding the missing
+        ones first; ``None`` when the cache has no vector store (``--no-cache``)."""
+        store = getattr(self.cache, "vector_store", None)
+        if store is None:
+            return None
+        fp, keys, first = self._text_keys(embedder, texts)
+        distinct = list(first)
+        misses = set(store.missing(fp, distinct))
+        self.stats.texts_cached += len(distinct) - len(misses)
+        self._encode_misses(embedder, fp, texts, [k for k in distinct if k in misses], first, desc, None)
+        if not keys:
+            return None
+        return store.view(fp, keys, unit=unit)
+
+    def _text_keys(self, embedder: Any, texts: Sequence[str]) -> tuple[str, list[bytes], dict[bytes, int]]:
         for i, t in enumerate(texts):
             if not isinstance(t, str):
                 raise ValidationError(f"texts[{i}] must be str, got {type(t).__name__}: {t!r:.80}")
         fp = _fingerprint(embedder)
-        n = len(texts)
-        self.stats.texts_requested += n
+        self.stats.texts_requested += len(texts)
         keys = [digest(t) for t in texts]
         first: dict[bytes, int] = {}
         for i, k in enumerate(keys):
             first.setdefault(k, i)
-        distinct = list(first)
-        self.stats.texts_distinct += len(distinct)
-        found = self.cache.get_vectors(fp, distinct)
-        self.stats.texts_cached += len(found)
-        misses = [k for k in distinct if k not in found]
-        if misses:
-            pos = [first[k] for k in misses]
-            order = sorted(range(len(misses)), key=lambda j: len(texts[pos[j]]))
-            bs = _batch_size(embedder, self.batch_size)
-            batches = [(b, order[s : s + bs]) for b, s in enumerate(range(0, len(order), bs))]
+        self.stats.texts_distinct += len(first)
+        return fp, keys, first
 
-            def inputs(positions: list[int]) -> tuple[list[str]]:
-                return ([texts[pos[j]] for j in positions],)
+    def _encode_misses(self, embedder: Any, fp: str, texts: Sequence[str], misses: list[bytes],
+                       first: dict[bytes, int], desc: str | None,
+                       sink: Callable[[list[bytes], np.ndarray], None] | None) -> None:
+        """Encode the texts of ``misses`` in length-sorted batches; each finished batch goes to the
+        cache, then to ``sink(keys, vectors)``."""
+        if not misses:
+            return
+        pos = [first[k] for k in misses]
+        order = sorted(range(len(misses)), key=lambda j: len(texts[pos[j]]))
+        bs = _batch_size(embedder, self.batch_size)
+        batches = [(b, order[s : s + bs]) for b, s in enumerate(range(0, len(order), bs))]
 
-            def check(raw: Any, args: tuple[list[str]]) -> npt.NDArray[np.float32]:
-                return _checked_vectors(embedder, raw, args[0])
+        def call(positions: list[int]) -> npt.NDArray[np.float32]:
+            ts = [texts[pos[j]] for j in positions]
+            return _checked_vectors(embedder, embedder.encode(ts), ts)
 
-            call = BatchCall(embedder, "encode", fp, inputs, check)
-            bar = progress(total=len(misses), desc=desc or f"encoding {_short(fp)}", unit="text",
-                           show=self.show_progress)
-            token = _ACTIVE.set(self)
-            try:
-                for number, out in self.dispatcher.run(call, batches):
-                    positions = batches[number][1]
-                    items = [(misses[j], out[r]) for r, j in enumerate(positions)]
-                    self.cache.put_vectors(fp, items)
-                    for k, v in items:
-                        found[k] = v
-                    self.stats.batches += 1
-                    self.stats.texts_encoded += len(positions)
-                    self.stats.by_fingerprint[fp] = self.stats.by_fingerprint.get(fp, 0) + len(positions)
-                    bar.update(len(positions))
-            finally:
-                _ACTIVE.reset(token)
-                bar.close()
-        if n == 0:
-            return np.zeros((0, 0), dtype=np.float32)
-        dims = {found[k].shape[0] for k in distinct}
-        if len(dims) != 1:
-            raise ValidationError(
-                f"embedder {fp} produced vectors of different dimensions {sorted(dims)} "
-                "(a stale cache entry? clear it with `ranklens cache clear`)"
-            )
-        out = np.empty((n, dims.pop()), dtype=np.float32)
-        for i, k in enumerate(keys):
-            out[i] = found[k]
-        if not np.isfinite(out).all():  # only a cache written before this check can hold them
-            raise ValidationError(f"embedder {fp}: the cache holds non-finite vectors; clear them with "
-                                  f"`ranklens cache clear --fingerprint {fp}`")
-        return out
+        bar = progress(total=len(misses), desc=desc or f"encoding {_short(fp)}", unit="text",
+                       show=self.show_progress)
+        token = _ACTIVE.set(self)
+        try:
+            for number, out in self.dispatcher.run(call, batches):
+                ks = [misses[j] for j in batches[number][1]]
+                self.cache.put_vectors(fp, list(zip(ks, out)))
+                if sink is not None:
+                    sink(ks, out)
+                self.stats.batches += 1
+                self.stats.texts_encoded += len(ks)
+                self.stats.by_fingerprint[fp] = self.stats.by_fingerprint.get(fp, 0) + len(ks)
+                bar.update(len(ks))
+        finally:
+            _ACTIVE.reset(token)
+            bar.close()
 
 
 def _checked_vectors(embedder: Any, raw: Any, texts: list[str]) -> npt.NDArray[np.float32]:

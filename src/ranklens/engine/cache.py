@@ -4,8 +4,13 @@ SQLite in WAL mode: readers never block the writer, and two processes sharing on
 serialise their writes through SQLite's lock (``busy_timeout``) instead of corrupting it. Each
 batch is committed on its own, so a killed run keeps every batch it finished.
 
-Keys: ``(fingerprint, sha256(query), sha256(text))`` for scores and ``(fingerprint,
-sha256(text))`` for embeddings, stored as raw 32-byte digests.
+Keys: ``(fingerprint, sha256(query), sha256(text))`` for scores, stored as raw 32-byte digests.
+
+Embeddings are not in this file: they are stored once, as raw float32 rows in memory-mapped shard
+files with a small SQLite index (:class:`~ranklens.engine.vectors.VectorStore`, in
+``<cache dir>/<file stem>-vectors/``). Without an on-disk cache (:class:`MemoryCache`) vectors are
+kept in memory only up to a small budget, so a ``--no-cache`` run streams: what the caller does
+not keep is freed.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from typing import Protocol
 import numpy as np
 
 from ..errors import CacheError
+from .vectors import VectorStore
 
-__all__ = ["MemoryCache", "ScoreCache", "SQLiteCache", "default_cache_dir", "digest"]
+__all__ = ["MemoryCache", "ScoreCache", "SQLiteCache", "VectorStore", "default_cache_dir", "digest"]
 
 _CHUNK = 400  # SQLite host-parameter limit is 999 in old builds; 2 params per key
 
@@ -57,11 +63,18 @@ class ScoreCache(Protocol):
 
 
 class MemoryCache:
-    """In-process dict cache (used for ``--no-cache`` runs and in tests)."""
+    """In-process dict cache (used for ``--no-cache`` runs and in tests).
 
-    def __init__(self) -> None:
+    Vectors are kept only while their total size stays under ``max_vector_bytes`` (64 MiB):
+    small runs still encode a text once, and a large ``--no-cache`` run holds no vector beyond
+    the budget (the caller owns what it keeps).
+    """
+
+    def __init__(self, max_vector_bytes: int = 64 << 20) -> None:
         self._scores: dict[tuple[str, bytes, bytes], float] = {}
         self._vecs: dict[tuple[str, bytes], np.ndarray] = {}
+        self.max_vector_bytes = int(max_vector_bytes)
+        self._vec_bytes = 0
 
     def get_scores(self, fp, keys):
         out = {}
@@ -80,7 +93,12 @@ class MemoryCache:
 
     def put_vectors(self, fp, items):
         for th, v in items:
-            self._vecs[(fp, th)] = np.asarray(v, dtype=np.float32).copy()
+            a = np.asarray(v, dtype=np.float32)
+            if self._vec_bytes + a.nbytes > self.max_vector_bytes:
+                return  # over the budget: stream, keep nothing more
+            if (fp, th) not in self._vecs:
+                self._vec_bytes += a.nbytes
+            self._vecs[(fp, th)] = a.copy()
 
 
 class SQLiteCache:
@@ -93,6 +111,7 @@ class SQLiteCache:
         self.path = p
         self.timeout = timeout
         self._local = threading.local()
+        self.vector_store = VectorStore(p.with_name(p.stem + "-vectors"), timeout=timeout)
 
     def _error(self, exc: BaseException) -> CacheError:
         msg = str(exc)
@@ -141,10 +160,6 @@ class SQLiteCache:
                 "CREATE TABLE IF NOT EXISTS scores (fp TEXT NOT NULL, k BLOB NOT NULL, "
                 "score REAL NOT NULL, PRIMARY KEY (fp, k)) WITHOUT ROWID"
             )
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS vectors (fp TEXT NOT NULL, th BLOB NOT NULL, "
-                "dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (fp, th)) WITHOUT ROWID"
-            )
         except BaseException:
             conn.close()
             raise
@@ -178,30 +193,6 @@ class SQLiteCache:
         with _transaction(conn):
             conn.executemany("INSERT OR REPLACE INTO scores VALUES (?,?,?)", rows)
 
-    def _get_vectors(self, fp, keys):
-        conn = self._conn()
-        out: dict[bytes, np.ndarray] = {}
-        keys = list(keys)
-        for i in range(0, len(keys), _CHUNK * 2):
-            chunk = keys[i : i + _CHUNK * 2]
-            marks = ",".join("?" * len(chunk))
-            for th, dim, blob in conn.execute(
-                f"SELECT th, dim, vec FROM vectors WHERE fp=? AND th IN ({marks})", [fp, *chunk]
-            ):
-                out[bytes(th)] = np.frombuffer(blob, dtype=np.float32, count=dim)
-        return out
-
-    def _put_vectors(self, fp, items):
-        rows = []
-        for th, v in items:
-            a = np.ascontiguousarray(v, dtype=np.float32)
-            rows.append((fp, th, int(a.shape[0]), a.tobytes()))
-        if not rows:
-            return
-        conn = self._conn()
-        with _transaction(conn):
-            conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?,?,?,?)", rows)
-
     def _info(self) -> dict[str, object]:
         """Size on disk and row counts per fingerprint."""
         conn = self._conn()
@@ -211,8 +202,9 @@ class SQLiteCache:
             if f.is_file()
         )
         scores = dict(conn.execute("SELECT fp, COUNT(*) FROM scores GROUP BY fp").fetchall())
-        vectors = dict(conn.execute("SELECT fp, COUNT(*) FROM vectors GROUP BY fp").fetchall())
-        return {"path": str(self.path), "bytes": size, "scores": scores, "vectors": vectors}
+        vec = self.vector_store.info()
+        return {"path": str(self.path), "bytes": size + vec["bytes"], "scores": scores, "vectors": vec["vectors"],
+                "vector_store": vec["path"]}
 
     def get_scores(self, fp, keys):
         return self._guard(self._get_scores, fp, keys)
@@ -221,10 +213,12 @@ class SQLiteCache:
         return self._guard(self._put_scores, fp, items)
 
     def get_vectors(self, fp, keys):
-        return self._guard(self._get_vectors, fp, keys)
+        return self.vector_store.get(fp, list(keys))
 
     def put_vectors(self, fp, items):
-        return self._guard(self._put_vectors, fp, items)
+        items = list(items)
+        if items:
+            self.vector_store.put(fp, [th for th, _ in items], np.stack([np.asarray(v, np.float32) for _, v in items]))
 
     def info(self) -> dict[str, object]:
         """Size on disk and row counts per fingerprint."""
@@ -239,7 +233,7 @@ class SQLiteCache:
     def remove_files(self) -> list[Path]:
         """Delete the cache file and its WAL/SHM companions (the fix for a corrupt cache)."""
         self.close()
-        removed = []
+        removed = self.vector_store.remove_files()
         for f in (self.path, self.path.with_name(self.path.name + "-wal"),
                   self.path.with_name(self.path.name + "-shm")):
             if f.is_file():
@@ -256,12 +250,12 @@ class SQLiteCache:
         conn = self._conn()
         with _transaction(conn):
             if fingerprint is None:
-                n = conn.execute("DELETE FROM scores").rowcount + conn.execute("DELETE FROM vectors").rowcount
+                n = conn.execute("DELETE FROM scores").rowcount
+                conn.execute("DROP TABLE IF EXISTS vectors")  # vectors kept in SQLite by ranklens <= 0.x
             else:
                 n = conn.execute("DELETE FROM scores WHERE fp=?", [fingerprint]).rowcount
-                n += conn.execute("DELETE FROM vectors WHERE fp=?", [fingerprint]).rowcount
         conn.execute("VACUUM")
-        return n
+        return n + self.vector_store.clear(fingerprint)
 
 
 class _transaction:
