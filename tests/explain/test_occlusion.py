@@ -137,3 +137,82 @@ def test_inputs_not_mutated():
     qs, ds = ["q", "q"], ["x. y.", "y. x."]
     OcclusionExplainer().explain(X_RANKER, qs, ds, engine=_engine())
     assert qs == ["q", "q"] and ds == ["x. y.", "y. x."]
+
+
+# ---------------------------------------------------------------------------- linear-time paths (issue 22)
+def _greedy_reference(ranker, query, doc, size, steps):
+    """Eq. 5 by brute force: re-score every chunk of D_t - s for every candidate s."""
+    from ranklens.explain import remove_spans, split_units
+
+    units = split_units(doc, "line")
+    chunks = [list(range(s, min(s + size, len(units)))) for s in range(0, len(units), size)]
+
+    def theta(removed):
+        texts = []
+        for js in chunks:
+            s0, e1 = units[js[0]].start, units[js[-1]].end
+            texts.append(remove_spans(doc[s0:e1], [(units[j].start - s0, units[j].end - s0)
+                                                   for j in js if j in removed]))
+        vals = [float(v) for v, t in zip(ranker.score([query] * len(texts), texts), texts) if t]
+        return max(vals) if vals else float(ranker.score([query], [""])[0])
+
+    removed, order, weights = set(), [], {}
+    for _ in range(steps):
+        now = theta(removed)
+        cands = [(((now - theta(removed | {u})) / max(abs(now), 1e-6)), u) for u in range(len(units))
+                 if u not in removed]
+        if not cands:
+            break
+        best = max(cands, key=lambda x: (x[0], -x[1]))
+        removed.add(best[1])
+        order.append(best[1])
+        weights[best[1]] = best[0]
+    return order, weights
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_document_mode_greedy_equals_brute_force(seed):
+    import random
+
+    rnd = random.Random(seed)
+    lines = [" ".join(rnd.choice(["x", "y", "z"]) for _ in range(rnd.randint(1, 4))) for _ in range(rnd.randint(4, 13))]
+    doc = "\n".join(lines)
+    size, steps = rnd.choice([1, 2, 3]), rnd.randint(1, 6)
+    ex = OcclusionExplainer(granularity="line", long_document=1, chunk_sentences=size, greedy_steps=steps)
+    [e] = ex.explain(X_RANKER, ["q"], [doc], engine=_engine())
+    order, weights = _greedy_reference(X_RANKER, "q", doc, size, steps)
+    assert e.mode == "document"
+    assert list(e.order[: len(order)]) == order
+    for u, w in weights.items():
+        assert e.weights[u] == pytest.approx(w, abs=1e-12)
+
+
+def test_occluded_texts_are_scored_in_bounded_batches(monkeypatch):
+    import ranklens.explain.occlusion as occ
+    from ranklens.rankers.base import FunctionRanker
+
+    sizes, chars = [], []
+
+    def counting(queries, texts):
+        sizes.append(len(texts))
+        chars.append(sum(map(len, texts)))
+        return X_RANKER.score(queries, texts)
+
+    ranker = FunctionRanker(fn=counting, name_="counting_x")
+    docs = ["x y z x a b x", "b x x c", "x y z x a b x"]
+    ex = OcclusionExplainer(granularity="window:1", n=2)
+    whole = ex.explain(X_RANKER, ["q"] * 3, docs, engine=_engine())
+    monkeypatch.setattr(occ, "_BATCH_TEXTS", 5)
+    eng = _engine()
+    batched = ex.explain(ranker, ["q"] * 3, docs, engine=eng)
+    assert [(e.weights, e.order, e.score, e.masked_sets) for e in batched] == \
+        [(e.weights, e.order, e.score, e.masked_sets) for e in whole]
+    assert max(sizes) <= 5  # never more than one batch of texts at once
+    distinct = {t for d in docs for t in ex.plan("q", d)}
+    assert eng.stats.pairs_scored == len(distinct)  # each distinct text scored once across batches
+    monkeypatch.setattr(occ, "_BATCH_TEXTS", 10_000)
+    monkeypatch.setattr(occ, "_BATCH_CHARS", 20)
+    chars.clear()
+    again = ex.explain(ranker, ["q"] * 3, docs, engine=_engine())
+    # a batch closes once it holds >= 20 characters: below 20 + the longest text (13)
+    assert [e.weights for e in again] == [e.weights for e in whole] and max(chars) < 20 + 13

@@ -40,9 +40,14 @@ Guard for θ ≤ 0 (log-probabilities, logits) or θ ≈ 0
     choice). Within one document the normaliser is a positive constant, so the *choice* of
     rationales (and hence MRC and MER) does not depend on it; only the displayed weights do.
 
-Every text (originals, occluded variants, chunks) is scored through :mod:`ranklens.engine` in
-one call per pass (passage mode: one call for all documents; document mode: one call per
-greedy step), so identical texts are scored once and re-running reads the cache.
+Every text (originals, occluded variants, chunks) is scored through :mod:`ranklens.engine`, so
+identical texts are scored once and re-running reads the cache. Passage mode generates the
+occluded texts lazily and scores them in batches (at most ``_BATCH_TEXTS`` texts or
+``_BATCH_CHARS`` characters; a small run is one call), folding each batch into per-unit sums:
+memory is bounded by the batch, not by units x document length. Document mode makes one call
+per greedy step; the score after a candidate removal is the max of the changed chunk and the
+best other chunk (the two best chunks are kept), so a step costs O(sentences), not
+O(sentences x chunks).
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -129,23 +134,31 @@ class OcclusionExplainer:
         2..n units: ``samples - units`` of them, but never fewer than ``units``, so a document
         with many units still gets multi-unit sets.
         """
+        return list(self._iter_sets(n_units, query, document))
+
+    def _exhaustive(self, n_units: int) -> bool:
         top = min(self.n, n_units)
-        total = sum(math.comb(n_units, s) for s in range(1, top + 1))
-        if self.samples == 0 or total <= self.samples:
-            return [c for s in range(1, top + 1) for c in itertools.combinations(range(n_units), s)]
-        sets: list[tuple[int, ...]] = [(i,) for i in range(n_units)]
-        seen = set(sets)
+        return self.samples == 0 or sum(math.comb(n_units, s) for s in range(1, top + 1)) <= self.samples
+
+    def _iter_sets(self, n_units: int, query: str, document: str) -> Iterator[tuple[int, ...]]:
+        """:meth:`masked_sets` one set at a time (nothing is held for all of them)."""
+        top = min(self.n, n_units)
+        if self._exhaustive(n_units):
+            for s in range(1, top + 1):
+                yield from itertools.combinations(range(n_units), s)
+            return
+        yield from ((i,) for i in range(n_units))
+        seen: set[tuple[int, ...]] = set()
         rng = np.random.default_rng([self.seed, _pair_seed(query, document)])
-        want = n_units + max(self.samples - n_units, n_units)
+        want = max(self.samples - n_units, n_units)
         tries = 0
-        while len(sets) < want and tries < 50 * want:
+        while len(seen) < want and tries < 50 * (n_units + want):
             tries += 1
             size = int(rng.integers(2, top + 1))
             c = tuple(sorted(int(i) for i in rng.choice(n_units, size=size, replace=False)))
             if c not in seen:
                 seen.add(c)
-                sets.append(c)
-        return sets
+                yield c
 
     def _is_long(self, units: tuple[Unit, ...], granularity: Granularity) -> bool:
         return self.long_document is not None and granularity.kind == "sentence" and len(units) > self.long_document
@@ -197,38 +210,47 @@ class OcclusionExplainer:
         return (a, False) if a >= self.eps else (self.eps, True)
 
     def _explain_passages(self, ranker, queries, documents, doc_units, idx, out, engine) -> None:
-        qs: list[str] = []
-        ts: list[str] = []
-        plans: list[tuple[int, int, list[tuple[int, ...]]]] = []  # (doc, offset, sets)
-        for i in idx:
-            units = doc_units[i]
-            sets = self.masked_sets(len(units), queries[i], documents[i])
-            offset = len(ts)
-            qs.append(queries[i])
-            ts.append(documents[i])
-            for c in sets:
-                qs.append(queries[i])
-                ts.append(remove_spans(documents[i], [(units[j].start, units[j].end) for j in c]))
-            plans.append((i, offset, sets))
-        scores = score_pairs(ranker, qs, ts, engine=engine, desc="occlusion")
-        floors = _query_floors(qs, scores)
-        for i, offset, sets in plans:
-            theta = float(scores[offset])
-            norm, guarded = self._norm(theta, floors[queries[i]])
-            n_units = len(doc_units[i])
-            acc = np.zeros(n_units)
-            cnt = np.zeros(n_units)
-            for r, c in enumerate(sets):
-                drop = abs(theta - float(scores[offset + 1 + r])) / (len(c) * norm)
+        """Eq. 4. Each original and then its occluded texts are generated lazily and scored in
+        batches of at most ``_BATCH_TEXTS`` texts / ``_BATCH_CHARS`` characters (memory bounded
+        by the batch, not by units x document length; a small run is one call), folded into
+        per-unit sums as each batch comes back. The engine scores identical texts once."""
+        theta: dict[int, float] = {}
+        acc = {i: np.zeros(len(doc_units[i])) for i in idx}
+        cnt = {i: np.zeros(len(doc_units[i])) for i in idx}
+        n_sets = dict.fromkeys(idx, 0)
+        floors: dict[str, float] = {}
+        for batch in _batches(self._texts(queries, documents, doc_units, idx)):
+            scores = score_pairs(ranker, [queries[i] for i, _, _ in batch], [t for _, _, t in batch], engine=engine,
+                                 desc="occlusion")
+            for (i, c, _), v in zip(batch, scores.tolist()):
+                q = queries[i]
+                floors[q] = min(floors.get(q, v), v)
+                if c is None:  # the original comes before its occluded texts
+                    theta[i] = v
+                    continue
+                drop = abs(theta[i] - v) / len(c)
+                a, k = acc[i], cnt[i]
                 for j in c:
-                    acc[j] += drop
-                    cnt[j] += 1
-            w = acc / np.maximum(cnt, 1) if self.aggregate == "mean" else acc
-            order = tuple(sorted(range(n_units), key=lambda j: (-w[j], j)))
-            top = min(self.n, n_units)
-            exhaustive = len(sets) == sum(math.comb(n_units, k) for k in range(1, top + 1))
-            out[i] = Explanation(queries[i], documents[i], theta, doc_units[i], tuple(float(x) for x in w), order,
-                                 "passage", guarded, len(sets), exhaustive)
+                    a[j] += drop
+                    k[j] += 1
+                n_sets[i] += 1
+        for i in idx:
+            norm, guarded = self._norm(theta[i], floors[queries[i]])
+            w = acc[i] / norm
+            if self.aggregate == "mean":
+                w = w / np.maximum(cnt[i], 1)
+            order = tuple(int(j) for j in np.lexsort((np.arange(len(w)), -w)))
+            out[i] = Explanation(queries[i], documents[i], theta[i], doc_units[i], tuple(float(x) for x in w), order,
+                                 "passage", guarded, n_sets[i], self._exhaustive(len(doc_units[i])))
+
+    def _texts(self, queries, documents, doc_units, idx) -> Iterator[tuple[int, tuple[int, ...] | None, str]]:
+        """``(document position, masked set, text)``: each original (set ``None``), then its
+        occluded texts, one at a time."""
+        for i in idx:
+            units, doc = doc_units[i], documents[i]
+            yield i, None, doc
+            for c in self._iter_sets(len(units), queries[i], doc):
+                yield i, c, remove_spans(doc, [(units[j].start, units[j].end) for j in c])
 
     def _explain_documents(self, ranker, queries, documents, sent_units, idx, out, engine) -> None:
         """Eq. 5: greedy removal over fixed ``chunk_sentences``-sentence chunks, θ = max over chunks.
@@ -241,9 +263,9 @@ class OcclusionExplainer:
         docs = {i: _Greedy.start(documents[i], sent_units[i], self.chunk_sentences) for i in idx}
         qs = [queries[i] for i in idx for _ in range(len(docs[i].chunks) + 1)]
         ts = [t for i in idx for t in (*docs[i].chunk_texts(), "")]
-        sc = iter(score_pairs(ranker, qs, ts, engine=engine, desc="occlusion chunks"))
+        sc = iter(score_pairs(ranker, qs, ts, engine=engine, desc="occlusion chunks").tolist())
         for i in idx:
-            docs[i] = docs[i].scored([float(next(sc)) for _ in docs[i].chunks], float(next(sc)))
+            docs[i] = docs[i].scored([next(sc) for _ in docs[i].chunks], next(sc))
         floors: dict[str, float] = {}
         for _step in range(self.greedy_steps):
             keys = [(i, u) for i in idx for u in docs[i].remaining()]
@@ -251,20 +273,10 @@ class OcclusionExplainer:
                 break
             ts = [docs[i].chunk_text(u // self.chunk_sentences, docs[i].removed | {u}) for i, u in keys]
             qs = [queries[i] for i, _ in keys]
-            sc = score_pairs(ranker, qs, ts, engine=engine, desc="occlusion greedy")
+            sc = score_pairs(ranker, qs, ts, engine=engine, desc="occlusion greedy").tolist()
             for q, v in zip(qs, sc):
-                floors[q] = min(floors.get(q, float("inf")), float(v))
-            best: dict[int, tuple[float, int, float, str]] = {}
-            for (i, u), v, t in zip(keys, sc, ts):
-                now = docs[i].score()
-                after = docs[i].score({u // self.chunk_sentences: (float(v), t)})
-                norm, _ = self._norm(now, min(floors.get(queries[i], now), docs[i].empty, now))
-                rel = (now - after) / norm
-                if i not in best or rel > best[i][0]:
-                    best[i] = (rel, u, float(v), t)
-                docs[i] = docs[i].counted()
-            for i, (rel, u, v, t) in best.items():
-                docs[i] = docs[i].remove(u, rel, v, t)
+                floors[q] = min(floors.get(q, v), v)
+            docs = self._greedy_step(docs, keys, sc, ts, queries, floors)
         for i in idx:
             g = docs[i]
             _, guarded = self._norm(g.theta, min(floors.get(queries[i], g.theta), g.theta))
@@ -272,6 +284,30 @@ class OcclusionExplainer:
             rest = tuple(u for u in range(len(g.units)) if u not in g.removed)
             out[i] = Explanation(queries[i], documents[i], g.theta, g.units, w, g.order + rest, "document", guarded,
                                  g.evaluated, True)
+
+    def _greedy_step(self, docs, keys, scores, texts, queries, floors):
+        """One greedy step: per document, remove the sentence with the largest relative drop
+        (first in document order on ties). The score after a removal is the max of the changed
+        chunk and the best other chunk (kept as the two best chunks), O(1) per candidate."""
+        best: dict[int, tuple[float, int, float, str]] = {}
+        state: dict[int, tuple[float, float, tuple[int, float, float]]] = {}
+        for (i, u), v, t in zip(keys, scores, texts):
+            if i not in state:
+                g = docs[i]
+                now = g.score()
+                norm, _ = self._norm(now, min(floors.get(queries[i], now), g.empty, now))
+                state[i] = (now, norm, g.top2())
+            now, norm, top = state[i]
+            rel = (now - docs[i].score_after(u // self.chunk_sentences, v, t, top)) / norm
+            if i not in best or rel > best[i][0]:
+                best[i] = (rel, u, v, t)
+        counts: dict[int, int] = {}
+        for i, _ in keys:
+            counts[i] = counts.get(i, 0) + 1
+        out = dict(docs)
+        for i, (rel, u, v, t) in best.items():
+            out[i] = docs[i].remove(u, rel, v, t, counts[i])
+        return out
 
 
 @dataclass(frozen=True)
@@ -309,35 +345,61 @@ class _Greedy:
         g = replace(self, cur=cur, empty=empty)
         return replace(g, theta=g.score())
 
-    def score(self, change: Mapping[int, tuple[float, str]] | None = None) -> float:
-        """max over the non-empty chunks (after ``change``); the empty text's score if none."""
-        cur = dict(enumerate(self.cur))
-        cur.update(change or {})
-        vals = [v for v, t in cur.values() if t]
+    def score(self) -> float:
+        """max over the non-empty chunks; the empty text's score if none."""
+        vals = [v for v, t in self.cur if t]
         return max(vals) if vals else self.empty
+
+    def top2(self) -> tuple[int, float, float]:
+        """(index of the best non-empty chunk, its score, the second best score); -1 / -inf
+        where there is none."""
+        bi, b1, b2 = -1, -math.inf, -math.inf
+        for c, (v, t) in enumerate(self.cur):
+            if not t:
+                continue
+            if v > b1:
+                bi, b1, b2 = c, v, b1
+            elif v > b2:
+                b2 = v
+        return bi, b1, b2
+
+    def score_after(self, c: int, v: float, text: str, top: tuple[int, float, float]) -> float:
+        """:meth:`score` with chunk ``c`` now scoring ``v`` with text ``text`` (empty: left out)."""
+        bi, b1, b2 = top
+        other = b2 if bi == c else b1
+        best = max(other, v) if text else other
+        return best if best > -math.inf else self.empty
 
     def remaining(self) -> list[int]:
         return [u for u in range(len(self.units)) if u not in self.removed]
 
-    def counted(self) -> _Greedy:
-        return replace(self, evaluated=self.evaluated + 1)
-
-    def remove(self, u: int, weight: float, score: float, text: str) -> _Greedy:
+    def remove(self, u: int, weight: float, score: float, text: str, evaluated: int) -> _Greedy:
         cur = list(self.cur)
         cur[u // len(self.chunks[0])] = (score, text)
         return replace(self, cur=tuple(cur), removed=self.removed | {u}, order=(*self.order, u),
-                       weights={**self.weights, u: weight})
+                       weights={**self.weights, u: weight}, evaluated=self.evaluated + evaluated)
+
+
+_Item = tuple[int, "tuple[int, ...] | None", str]
+_BATCH_TEXTS = 4096
+_BATCH_CHARS = 1 << 23
+"""Occluded texts generated and scored together at most (passage mode): bounds the memory of a
+long document's occluded variants, whose characters grow as units x document length."""
+
+
+def _batches(items: Iterator[_Item]) -> Iterator[list[_Item]]:
+    batch: list[_Item] = []
+    chars = 0
+    for item in items:
+        batch.append(item)
+        chars += len(item[2])
+        if len(batch) >= _BATCH_TEXTS or chars >= _BATCH_CHARS:
+            yield batch
+            batch, chars = [], 0
+    if batch:
+        yield batch
 
 
 def _pair_seed(query: str, document: str) -> int:
     h = hashlib.sha256(query.encode("utf-8") + b"\x00" + document.encode("utf-8")).digest()
     return int.from_bytes(h[:8], "little")
-
-
-def _query_floors(queries: list[str], scores: np.ndarray) -> dict[str, float]:
-    floors: dict[str, float] = {}
-    for q, s in zip(queries, scores):
-        v = float(s)
-        if q not in floors or v < floors[q]:
-            floors[q] = v
-    return floors
