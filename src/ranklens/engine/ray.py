@@ -28,6 +28,7 @@ import collections
 import copy
 import os
 import sys
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -69,6 +70,9 @@ class _Replica:
     def pid(self) -> int:
         return os.getpid()
 
+    def forget(self, key: str) -> None:
+        self.models.pop(key, None)
+
     def _limit_threads(self) -> None:
         torch = sys.modules.get("torch")
         if torch is not None and torch.get_num_threads() != self.threads:
@@ -89,7 +93,7 @@ class _Replica:
         self._limit_threads()
         out = getattr(model, method)(*args)
         self._limit_threads()  # a model that imported torch on its first call
-        return np.asarray(out)
+        return out if isinstance(out, np.ndarray) else np.asarray(out)
 
 
 def _shippable(component: Any) -> Any:
@@ -217,15 +221,27 @@ class RayDispatcher:
 
     # ------------------------------------------------------------------ dispatch
     def run(self, call: Any, batches: Sequence[tuple[int, list[int]]]) -> Iterator[tuple[int, Any]]:
-        """Yield ``(batch_number, checked result)`` as batches finish, each exactly once."""
-        for attr in ("component", "method", "key", "inputs", "check"):
-            if not hasattr(call, attr):
-                raise ValidationError("RayDispatcher needs the engine's BatchCall (component, method, key, "
-                                      f"inputs, check); got {type(call).__name__}")
+        """Yield ``(batch_number, checked result)`` as batches finish, each exactly once.
+
+        A :class:`~ranklens.engine.BatchCall` ships its component once per actor and each batch's
+        texts; any other callable is shipped whole once per run (with what it captures) and is
+        sent batch positions only."""
         if not batches:
             return
         ray = self._ensure_pool()
-        holder = [ray.put(_shippable(call.component))]  # in a list: each actor resolves it once
+        shaped = all(hasattr(call, a) for a in ("component", "method", "key", "inputs", "check"))
+        if shaped:
+            holder = [ray.put(_shippable(call.component))]  # in a list: each actor resolves it once
+            key = call.key
+        else:
+            holder = [ray.put(call)]
+            key = f"call-{uuid.uuid4().hex}"
+
+        def send(actor: Any, i: int) -> Any:
+            if shaped:
+                return actor.apply.remote(key, holder, call.method, call.inputs(batches[i][1]))
+            return actor.apply.remote(key, holder, "__call__", (batches[i][1],))
+
         todo: collections.deque[int] = collections.deque(range(len(batches)))
         tries = [0] * len(batches)
         running: dict[Any, tuple[int, Any]] = {}  # object ref -> (index into batches, actor)
@@ -233,13 +249,12 @@ class RayDispatcher:
         done: set[int] = set()
         try:
             while todo or running:
-                self._submit(ray, call, batches, holder, todo, running, load)
+                self._submit(send, todo, running, load)
                 ready, _ = ray.wait(list(running), num_returns=1)
-                ref = ready[0]
-                i, actor = running.pop(ref)
+                i, actor = running.pop(ready[0])
                 load[id(actor)] = load.get(id(actor), 1) - 1
                 try:
-                    raw = ray.get(ref)
+                    raw = ray.get(ready[0])
                 except Exception as exc:  # noqa: BLE001 -- sorted below: lost actor vs model error
                     self._failed(ray, exc, i, actor, tries, todo, load)
                     continue
@@ -247,23 +262,24 @@ class RayDispatcher:
                     continue
                 done.add(i)
                 number, positions = batches[i]
-                yield number, call.check(raw, call.inputs(positions))
+                yield number, (call.check(raw, call.inputs(positions)) if shaped else raw)
         finally:
             for ref in running:  # an abandoned run (driver error, interrupt): drop queued work
                 try:
                     ray.cancel(ref)
                 except Exception:  # noqa: BLE001 -- already finished or gone
                     pass
+            if not shaped:
+                for a in self._pool:
+                    a.forget.remote(key)
 
-    def _submit(self, ray, call, batches, holder, todo, running, load) -> None:
+    def _submit(self, send, todo, running, load) -> None:
         while todo:
             actor = min(self._pool, key=lambda a: load.get(id(a), 0))
             if load.get(id(actor), 0) >= self.in_flight:
                 return
             i = todo.popleft()
-            args = call.inputs(batches[i][1])
-            ref = actor.apply.remote(call.key, holder, call.method, args)
-            running[ref] = (i, actor)
+            running[send(actor, i)] = (i, actor)
             load[id(actor)] = load.get(id(actor), 0) + 1
 
     def _failed(self, ray, exc, i, actor, tries, todo, load) -> None:

@@ -1,0 +1,235 @@
+"""RayDispatcher on a local Ray with 2 CPUs: the same scores, vectors and analysis results as the
+local dispatcher; a killed actor's batch is retried elsewhere (nothing lost, nothing written
+twice); a killed driver resumes from the cache. Slow (Ray starts in ~5 s): run with --slow."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from ranklens.engine import LocalDispatcher, MemoryCache, ScoringEngine, SQLiteCache, make_dispatcher
+from ranklens.errors import ValidationError
+from ranklens.rankers.base import BaseRanker
+from ranklens.testing import HashEmbedder, OverlapRanker
+
+ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray.get_runtime_context().gcs_address
+    if started:
+        ray.shutdown()
+
+
+@pytest.fixture
+def dispatcher(cluster):
+    from ranklens.engine.ray import RayDispatcher
+
+    d = RayDispatcher(actors=2)
+    yield d
+    d.close()
+
+
+def _sha_score(q: str, t: str) -> float:
+    """Deterministic in every process (Python's hash() is salted per process)."""
+    return int.from_bytes(hashlib.sha256(f"{q}\x00{t}".encode()).digest()[:4], "big") / 1e6
+
+
+@dataclass(kw_only=True)
+class SlowRanker(BaseRanker):
+    batch_size: int = 4
+    delay: float = field(default=0.0, compare=False)
+
+    def _score_batch(self, queries, texts):
+        time.sleep(self.delay)
+        return np.array([_sha_score(q, t) for q, t in zip(queries, texts)])
+
+
+class CountingCache(MemoryCache):
+    """Records every key the engine writes: a key written twice is a double write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.puts: list[bytes] = []
+
+    def put_scores(self, fp, items):
+        items = list(items)
+        self.puts.extend(qh + th for qh, th, _ in items)
+        super().put_scores(fp, items)
+
+
+def _pairs(n: int) -> tuple[list[str], list[str]]:
+    qs = [f"query {i % 7} about t{i % 5}" for i in range(n)]
+    ts = [f"t{i % 5} text {i * 13 % 41} " + "word " * (i % 9) for i in range(n)]
+    return qs, ts
+
+
+def test_scores_and_vectors_equal_the_local_dispatcher(dispatcher):
+    qs, ts = _pairs(150)  # with duplicate pairs, several batches, both actors
+    local = ScoringEngine(cache=False, show_progress=False)
+    remote = ScoringEngine(cache=False, dispatcher=dispatcher, show_progress=False)
+    for ranker in (OverlapRanker(batch_size=7), SlowRanker()):
+        np.testing.assert_array_equal(remote.score(ranker, qs, ts), local.score(ranker, qs, ts))
+    emb = HashEmbedder(dim=24)
+    np.testing.assert_array_equal(remote.encode(emb, ts, desc="x"), local.encode(emb, ts))
+    assert remote.stats.pairs_scored == local.stats.pairs_scored and remote.stats.batches == local.stats.batches
+    assert len(set(dispatcher.actor_pids())) == 2 and os.getpid() not in dispatcher.actor_pids()
+
+
+def test_model_errors_reach_the_driver_unwrapped(dispatcher):
+    remote = ScoringEngine(cache=False, dispatcher=dispatcher, show_progress=False)
+
+    @dataclass(kw_only=True)
+    class Bad(BaseRanker):
+        def _score_batch(self, queries, texts):
+            raise ValidationError("bad model on purpose")
+
+    with pytest.raises(ValidationError, match="bad model on purpose"):
+        remote.score(Bad(), ["q"], ["t"])
+
+    @dataclass(kw_only=True)
+    class NaN(BaseRanker):
+        def _score_batch(self, queries, texts):
+            return np.full(len(queries), np.nan)
+
+    with pytest.raises(ValidationError, match="non-finite score"):  # the driver's check, as locally
+        remote.score(NaN(), ["q"], ["t"])
+
+
+def test_a_killed_actor_loses_no_batch_and_writes_none_twice(dispatcher):
+    qs, ts = _pairs(120)
+    cache = CountingCache()
+    engine = ScoringEngine(cache=cache, dispatcher=dispatcher, show_progress=False)
+    victim = dispatcher.actor_pids()[0]
+
+    def kill_soon():
+        time.sleep(1.5)  # 30 batches x 0.25 s over 2 actors: well inside the run
+        os.kill(victim, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_soon)
+    killer.start()
+    out = engine.score(SlowRanker(delay=0.25), qs, ts)
+    killer.join()
+    expected = np.array([_sha_score(q, t) for q, t in zip(qs, ts)])
+    np.testing.assert_array_equal(out, expected)
+    assert dispatcher.retried >= 1  # the victim's batch ran again, elsewhere
+    assert victim not in dispatcher.actor_pids()
+    distinct = len(set(zip(qs, ts)))
+    assert len(cache.puts) == distinct and len(set(cache.puts)) == distinct
+
+
+_DRIVER = textwrap.dedent(
+    """
+    import hashlib, sys, time
+    import numpy as np
+    import ray
+    from dataclasses import dataclass, field
+    from ranklens.engine import ScoringEngine
+    from ranklens.engine.ray import RayDispatcher
+    from ranklens.rankers.base import BaseRanker
+
+    @dataclass(kw_only=True)
+    class Slow(BaseRanker):
+        batch_size: int = 5
+        delay: float = field(default=0.0, compare=False)  # not part of the identity
+        def _score_batch(self, qs, ts):
+            time.sleep(self.delay)
+            return np.array([int.from_bytes(hashlib.sha256((q + "|" + t).encode()).digest()[:4], "big") / 1e6
+                             for q, t in zip(qs, ts)])
+
+    address, cache, delay, out = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+    ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    qs = [f"q{i % 7}" for i in range(60)]
+    ts = [f"text number {i * 13 % 60}" for i in range(60)]
+    e = ScoringEngine(cache=cache, dispatcher=RayDispatcher(actors=2), show_progress=False)
+    scores = e.score(Slow(delay=delay), qs, ts)
+    print("DONE", e.stats.pairs_scored, flush=True)
+    np.save(out, scores)
+    """
+)
+
+
+def _driver(tmp_path, address, cache, delay, out):
+    script = tmp_path / "driver.py"
+    script.write_text(_DRIVER)
+    return subprocess.Popen([sys.executable, str(script), address, str(cache), str(delay), str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_killed_driver_resumes_from_the_cache(tmp_path, cluster):
+    cache = tmp_path / "cache"
+    p = _driver(tmp_path, cluster, cache, 0.4, tmp_path / "a.npy")
+    deadline = time.time() + 90
+    while time.time() < deadline:  # kill once some batches are committed (12 batches x 0.4 s / 2)
+        time.sleep(0.1)
+        if (cache / "cache.sqlite").exists():
+            try:
+                if sum(SQLiteCache(cache).info()["scores"].values()) >= 10:
+                    break
+            except Exception:  # the file may be mid-creation
+                pass
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    done_before = sum(SQLiteCache(cache).info()["scores"].values())
+    assert 0 < done_before < 60, done_before
+    p2 = _driver(tmp_path, cluster, cache, 0.0, tmp_path / "b.npy")
+    out, err = p2.communicate(timeout=120)
+    assert p2.returncode == 0, err
+    assert f"DONE {60 - done_before}" in out  # only the missing pairs were scored
+    qs = [f"q{i % 7}" for i in range(60)]
+    ts = [f"text number {i * 13 % 60}" for i in range(60)]
+    expected = [int.from_bytes(hashlib.sha256((q + "|" + t).encode()).digest()[:4], "big") / 1e6
+                for q, t in zip(qs, ts)]
+    np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), expected)
+
+
+def test_the_same_analysis_through_both_dispatchers(dispatcher):
+    from ranklens.datasets.demo import load_demo
+    from ranklens.drive import run_analysis
+
+    coll = load_demo()
+    models = {"tfidf": {"spec": "tfidf", "params": {}}}
+    params = {"max_sentences": 300, "n_queries": 5, "k": 3, "n_samples": 1}
+    results = []
+    for d in (LocalDispatcher(), dispatcher):
+        engine = ScoringEngine(cache=False, dispatcher=d, show_progress=False)
+        results.append(run_analysis("neighbors", coll, models, params, engine=engine, seed=1))
+        assert engine.stats.texts_encoded > 0  # the analysis went through this engine
+    a, b = results
+    assert [r.kind for r in a] == [r.kind for r in b]
+    for ra, rb in zip(a, b):
+        assert ra.summary == rb.summary and ra.warnings == rb.warnings
+        assert ra.table.equals(rb.table)
+        assert set(ra.tables) == set(rb.tables) and all(ra.tables[k].equals(rb.tables[k]) for k in ra.tables)
+
+
+def test_engine_specs():
+    from ranklens.engine.ray import RayDispatcher
+
+    assert isinstance(make_dispatcher(None), LocalDispatcher)
+    assert isinstance(make_dispatcher("local"), LocalDispatcher)
+    d = make_dispatcher("ray:ray://head:10001")
+    assert isinstance(d, RayDispatcher) and d.address == "ray://head:10001"
+    d = make_dispatcher({"type": "ray", "actors": 3, "in_flight": 4})
+    assert (d.address, d.actors, d.in_flight) == (None, 3, 4)
+    with pytest.raises(ValidationError, match="unknown key"):
+        make_dispatcher({"type": "ray", "actor": 3})
+    with pytest.raises(ValidationError, match="unknown engine 'spark'"):
+        make_dispatcher("spark")
+    with pytest.raises(ValidationError, match="actors must be an integer >= 1"):
+        make_dispatcher({"type": "ray", "actors": 0})
