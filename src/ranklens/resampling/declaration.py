@@ -64,6 +64,9 @@ class Params:
     thresholds: tuple[int, ...] = param((1,), "label overlap: relevance thresholds")
     min_shared: int = param(1, "label overlap: shared positives needed (paper 1; the authors' script 2)", min=1)
     backend: str = param("exact", "nearest-query search for embedders", choices=("exact", "faiss"))
+    seeds: tuple[int, ...] = param((), "repeat the whole protocol (training pool draw, splits, trainers) under these "
+                                   "seeds and report mean +- sd of the regime values and gaps over seeds (empty = the "
+                                   "run's seed once, as the paper)")
 
     def check(self) -> list[str]:
         problems = []
@@ -192,34 +195,44 @@ def _pca_results(splits: list[Any], allq: Any, sim: Any, seed: int, engine: Any)
     return [split_pca(s, allq, vectors=vectors, seed=seed, engine=engine) for s in splits if firsts[s.method] is s]
 
 
-def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
-        work_dir: Path | None = None) -> list[Any]:
-    """Interpolation vs. extrapolation on one collection: diagnostics of the test queries against
-    the training pool, ReSTrain / ReSTTest splits, the trainers' models trained on every training
-    set (resumable under ``work_dir/models``) and evaluated in both regimes. ``models`` are not used:
-    the trainers make the models."""
-    import tempfile
-
+def _one_seed(collection: Any, p: Params, seed: int, engine: Any, models_dir: Path, first: bool) -> list[Any]:
+    """Diagnostics and split PCA (first seed only), then the regime table of one seed (last)."""
     from .evaluation import evaluate_regimes
     from .trainers import train_variants
 
-    p = params
     pool, test, allq, qrels = _pools(collection, p, seed)
     if len(pool) < 2 or len(test) < 2:
         raise ValidationError(f"{collection.name}: {len(pool)} training and {len(test)} test queries with a "
                               "positive judgment; need at least 2 of each")
     sim = _similarity(p.similarity)
-    results = _diagnostics(test, pool, qrels, sim, p, engine)
+    results = _diagnostics(test, pool, qrels, sim, p, engine) if first else []
     splits, warns = _splits(pool, test, sim, p, seed, collection.name, engine)
-    results += _pca_results(splits, allq, sim, seed, engine)
-    corpus = collection.docs
+    if first:
+        results += _pca_results(splits, allq, sim, seed, engine)
+    variants = train_variants(_trainers(p, seed), splits, allq, qrels, collection.docs, models_dir, engine=engine)
+    reg = evaluate_regimes(variants, splits, allq, qrels, collection.docs, measures=p.measures,
+                           evaluation=p.evaluation, depth=p.depth, first_stage=_first_stage(p),
+                           random_negatives=p.random_negatives, seed=seed, engine=engine)
+    return [*results, reg.with_warnings(*warns)]
+
+
+def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
+        work_dir: Path | None = None) -> list[Any]:
+    """Interpolation vs. extrapolation on one collection: diagnostics of the test queries against
+    the training pool, ReSTrain / ReSTTest splits, the trainers' models trained on every training
+    set (resumable under ``work_dir/models``) and evaluated in both regimes; with ``seeds`` the
+    protocol repeats per seed and the regime table gives mean +- sd over seeds. ``models`` are not
+    used: the trainers make the models."""
+    import tempfile
+
+    from .evaluation import combine_seeds
+
+    p = params
+    seeds = list(dict.fromkeys(p.seeds)) or [seed]
     with tempfile.TemporaryDirectory() as tmp:
         models_dir = (work_dir or Path(tmp)) / "models"
-        variants = train_variants(_trainers(p, seed), splits, allq, qrels, corpus, models_dir, engine=engine)
-        results.append(evaluate_regimes(variants, splits, allq, qrels, corpus, measures=p.measures,
-                                        evaluation=p.evaluation, depth=p.depth, first_stage=_first_stage(p),
-                                        random_negatives=p.random_negatives, seed=seed, engine=engine))
-    results[-1] = results[-1].with_warnings(*warns)
+        runs = [_one_seed(collection, p, s, engine, models_dir, i == 0) for i, s in enumerate(seeds)]
+    results = runs[0][:-1] + [combine_seeds([r[-1] for r in runs], seeds)]
     return [_with_params(r, p) for r in results]
 
 

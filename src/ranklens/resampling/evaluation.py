@@ -37,6 +37,7 @@ __all__ = [
     "EVALUATIONS",
     "bm25_first_stage",
     "candidate_run",
+    "combine_seeds",
     "evaluate_collection",
     "evaluate_regimes",
     "evaluate_run",
@@ -418,6 +419,45 @@ def _regime_result(table: pd.DataFrame, ties: Sequence[Mapping[str, Any]], split
     return res.with_warnings(*_regime_warnings(long, ctx["evaluation"]))
 
 
+def combine_seeds(results: Sequence[Any], seeds: Sequence[int]) -> Any:
+    """One ``"regime-table"`` Result from runs of the same protocol under several seeds (pools,
+    splits and trainers reseeded): per (model, setting, measure) the mean over seeds of the
+    interpolation, extrapolation and gap values and their sample standard deviations
+    (``*_sd``, ddof=1; NaN for one seed), ``n_seeds``, and the mean tie shares.
+    ``tables["regime_table_by_seed"]`` keeps every seed's full table (CIs, paired tests); the
+    per-query table gains a ``seed`` column; warnings are merged."""
+    import dataclasses
+
+    from ..results import Result
+
+    if len(results) != len(seeds) or not results:
+        raise ValidationError(f"combine_seeds: {len(results)} results for {len(seeds)} seeds")
+    if len(results) == 1:
+        return results[0]
+    table = pd.concat([r.table.assign(seed=s) for r, s in zip(results, seeds)], ignore_index=True)
+    by_seed = pd.concat([r.tables["regime_table"].assign(seed=s) for r, s in zip(results, seeds)],
+                        ignore_index=True)
+    keys = ["model", "setting", "measure"]
+    g = by_seed.groupby(keys, sort=False)
+    vals = ["interpolation", "extrapolation", "gap"]
+    ties = [c for c in by_seed.columns if c.startswith("tied_top10_")]
+    long = g[vals + ties].mean()
+    for c in vals:
+        long[f"{c}_sd"] = g[c].std(ddof=1)
+    long["n_seeds"] = g["seed"].nunique()
+    long = long.reset_index()
+    order = [str(m) for m in (results[0].provenance.params or {}).get("measures", [])]
+    summary = {f"{r.model}|{r.setting}|{r.measure}|{k}": getattr(r, k)
+               for r in long.itertuples() for k in ("interpolation", "extrapolation", "gap", "gap_sd")}
+    prov = results[0].provenance
+    prov = dataclasses.replace(prov, params={**dict(prov.params or {}), "seeds": list(seeds),
+                                             "over_seeds": "mean and sample sd (ddof=1) of per-seed values"})
+    out = Result(kind="regime-table", summary=summary, table=table,
+                 tables={"regime_table": long, "regime_table_by_seed": by_seed,
+                         "paper": paper_table(long, order)}, provenance=prov)
+    return out.with_warnings(*[w for r in results for w in r.warnings])
+
+
 def setting_name(split: Split) -> str:
     """The configuration a split belongs to: its name without a ReSTTest ``-foldN`` suffix.
 
@@ -493,8 +533,13 @@ def paper_table(long: pd.DataFrame, order: Sequence[str] | None = None) -> pd.Da
     present = list(dict.fromkeys(long["measure"]))
     measures = [m for m in (order or []) if m in present] + [m for m in present if m not in (order or [])]
     cols = []
+    parts = [("interpolation", "interp"), ("extrapolation", "extrap"), ("gap", "gap")]
+    if "gap_sd" in long.columns:  # several seeds: mean ± sd of the gap
+        out = long.pivot_table(index=["model", "setting"], columns="measure",
+                               values=["interpolation", "extrapolation", "gap", "gap_sd"], sort=False, dropna=False)
+        parts.append(("gap_sd", "gap sd"))
     for m in measures:
-        for k, short in (("interpolation", "interp"), ("extrapolation", "extrap"), ("gap", "gap")):
+        for k, short in parts:
             cols.append(((k, m), f"{m} {short}"))
     wide = pd.DataFrame({name: out[key] for key, name in cols if key in out.columns})
     return wide.reset_index()
