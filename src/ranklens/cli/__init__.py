@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ranklens {__version__}")
     parser.add_argument("--cache-dir", help="score/embedding cache directory (env RANKLENS_CACHE_DIR)")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the on-disk cache")
+    parser.add_argument("--engine", metavar="SPEC", help="where model batches run: local (default), ray (a local "
+                        "Ray) or ray:ADDRESS (a cluster); env RANKLENS_ENGINE")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     parser.add_argument("--encoding", metavar="CODEC",
@@ -59,13 +61,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _engine(args: argparse.Namespace) -> Any:
     """The engine the global options ask for (passed explicitly: the environment is not touched)."""
-    from ..engine import ScoringEngine, default_engine
+    from ..engine import ScoringEngine, default_engine, make_dispatcher
 
-    if not (args.cache_dir or args.no_cache or args.quiet):
+    engine_spec = getattr(args, "engine", None)
+    if not (args.cache_dir or args.no_cache or args.quiet or engine_spec):
         return None
     cache: Any = False if args.no_cache else (args.cache_dir or None)
     base = default_engine() if not (args.cache_dir or args.no_cache) else None
-    return ScoringEngine(cache=base.cache if base is not None else cache, show_progress=False if args.quiet else None)
+    dispatcher = make_dispatcher(engine_spec) if engine_spec else (base.dispatcher if base is not None else None)
+    return ScoringEngine(cache=base.cache if base is not None else cache, show_progress=False if args.quiet else None,
+                         dispatcher=dispatcher or make_dispatcher(os.environ.get("RANKLENS_ENGINE")))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -101,3 +106,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if previous is not None:
             set_default_engine(previous)
+            if getattr(args, "engine", None):  # the Ray actors (and a local Ray) this run started
+                getattr(engine.dispatcher, "close", lambda: None)()
