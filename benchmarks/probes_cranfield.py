@@ -98,10 +98,10 @@ def main() -> None:
         run("cranfield", str(DATA / "cranfield"), models, {**base, "probes": TM}, out)
         done.append(out / "cranfield" / "probe-table")
     if "dl19" in parts:
-        run("dl19", str(dl19), models, {**base, "probes": TM, "calibration_run": bm25_run}, out)
+        run("dl19", str(dl19), models, {**base, "probes": TM, "calibrate_on": bm25_run}, out)
         done.append(out / "dl19" / "probe-table")
     if "transfer" in parts:
-        run("transfer", str(dl19), models, {**base, "probes": ("ds-*",), "calibration_run": bm25_run}, out)
+        run("transfer", str(dl19), models, {**base, "probes": ("ds-*",), "calibrate_on": bm25_run}, out)
         done.append(out / "transfer" / "probe-table")
     from ranklens.probes import paper_tables
     from ranklens.results import Result

@@ -216,3 +216,41 @@ def test_spacy_pipeline_prefers_the_official_package(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: object() if n == "en_core_web_sm" else real(n, *a))
     assert text._pipeline_name("en_core_web_sm") == "en_core_web_sm"
     assert text._pipeline_name("/some/pipeline") == "/some/pipeline"
+
+
+def test_calibrate_on_a_run_or_a_collection(tmp_path, monkeypatch):
+    """``calibrate_on``: a run file re-ranks its candidates (texts from ``calibration_texts`` or the
+    analysed collection); a collection spec re-ranks BM25's top depth there; the same δ as the
+    kernel called directly, and the output says which was used."""
+    from ranklens.drive import run_analysis
+    from ranklens.errors import ValidationError
+    from ranklens.io import load_collection
+
+    monkeypatch.setenv("RANKLENS_CACHE_DIR", str(tmp_path / "cache"))
+    demo = load_collection("demo")
+    qids = sorted(demo.queries_dict())[:3]
+    docs = sorted(demo.docs.keys())[:12]
+    run = tmp_path / "calib.run"
+    run.write_text("".join(f"{q} Q0 {d} {i} {20 - i} r\n" for q in qids for i, d in enumerate(docs, 1)))
+    coll = _coll(DOCS, QUERIES, QRELS)
+    models = {"len": {"spec": "tfidf"}}
+    base = {"probes": ["tr-shuffle-words"], "sweep": (), "n_boot": 10}
+    res = run_analysis("probes", coll, models, {**base, "calibrate_on": str(run), "calibration_texts": "demo"},
+                       engine=ScoringEngine(cache=False))[0]
+    ranker = _fitted_tfidf(coll)
+    want = calibrate_delta(ranker, demo, spec=DeltaSpec(run=str(run)), engine=ScoringEngine(cache=False))
+    assert res.summary["deltas"]["len"] == pytest.approx(want.delta)
+    assert "re-ranked run" in res.summary["calibration"]["len"] and "demo" in res.summary["calibration"]["len"]
+    res = run_analysis("probes", coll, models, {**base, "calibrate_on": "demo"}, engine=ScoringEngine(cache=False))[0]
+    want = calibrate_delta(ranker, demo, spec=DeltaSpec(), engine=ScoringEngine(cache=False))
+    assert res.summary["deltas"]["len"] == pytest.approx(want.delta)
+    assert "BM25 top-20" in res.summary["calibration"]["len"]
+    with pytest.raises(ValidationError, match="only used with a calibration run"):
+        run_analysis("probes", coll, models, {**base, "calibration_texts": "demo"}, engine=ScoringEngine(cache=False))
+
+
+def _fitted_tfidf(coll):
+    from ranklens.drive import collection_texts
+    from ranklens.rankers import make_ranker
+
+    return make_ranker("tfidf", corpus=collection_texts(coll))

@@ -7,7 +7,7 @@ typos that leave stopwords intact, the non-relevant sentence from a document jud
 for the same query, the paper's NER types for NQ factuality, a Bonferroni-corrected paired t-test
 at p < 0.01 (symmetric probes: the reference code's test of ``|diff|``), δ the median adjacent
 top-10 difference after re-ranking (the official DL19 run in the paper: give it as
-``calibration_run``). Every other choice is a named parameter, recorded in each result's
+``calibrate_on``). Every other choice is a named parameter, recorded in each result's
 provenance and listed in the paper tables' legend.
 """
 
@@ -35,10 +35,12 @@ class Params:
     delta: tuple[str, ...] = param(("calibrate",), "effect threshold: 'calibrate' (median adjacent top-10 "
                                    "difference, the paper), 'pNN' (a percentile of them) or a number; LABEL=VALUE "
                                    "for one model")
-    calibration_collection: str = param("", "collection spec delta is calibrated on (demo, a directory, "
-                                        "irds:ID); '' = the analysed collection")
-    calibration_run: str = param("", "TREC run whose candidates are re-ranked to calibrate delta (the paper: "
-                                 "the official DL19 run); '' = re-rank BM25's top calibration-depth", path=True)
+    calibrate_on: str = param("", "where delta is calibrated: a TREC run file = re-rank its candidates (the paper: "
+                              "the official DL19 run; texts from calibration-texts), a collection spec (demo, a "
+                              "directory, irds:ID) = re-rank BM25's top calibration-depth there; '' = the analysed "
+                              "collection")
+    calibration_texts: str = param("", "collection spec holding the texts of a calibration run's candidates; '' = "
+                                   "the analysed collection")
     calibration_queries: int = param(0, "calibration queries (seeded sub-sample); 0 = all (the paper)", min=0)
     calibration_depth: int = param(20, "BM25 depth re-ranked to calibrate delta when no calibration run is "
                                    "given (ranklens' procedure for a bare collection)", min=2)
@@ -101,6 +103,20 @@ def probe_options(p: Params) -> dict[str, Any]:
             "pairs_symmetric": p.pairs_symmetric}
 
 
+def calibration_source(calibrate_on: str, texts: str, collection: Any, load: Any) -> tuple[Any, str | None]:
+    """``(collection, run file or None)`` that δ is calibrated on: an existing file is a TREC run
+    (its candidates' texts from ``texts`` or the analysed collection), anything else a collection
+    spec (``''`` = the analysed collection)."""
+    from ..errors import ValidationError
+
+    if calibrate_on and Path(calibrate_on).is_file():
+        return (load(texts) if texts else collection), calibrate_on
+    if texts:
+        raise ValidationError(f"calibration_texts={texts!r} is only used with a calibration run; "
+                              f"calibrate_on={calibrate_on!r} is not a run file")
+    return (load(calibrate_on) if calibrate_on else collection), None
+
+
 def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
         work_dir: Path | None = None) -> list[Any]:
     """Every selected probe for every model with δ per model; plus a δ sweep of ``sweep``."""
@@ -116,9 +132,9 @@ def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, e
     need_models("probes", rankers, 1, skipped)
     opts = probe_options(p)
     probes = [get_probe(n, **opts) for n in select_probes(list(p.probes))]
-    calib = load_collection(p.calibration_collection) if p.calibration_collection else collection
+    calib, run_file = calibration_source(p.calibrate_on, p.calibration_texts, collection, load_collection)
     deltas = delta_specs(p.delta, list(rankers), max_queries=p.calibration_queries or None,
-                         depth=p.calibration_depth, seed=seed, run=p.calibration_run or None)
+                         depth=p.calibration_depth, seed=seed, run=run_file)
     res = run_probes(probes, rankers, collection, delta=deltas, calibration_collection=calib, engine=engine,
                      seed=seed, alpha=p.alpha, correction=p.correction, n_boot=p.n_boot,
                      symmetric_test=p.symmetric_test, params=params_dict(p))

@@ -249,7 +249,7 @@ def calibrate_delta(
     if spec.mode == "explicit":
         return DeltaInfo(float(spec.value or 0.0), spec, np.zeros(0))
     if collection is None:
-        raise ValidationError("delta calibration needs a collection (--collection or --calibration-collection, "
+        raise ValidationError("delta calibration needs a collection (--collection or --calibrate-on, "
                               "or --delta NUMBER)")
     diffs, warn = _calibration(ranker, collection, spec, engine)
     if len(diffs) == 0:
