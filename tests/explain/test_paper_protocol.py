@@ -89,6 +89,25 @@ def test_whole_document_share_matches_a_count_and_warns_above_20_percent():
     assert res.provenance.params["sentence_segmenter"].startswith("spacy:")
 
 
+def test_sweep_and_rationale_results_carry_unit_diagnostics_per_m():
+    from ranklens.explain import explain_run, explanation_sweep
+
+    docs = {"a": "X one. X two. X three. X four.", "b": "X only here. Not x.", "c": "X yes. No. Maybe x."}
+    q = pd.DataFrame({"query_id": ["q"], "text": ["x"]})
+    sw = explanation_sweep({"x": X_RANKER}, q, docs, ms=(1, 3), ks=(3,), engine=_engine())
+    n_units = [len(sentence_spans(t)) for t in docs.values()]
+    diag = sw.tables["unit_diagnostics"].set_index("m")
+    for m in (1, 3):
+        assert diag.loc[m, "whole_document_share"] == pytest.approx(sum(n <= m for n in n_units) / 3)
+    assert any(w.startswith("m=3:") and "whole document" in w for w in sw.warnings)
+    assert not any(w.startswith("m=1:") for w in sw.warnings)  # no document has a single sentence
+    run = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": list(docs), "score": [3.0, 2.0, 1.0]})
+    ex = explain_run(X_RANKER, run, q, docs, k=3, m=3, engine=_engine())
+    d = ex.tables["unit_diagnostics"].iloc[0]
+    assert d["whole_document_share"] == pytest.approx(2 / 3) and d["units_max"] == 4
+    assert any("whole document" in w for w in ex.warnings)
+
+
 # ---------------------------------------------------------------------------- MaxP documents
 LONG = ("X one here. Nothing two. Nothing three. X x four. Nothing five. Nothing six. "
         "X seven. Nothing eight.")

@@ -7,8 +7,9 @@ Protocol (Pandian, Ganguly & MacAvaney, "Evaluating the Explainability of Neural
   project's tie rule ``ties`` (default ``"trec_eval"``: scores compared as float32, ties by
   ``doc_id`` descending; ``"float64"``; ``"input_order"``), recorded in provenance;
 - the top-``max(k)`` documents are explained (occlusion, or rationales the user provides);
-- **MRC@k** per query: the top-``m`` rationales of each of the top-k documents are concatenated in
-  document order into a pseudo-document; the ranker scores the pseudo-documents; the rank
+- **MRC@k** per query: the top-``m`` rationales of each of the top-k documents are concatenated
+  (most important first, eq. 1; ``pseudo_order="document"``: in document order) into a
+  pseudo-document; the ranker scores the pseudo-documents; the rank
   correlation (Kendall τ-b default) between the original top-k order and the pseudo scores;
   mean over queries with at least two documents;
 - **MER@k** per query: for each top-k document, the mean over its rationales of the maximum
@@ -218,7 +219,8 @@ def explain_run(
         rationale (``query_id, doc_id, rank, score, rationale_rank, unit, start, end, weight,
         text``), a ``units`` table with every unit's weight and a ``documents`` table with the
         texts of the top ``display_docs`` documents of the first ``display_queries`` queries
-        (for :func:`ranklens.explain.display.result_html`).
+        (for :func:`ranklens.explain.display.result_html`), and ``unit_diagnostics``
+        (:func:`unit_diagnostics`, with its warnings).
     """
     _check_ties(ties)
     _check_display(display_queries, display_docs)
@@ -235,6 +237,8 @@ def explain_run(
         columns=["query_id", "doc_id", "unit", "start", "end", "weight", "mode", "guarded"],
     )
     documents = _document_rows(top, qmap, docs, {}, display_queries, display_docs)
+    diag, warns = unit_diagnostics(pd.DataFrame(_unit_rows("ranker", explainer.granularity, m, exps),
+                                                columns=_UNIT_COLUMNS))
     prov = make_provenance(
         params={"k": k, "m": m, "explainer": repr(explainer), "ties": ties, "ties_rule": _TIES_RULE[ties],
                 "aggregate": explainer.aggregate, "display_queries": display_queries, "display_docs": display_docs,
@@ -246,7 +250,7 @@ def explain_run(
     summary = {"queries": int(top["query_id"].nunique()), "documents": len(exps), "m": m, "k": k,
                "granularity": explainer.granularity}
     return Result(kind="explain-rationales", summary=summary, table=table, provenance=prov,
-                  tables={"units": units, "documents": documents})
+                  tables={"units": units, "documents": documents, "unit_diagnostics": diag}, warnings=tuple(warns))
 
 
 # ---------------------------------------------------------------------------- kernels
@@ -873,7 +877,8 @@ def explanation_sweep(
 
     Returns:
         Result of kind ``"explain-sweep"``: ``table`` per (ranker, granularity, m) with mean
-        ``mrc@k`` / ``mer@k`` and query counts; table ``per_query`` with the per-query values.
+        ``mrc@k`` / ``mer@k`` and query counts; table ``per_query`` with the per-query values and
+        ``unit_diagnostics`` per ``m`` (:func:`unit_diagnostics`; warnings name the ``m``).
     """
     from .units import parse_granularity
 
@@ -898,8 +903,8 @@ def explanation_sweep(
     )
     measures = [f"mrc@{k}" for k in ks] + ([f"mer@{mer_k}"] if subdoc is not None else []) + ["ndcg@10"]
     summ = _summary_table(table, measures)
-    extra.pop("units")
-    warns = extra.pop("warnings")
+    diag, dwarns = _sweep_diagnostics(pd.DataFrame(extra.pop("units"), columns=_UNIT_COLUMNS), ms)
+    warns = [*extra.pop("warnings"), *dwarns]
     summary = {
         f"{r['model']}/{r['granularity']}/m={int(r['m'])}/{c}": None if pd.isna(r[c]) else round(float(r[c]), 6)
         for _, r in summ.iterrows() for c in measures if c != "ndcg@10"
@@ -910,5 +915,17 @@ def explanation_sweep(
         "candidates": "given" if candidates is not None else "all documents",
     }, qmap, docs, extra, ties=ties, mer_missing=mer_missing, granularities=grans,
        pseudo_order=pseudo_order)
-    return Result(kind="explain-sweep", summary=summary, table=summ, provenance=prov, tables={"per_query": table},
-                  warnings=tuple(dict.fromkeys(warns)))
+    return Result(kind="explain-sweep", summary=summary, table=summ, provenance=prov,
+                  tables={"per_query": table, "unit_diagnostics": diag}, warnings=tuple(dict.fromkeys(warns)))
+
+
+def _sweep_diagnostics(units: pd.DataFrame, ms: Sequence[int]) -> tuple[pd.DataFrame, list[str]]:
+    """:func:`unit_diagnostics` for every ``m`` of a sweep (column ``m``): the whole-document
+    share depends on ``m``; its warnings name the ``m``."""
+    tables, warns = [], []
+    for m_ in sorted({int(x) for x in ms}):
+        d, w = unit_diagnostics(units.assign(whole_document=units["units"] <= m_))
+        tables.append(d.assign(m=m_))
+        warns += [f"m={m_}: {x}" if "whole document" in x else x for x in w]
+    cols = ["m", *tables[0].columns.drop("m")] if tables else ["m"]
+    return (pd.concat(tables, ignore_index=True)[cols] if tables else pd.DataFrame(columns=cols)), warns
