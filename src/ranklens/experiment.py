@@ -19,6 +19,9 @@ An experiment file (TOML or YAML)::
     qrels = "../shared/data/trec_dl_msmarco_passage/qrels.dl19-passage.txt"
     runs = "../shared/data/trec_dl_runs/official/dl19"
 
+    [engine]                           # optional: where model batches run (default: here)
+    type = "ray"                       # "local" or "ray"; address = "auto" for a running cluster
+
     [[analyses]]
     type = "asl"                       # any analysis of ranklens.registry
     datasets = ["cranfield"]           # default: all datasets
@@ -48,7 +51,7 @@ from .registry import get_analysis
 
 __all__ = ["Experiment", "Step", "load_experiment", "run_experiment"]
 
-_TOP_KEYS = {"title", "results", "seed", "models", "datasets", "analyses"}
+_TOP_KEYS = {"title", "results", "seed", "models", "datasets", "analyses", "engine"}
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class Experiment:
     datasets: Mapping[str, Mapping[str, Any]]
     steps: tuple[Step, ...]
     source: Path | None = None
+    engine: Mapping[str, Any] | None = None  # the [engine] table: where model batches run
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -211,6 +215,23 @@ def _check_writable(results_dir: Path, errors: list[str]) -> None:
         errors.append(f"results: {p} is not writable; choose another 'results' path")
 
 
+def _validate_engine(raw: Any, errors: list[str]) -> dict[str, Any] | None:
+    """``[engine]``: ``type = "local" | "ray"`` and the dispatcher's options (checked by building it)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        errors.append('engine: must be a table, e.g. [engine] type = "ray" address = "auto"')
+        return None
+    from .engine import make_dispatcher
+
+    try:
+        make_dispatcher(raw)  # builds, starts nothing
+    except ValidationError as exc:
+        errors.append(str(exc))
+        return None
+    return dict(raw)
+
+
 def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experiment, list[str]]:
     """Check an experiment mapping; returns the experiment and every error with its key path.
 
@@ -234,8 +255,9 @@ def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experi
     results = str(data.get("results", "results"))
     results_dir = Path(results) if Path(results).is_absolute() else base / results
     _check_writable(results_dir, errors)
+    engine = _validate_engine(data.get("engine"), errors)
     exp = Experiment(title=str(data.get("title", "ranklens experiment")), results_dir=results_dir, seed=seed,
-                     models=models, datasets=datasets, steps=tuple(steps))
+                     models=models, datasets=datasets, steps=tuple(steps), engine=engine)
     return exp, errors
 
 
@@ -259,6 +281,7 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
     root = exp.results_dir
     root.mkdir(parents=True, exist_ok=True)
     store = ResultsStore(root)
+    engine, own = _step_engine(exp, engine)
     collections: dict[str, Any] = {}
     done, ran = 0, 0
     seconds: dict[str, float] = {}
@@ -287,6 +310,8 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
             bar.update(1)
     finally:
         bar.close()
+        if own:  # the Ray actors (and a local Ray) the [engine] table started
+            getattr(engine.dispatcher, "close", lambda: None)()
     report_path = None
     if report:
         from .report import Report
@@ -294,6 +319,22 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
         report_path = Report.from_dirs([root], title=exp.title).save(root / "report.html")
     return {"results_dir": str(root), "steps_run": ran, "steps_skipped": done, "report": str(report_path),
             "seconds": seconds}
+
+
+def _step_engine(exp: Experiment, engine: Any) -> tuple[Any, bool]:
+    """The engine the steps use: ``engine`` when given; else the file's ``[engine]`` table on the
+    default engine's cache -- unless ``--engine`` / ``RANKLENS_ENGINE`` already chose a non-local
+    dispatcher (the command line wins). Returns ``(engine, whether this run built it)``."""
+    if engine is not None or not exp.engine:
+        return engine, False
+    from .engine import LocalDispatcher, ScoringEngine, default_engine, make_dispatcher
+
+    base = default_engine()
+    if not isinstance(base.dispatcher, LocalDispatcher):
+        return None, False
+    built = ScoringEngine(cache=base.cache, batch_size=base.batch_size, dispatcher=make_dispatcher(exp.engine),
+                          show_progress=base.show_progress)
+    return built, True
 
 
 def _model_of(result_dir: Path, models: tuple[str, ...]) -> str:

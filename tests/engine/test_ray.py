@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from ranklens.engine import LocalDispatcher, MemoryCache, ScoringEngine, SQLiteCache, make_dispatcher
+from ranklens.engine import LocalDispatcher, MemoryCache, ScoringEngine, SQLiteCache
 from ranklens.errors import ValidationError
 from ranklens.rankers.base import BaseRanker
 from ranklens.testing import HashEmbedder, OverlapRanker
@@ -218,18 +218,54 @@ def test_the_same_analysis_through_both_dispatchers(dispatcher):
         assert set(ra.tables) == set(rb.tables) and all(ra.tables[k].equals(rb.tables[k]) for k in ra.tables)
 
 
-def test_engine_specs():
-    from ranklens.engine.ray import RayDispatcher
+def _outputs(root):
+    """Every table (decompressed) and every result summary of an experiment's results."""
+    import gzip
+    import json
 
-    assert isinstance(make_dispatcher(None), LocalDispatcher)
-    assert isinstance(make_dispatcher("local"), LocalDispatcher)
-    d = make_dispatcher("ray:ray://head:10001")
-    assert isinstance(d, RayDispatcher) and d.address == "ray://head:10001"
-    d = make_dispatcher({"type": "ray", "actors": 3, "in_flight": 4})
-    assert (d.address, d.actors, d.in_flight) == (None, 3, 4)
-    with pytest.raises(ValidationError, match="unknown key"):
-        make_dispatcher({"type": "ray", "actor": 3})
-    with pytest.raises(ValidationError, match="unknown engine 'spark'"):
-        make_dispatcher("spark")
-    with pytest.raises(ValidationError, match="actors must be an integer >= 1"):
-        make_dispatcher({"type": "ray", "actors": 0})
+    out = {}
+    for f in sorted(root.rglob("*")):
+        rel = str(f.relative_to(root))
+        if ".work" in rel or not f.is_file():
+            continue
+        if f.name.endswith(".tsv.gz"):
+            out[rel] = gzip.decompress(f.read_bytes())
+        elif f.name == "result.json":
+            data = json.loads(f.read_text())
+            out[rel] = (data.get("summary"), data.get("warnings"))
+    return out
+
+
+def test_every_analysis_of_an_experiment_gives_identical_results_on_ray(tmp_path, cluster, monkeypatch):
+    """The small experiment (every analysis, BM25 + TF-IDF on the demo) with and without an
+    ``[engine] type = "ray"`` table: the same tables and summaries, and the Ray run's batches did
+    go through the RayDispatcher."""
+    from ranklens.engine import set_default_engine
+    from ranklens.engine.ray import RayDispatcher
+    from ranklens.experiment import load_experiment, run_experiment
+    from tests.conftest import SMALL_EXPERIMENT
+
+    batches: list[int] = []
+    original = RayDispatcher.run
+
+    def counting(self, call, bs):
+        batches.append(len(bs))
+        return original(self, call, bs)
+
+    monkeypatch.setattr(RayDispatcher, "run", counting)
+    roots = []
+    for name, table in (("local", ""), ("ray", '\n[engine]\ntype = "ray"\nactors = 2\n')):
+        monkeypatch.setenv("RANKLENS_CACHE_DIR", str(tmp_path / f"cache-{name}"))  # no shared cache hits
+        set_default_engine(None)
+        f = tmp_path / name / "exp.toml"
+        f.parent.mkdir()
+        f.write_text(table + SMALL_EXPERIMENT)
+        exp = load_experiment(f)
+        assert exp.engine == ({"type": "ray", "actors": 2} if table else None)
+        run_experiment(exp, report=False, show_progress=False)
+        roots.append(f.parent / "res")
+    assert sum(batches) > 0  # the Ray run computed its batches on the actors
+    local, remote = (_outputs(r) for r in roots)
+    assert len(local) > 20 and local.keys() == remote.keys()
+    for key in local:
+        assert local[key] == remote[key], key
