@@ -112,6 +112,13 @@ def test_documents_are_capped_to_first_queries_and_top_documents(tmp_path):
     assert res.provenance.params["display_queries"] == 10 and res.provenance.params["display_docs"] == 3
     html_out = result_html(Result.load(res.save(tmp_path / "r")), max_queries=2, max_docs=1)
     assert html_out.count('class="rl-explain-doc"') == 2 * 2 * 1
+    # one section per query with previous / next / index links; every link lands on an anchor
+    import re
+
+    ids = set(re.findall(r'id="([^"]+)"', html_out))
+    links = re.findall(r'href="#([^"]+)"', html_out)
+    assert links and set(links) <= ids and "rl-explain-index" in ids
+    assert html_out.count("query 1 of 2") == 2 and html_out.count('next &rarr;</a>') == 2
     none = explanation_consistency({"x": X_RANKER}, queries, docs, granularities=("sentence",), m=1, ks=(5,),
                                    explainer=OcclusionExplainer(n=1), display_docs=0, engine=ScoringEngine(cache=False))
     assert none.tables["documents"].empty

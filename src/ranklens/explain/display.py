@@ -223,12 +223,12 @@ def result_html(result: Any, *, max_queries: int | None = None, max_docs: int = 
         qids = list(dict.fromkeys(g["query_id"].astype(str)))[:max_queries]
         gi = len(nav)
         nav.append((label, qids))
-        for q in qids:
+        for qi, q in enumerate(qids):
             gq = g[g["query_id"].astype(str) == q].sort_values("rank", kind="mergesort").head(max_docs)
             qtext = _str(gq["query"].iloc[0]) if "query" in gq.columns else ""
             parts.append(
-                f'<div class="rl-explain-query" id="rl-q-{gi}-{qids.index(q)}"><p><b>query {html.escape(q)}</b>'
-                + (f": {html.escape(qtext)}" if qtext else "") + "</p>"
+                f'<div class="rl-explain-query" id="rl-q-{gi}-{qi}"><p><b>query {html.escape(q)}</b>'
+                + (f": {html.escape(qtext)}" if qtext else "") + "</p>" + _pager(gi, qi, len(qids))
             )
             for _, row in gq.iterrows():
                 text = _str(row["text"])
@@ -259,10 +259,18 @@ def _close(parts: list[str], nav: list[tuple[str, list[str]]], dropped: int) -> 
     return "".join(parts)
 
 
+def _pager(gi: int, qi: int, n: int) -> str:
+    """Navigation of one query's section: its position, previous / next query, the index."""
+    prev = f'<a href="#rl-q-{gi}-{qi - 1}">&larr; previous</a>' if qi > 0 else "&larr; previous"
+    nxt = f'<a href="#rl-q-{gi}-{qi + 1}">next &rarr;</a>' if qi + 1 < n else "next &rarr;"
+    return (f'<p class="rl-explain-pager">query {qi + 1} of {n} · {prev} · '
+            f'<a href="#rl-explain-index">index</a> · {nxt}</p>')
+
+
 def _query_index(nav: list[tuple[str, list[str]]]) -> str:
     """Links to every shown query, per model and granularity (the page's navigation)."""
     rows = []
     for gi, (label, qids) in enumerate(nav):
         links = " ".join(f'<a href="#rl-q-{gi}-{i}">{html.escape(q)}</a>' for i, q in enumerate(qids))
         rows.append(f"<li>{html.escape(label) or 'queries'}: {links}</li>")
-    return f'<ul class="rl-explain-index">{"".join(rows)}</ul>' if rows else ""
+    return f'<ul class="rl-explain-index" id="rl-explain-index">{"".join(rows)}</ul>' if rows else ""
