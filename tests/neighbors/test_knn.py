@@ -215,3 +215,66 @@ def test_sparse_exact_matches_brute_force(block_size):
         sims = [(-cos(dense[q], dense[j]), j) for j in range(60) if j != q]
         expected = [j for _, j in sorted(sims, key=lambda t: (round(t[0], 6), t[1]))[:6]]
         assert res.indices[r].tolist() == expected
+
+
+def test_faiss_blas_threshold_restored_after_concurrent_searches():
+    """Two threads searching at once: the process-wide FAISS setting is lowered while either runs
+    and is back to the process's own value (here a custom one) once both have ended."""
+    faiss = pytest.importorskip("faiss")
+    import threading
+
+    from ranklens.neighbors import knn
+
+    old = faiss.cvar.distance_compute_blas_threshold
+    faiss.cvar.distance_compute_blas_threshold = 777
+    try:
+        inside = threading.Event()
+        release = threading.Event()
+
+        def slow():
+            with knn._faiss_blas():
+                inside.set()
+                release.wait(10)
+
+        t = threading.Thread(target=slow)
+        t.start()
+        inside.wait(10)
+        c = np.random.default_rng(0).standard_normal((300, 8)).astype(np.float32)
+        exact_knn(c, c[:3], 4, backend="faiss")  # a second search starts and ends inside the first
+        assert faiss.cvar.distance_compute_blas_threshold == 1
+        release.set()
+        t.join()
+        assert faiss.cvar.distance_compute_blas_threshold == 777
+    finally:
+        faiss.cvar.distance_compute_blas_threshold = old
+
+
+@pytest.mark.parametrize("backend", ["numpy", "faiss"])
+def test_exact_knn_on_stored_unit_vectors_equals_brute_force(tmp_path, backend):
+    """A unit view on the vector store (rows gathered from several shards in a scrambled order)
+    gives the neighbours of brute-force cosine on the raw vectors."""
+    if backend == "faiss":
+        pytest.importorskip("faiss")
+    import hashlib
+
+    from ranklens.engine.vectors import VectorStore
+
+    rng = np.random.default_rng(3)
+    raw = rng.integers(-3, 4, size=(120, 6)).astype(np.float32)  # small integers: many exact ties
+    raw[7] = 0
+    hs = [hashlib.sha256(str(i).encode()).digest() for i in range(120)]
+    store = VectorStore(tmp_path, shard_bytes=4 * 6 * 25)
+    perm = rng.permutation(120)
+    for s in range(0, 120, 30):
+        store.put("m", [hs[i] for i in perm[s : s + 30]], raw[perm[s : s + 30]])
+    view = store.view("m", hs, unit=True)
+    q = np.arange(0, 120, 11)
+    res = exact_knn(view, view[q], 6, exclude=[[int(i)] for i in q], block_size=17, backend=backend)
+    nrm = np.linalg.norm(raw.astype(np.float64), axis=1)
+    for r, i in enumerate(q):
+        if nrm[i] == 0:
+            assert (res.indices[r] == -1).all()
+            continue
+        sims = [(-(round(float(raw[i] @ raw[j]) / (nrm[i] * nrm[j]), 6) if nrm[j] else 0.0), j)
+                for j in range(120) if j != i]
+        assert res.indices[r].tolist() == [j for _, j in sorted(sims)[:6]]

@@ -143,7 +143,8 @@ def run_neighbors(collection: Any, models: Mapping[str, Mapping[str, Any]], p: A
     if work_dir is not None:
         Path(work_dir).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ranklens-n2o-", dir=work_dir) as tmp:
-        vectors = {n: corpus_vectors(e, corpus.texts, engine=engine, work_dir=Path(tmp)) for n, e in embedders.items()}
+        vectors = {n: corpus_vectors(e, corpus.texts, engine=engine, work_dir=Path(tmp), unit=True)
+                   for n, e in embedders.items()}
         ctx = {"corpus": corpus, "pool": pool, "pool_name": pool_name, "k": k, "n_queries": nq, "search": search,
                "embedders": embedders, "vectors": vectors, "seed": seed, "engine": engine,
                "first_query": int(sample_queries(len(corpus), nq, 1, seed, pool)[0][0])}

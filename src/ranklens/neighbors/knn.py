@@ -7,9 +7,16 @@ ordered by similarity descending, ties broken by the lower corpus index, and the
 exactly that of a full sort (the tie at the k-th similarity is resolved the same way).
 
 FAISS (``IndexFlatIP`` exact, ``IndexHNSWFlat`` approximate) is used when installed and asked
-for. FAISS 1.15 switched to a slow SIMD path for small query batches (``nq × d < 128000``); we
-set ``faiss.cvar.distance_compute_blas_threshold = 1`` for the duration of each call (restored
-after it, so the process's setting is unchanged) so it uses BLAS as the numpy path does.
+for. FAISS 1.15 switched to a slow SIMD path for small query batches (``nq × d < 128000``); while
+a ranklens search runs, ``faiss.cvar.distance_compute_blas_threshold`` is 1 so it uses BLAS as
+the numpy path does. That setting is process-wide: it is changed by the first search that
+starts and restored by the last one that ends (a counter under a lock), so the process's own
+value is back as soon as no ranklens search runs.
+
+Cosine at inner-product speed: normalise once, not per block. :class:`UnitRows` marks rows that
+are already L2-normalised (and :class:`~ranklens.engine.vectors.StoredVectors` with
+``unit=True`` normalises rows as it reads them); for those, ``metric="cosine"`` normalises the
+queries only and each corpus block goes straight into the product.
 
 Sparse vectors (``scipy.sparse`` rows, e.g. full-vocabulary tf-idf) are searched exactly with
 the same blocked running top-k: each block's similarities come from one sparse product.
@@ -25,6 +32,7 @@ rows (the tie rule), and two embedders that both return zeros would show a spuri
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,6 +46,7 @@ from ..errors import ValidationError
 
 __all__ = [
     "KnnResult",
+    "UnitRows",
     "block_similarities",
     "is_sparse",
     "build_hnsw",
@@ -45,6 +54,8 @@ __all__ = [
     "faiss_knn",
     "hnsw_knn",
     "l2_normalize",
+    "is_unit",
+    "unit_rows",
     "recall_at_k",
     "zero_rows",
 ]
@@ -63,6 +74,49 @@ class KnnResult:
 
     indices: npt.NDArray[np.int64]
     scores: npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, eq=False)
+class UnitRows:
+    """Dense rows already L2-normalised (zero rows stay zero): cosine similarity is their inner
+    product, so searches skip the per-block normalisation. Slicing and ``np.asarray`` give the
+    underlying array (views, no copy); build one with :func:`unit_rows`."""
+
+    data: Any  # float32 ndarray or np.memmap, rows of unit length or zero
+    unit = True
+    ndim = 2
+    dtype = np.dtype(np.float32)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return tuple(self.data.shape)  # type: ignore[return-value]
+
+    def __len__(self) -> int:
+        return int(self.data.shape[0])
+
+    def __getitem__(self, idx: Any) -> np.ndarray:
+        return np.asarray(self.data[idx])
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        a = np.asarray(self.data)
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+
+def is_unit(x: Any) -> bool:
+    """Whether ``x`` is known to hold unit-length (or zero) rows (:class:`UnitRows`, a unit view)."""
+    return bool(getattr(x, "unit", False))
+
+
+def unit_rows(x: Any) -> Any:
+    """``x`` with L2-normalised rows, normalised once: a CSR matrix for sparse input, a unit view
+    of stored vectors, else :class:`UnitRows` over a normalised float32 copy (``x`` unchanged)."""
+    if is_unit(x):
+        return x
+    if is_sparse(x):
+        return l2_normalize(x)
+    if hasattr(x, "normalized"):
+        return x.normalized()
+    return UnitRows(l2_normalize(x))
 
 
 def is_sparse(x: Any) -> bool:
@@ -261,12 +315,17 @@ def exact_knn(
         A query that is the zero vector has no neighbours (row of ``-1``, scores ``-inf``).
     """
     sparse = is_sparse(corpus)
+    unit = is_unit(corpus)
     if sparse:
         corpus_arr = corpus.tocsr()
         q = queries.tocsr().astype(np.float32) if is_sparse(queries) else np.asarray(queries, np.float32)
         backend = "numpy"
+    elif isinstance(corpus, UnitRows):
+        corpus_arr = corpus.data
+        q = np.asarray(queries, dtype=np.float32)
     else:
-        corpus_arr = corpus if isinstance(corpus, np.ndarray) else np.asarray(corpus, dtype=np.float32)
+        readable = isinstance(corpus, np.ndarray) or hasattr(corpus, "gather")  # arrays, stored views
+        corpus_arr = corpus if readable else np.asarray(corpus, dtype=np.float32)
         q = np.asarray(queries, dtype=np.float32)
     _check(corpus_arr, q, k)
     if block_size < 1:
@@ -281,7 +340,7 @@ def exact_knn(
             raise ValidationError(f"exclude must have one entry per query ({m}), got {len(exclude)}")
         # (re-normalising the already unit-length queries in the recursive call is harmless)
         parts = [
-            exact_knn(corpus_arr, q[s : s + query_block_size], k, metric=metric, block_size=block_size,
+            exact_knn(corpus, q[s : s + query_block_size], k, metric=metric, block_size=block_size,
                       exclude=None if exclude is None else exclude[s : s + query_block_size],
                       backend=backend, query_block_size=query_block_size)
             for s in range(0, m, query_block_size)
@@ -302,7 +361,8 @@ def exact_knn(
             faiss = None
         elif faiss is None:
             faiss = _faiss()  # raises: FAISS is not installed
-        best_i, best_s = _blocked_topk(corpus_arr, q, kk, block_size, metric, rows, cols, faiss, torch)
+        best_i, best_s = _blocked_topk(corpus_arr, q, kk, block_size, "ip" if unit else metric, rows, cols,
+                                       faiss, torch)
     # excluded rows (score -inf) can only appear when fewer than k rows are eligible
     best_i = np.where(np.isneginf(best_s), -1, best_i)
     return _blank_rows(KnnResult(indices=best_i.astype(np.int64), scores=best_s.astype(np.float32)),
@@ -345,28 +405,40 @@ def _faiss():
     return require("faiss", feature="FAISS k-NN search")
 
 
+_BLAS_LOCK = threading.Lock()
+_BLAS_STATE: dict[str, Any] = {"users": 0, "saved": None}
+
+
 @contextmanager
 def _faiss_blas():
-    """FAISS (or ``None`` when not installed) with BLAS for every batch size, for one call only.
+    """FAISS (or ``None`` when not installed) with BLAS for every batch size while ranklens
+    searches run.
 
-    FAISS >= 1.12 uses a SIMD path below nq*d < 128000 that is ~5x slower than BLAS on few cores;
-    the threshold is restored afterwards so the process's setting is unchanged.
+    FAISS >= 1.12 uses a SIMD path below nq*d < 128000 that is ~5x slower than BLAS on few cores.
+    The threshold is process-wide: the first concurrent search saves and lowers it, the last one
+    restores the saved value (module docstring).
     """
     if not available("faiss"):
         yield None
         return
     faiss = _faiss()
-    old = faiss.cvar.distance_compute_blas_threshold
-    faiss.cvar.distance_compute_blas_threshold = 1
+    with _BLAS_LOCK:
+        if _BLAS_STATE["users"] == 0:
+            _BLAS_STATE["saved"] = faiss.cvar.distance_compute_blas_threshold
+            faiss.cvar.distance_compute_blas_threshold = 1
+        _BLAS_STATE["users"] += 1
     try:
         yield faiss
     finally:
-        faiss.cvar.distance_compute_blas_threshold = old
+        with _BLAS_LOCK:
+            _BLAS_STATE["users"] -= 1
+            if _BLAS_STATE["users"] == 0:
+                faiss.cvar.distance_compute_blas_threshold = _BLAS_STATE["saved"]
 
 
 def _prep(x: npt.ArrayLike, metric: Metric) -> np.ndarray:
     a = np.ascontiguousarray(np.asarray(x, dtype=np.float32))
-    return l2_normalize(a) if metric == "cosine" else a
+    return l2_normalize(a) if metric == "cosine" and not is_unit(x) else a
 
 
 def _search_excluding(index: Any, q: np.ndarray, k: int, exclude, n: int) -> KnnResult:

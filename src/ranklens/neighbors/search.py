@@ -9,9 +9,14 @@ Conventions (all recorded in provenance):
 - Self-exclusion: a query never counts as its own neighbour. The corpus is deduplicated by
   exact text, so excluding the query's corpus index excludes every exact duplicate too.
 - Neighbour ties are broken by the lower corpus index (input order).
-- Vectors: dense embedders are encoded through :mod:`ranklens.engine` (the one cache) in chunks;
-  beyond ``mmap_bytes`` the chunks are written into a memory-mapped working file under
-  ``work_dir`` (deleted with it; not a cache), so memory stays bounded. Sparse tf-idf
+- Vectors are L2-normalised once (``unit=True``), so every search is an inner product
+  (:class:`~ranklens.neighbors.knn.UnitRows`): no corpus block is normalised again.
+- Vectors are stored once. Dense embedders are encoded through :mod:`ranklens.engine` (the one
+  cache). Up to ``mmap_bytes`` the (normalised) vectors are an in-memory array filled chunk by
+  chunk. Beyond it, with the on-disk cache, the search reads the cache's memory-mapped shards
+  directly (:meth:`~ranklens.engine.ScoringEngine.encode_stored`, rows normalised as read: no
+  second copy on disk); without it (``--no-cache``) they are written into a memory-mapped
+  working file under ``work_dir`` (deleted with it), the only copy. Sparse tf-idf
   (:meth:`~ranklens.embedders.TfidfEmbedder.encode_sparse`) is computed directly: it is a
   deterministic transform of the fitted statistics, cheaper to recompute than to cache.
 """
@@ -27,9 +32,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..engine import ScoringEngine, encode_texts
+from ..engine import ScoringEngine, _ACTIVE, default_engine, encode_texts
 from ..errors import ValidationError
-from .knn import KnnResult, build_hnsw, exact_knn, faiss_knn, hnsw_knn, is_sparse, recall_at_k, zero_rows
+from .knn import (KnnResult, UnitRows, build_hnsw, exact_knn, faiss_knn, hnsw_knn, is_sparse, is_unit, l2_normalize,
+                  recall_at_k, unit_rows, zero_rows)
 
 __all__ = ["NeighborSearch", "as_vectors", "corpus_neighbors", "corpus_vectors", "named_embedders", "neighbors_of",
            "sample_queries"]
@@ -89,33 +95,42 @@ def sample_queries(n_corpus: int, n_queries: int, n_samples: int, seed: int,
 
 
 def _dense_chunks(embedder: Any, texts: Sequence[str], engine: ScoringEngine | None, chunk_size: int,
-                  mmap_bytes: int, work_dir: Path | None) -> np.ndarray:
+                  mmap_bytes: int, work_dir: Path | None, unit: bool) -> Any:
     n = len(texts)
     out: np.ndarray | None = None
+    name = getattr(embedder, "name", "embedder")
     for start in range(0, n, chunk_size):
         vecs = encode_texts(embedder, list(texts[start : start + chunk_size]), engine=engine,
-                            desc=f"{getattr(embedder, 'name', 'embedder')} [{start}/{n}]")
+                            desc=f"{name} [{start}/{n}]")
         if out is None:
-            big = n * vecs.shape[1] * 4 > mmap_bytes
-            if big:
+            if n * vecs.shape[1] * 4 > mmap_bytes:
+                eng = engine or _ACTIVE.get() or default_engine()
+                stored = eng.encode_stored(embedder, texts, unit=unit, desc=f"{name} [{n}]")
+                if stored is not None:  # the cache's shards are the only copy
+                    return stored
                 where = Path(tempfile.mkdtemp(prefix="n2o-", dir=work_dir))
                 out = np.lib.format.open_memmap(where / "vectors.npy", mode="w+", dtype=np.float32,
                                                 shape=(n, vecs.shape[1]))
             else:
                 out = np.empty((n, vecs.shape[1]), np.float32)
-        out[start : start + len(vecs)] = vecs
+        out[start : start + len(vecs)] = l2_normalize(vecs) if unit else vecs
     if out is None:
         raise ValidationError("cannot embed an empty corpus")
-    return out
+    return UnitRows(out) if unit else out
 
 
 def corpus_vectors(embedder: Any, texts: Sequence[str], *, engine: ScoringEngine | None = None,
-                   chunk_size: int = 16_384, mmap_bytes: int = 1 << 30, work_dir: Path | None = None) -> Any:
-    """Vectors of ``texts``: a CSR matrix for sparse tf-idf, else a float32 array (memory-mapped
-    beyond ``mmap_bytes``) filled through the engine chunk by chunk (module docstring)."""
+                   chunk_size: int = 16_384, mmap_bytes: int = 1 << 30, work_dir: Path | None = None,
+                   unit: bool = False) -> Any:
+    """Vectors of ``texts``: a CSR matrix for sparse tf-idf, else float32 rows filled through the
+    engine chunk by chunk: an array, or beyond ``mmap_bytes`` a read-only view on the cache's
+    memory-mapped shards (a working memmap under ``work_dir`` without an on-disk cache). With
+    ``unit=True`` rows are L2-normalised once (:class:`~ranklens.neighbors.knn.UnitRows`, a unit
+    view, or a normalised CSR matrix), so searches are inner products (module docstring)."""
     if getattr(embedder, "sparse", False) and hasattr(embedder, "encode_sparse"):
-        return embedder.encode_sparse(texts)
-    return _dense_chunks(embedder, texts, engine, chunk_size, mmap_bytes, work_dir)
+        x = embedder.encode_sparse(texts)
+        return l2_normalize(x) if unit else x
+    return _dense_chunks(embedder, texts, engine, chunk_size, mmap_bytes, work_dir, unit)
 
 
 def _rows(vectors: Any, idx: np.ndarray) -> Any:
@@ -184,14 +199,15 @@ def neighbors_of(vectors: Mapping[str, Any], query_idx: np.ndarray, k: int, sear
 
 def as_vectors(models: Mapping[str, Any] | Sequence[Any], texts: Sequence[str], engine: ScoringEngine | None = None,
                components: Mapping[str, str] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
-    """``{name: corpus vectors}`` and ``{name: fingerprint}`` from embedders (encoded here) or
-    precomputed vectors (arrays or CSR matrices, passed through)."""
+    """``{name: unit-normalised corpus vectors}`` and ``{name: fingerprint}`` from embedders
+    (encoded here) or precomputed vectors (arrays or CSR matrices; normalised once, as a copy,
+    unless they are :class:`~ranklens.neighbors.knn.UnitRows` or a unit view already)."""
     named = named_embedders(models)
     vecs, comps = {}, dict(components or {})
     for name, m in named.items():
-        if isinstance(m, np.ndarray) or is_sparse(m):
-            vecs[name] = m
+        if isinstance(m, np.ndarray) or is_sparse(m) or is_unit(m) or hasattr(m, "gather"):
+            vecs[name] = unit_rows(m)  # normalised once (a copy of a raw array; the input is unchanged)
         else:
-            vecs[name] = corpus_vectors(m, texts, engine=engine)
+            vecs[name] = corpus_vectors(m, texts, engine=engine, unit=True)
             comps.setdefault(name, m.fingerprint)
     return vecs, comps
