@@ -370,9 +370,7 @@ def test_run_sharing_no_query_with_the_qrels(tmp_path, capsys):
     _cli(["evaluate", str(qrels), str(run)], capsys, run, None, "none of the")
 
 
-@pytest.mark.slow  # imports torch
-@pytest.mark.xfail(strict=True, reason="specs.py / embedders: a missing st: path is a FileNotFoundError "
-                   "traceback, not a located ValidationError")
+@pytest.mark.slow  # the neighbors driver imports spaCy and sentence-transformers (~15 s)
 def test_missing_model_path(tmp_path, capsys):
     missing = tmp_path / "no-model"
     _cli(["neighbors", "--collection", "demo", "--model", f"st:{missing}", "--out", str(tmp_path / "o")],

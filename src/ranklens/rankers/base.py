@@ -155,7 +155,7 @@ class FunctionRanker(BaseRanker):
     def fingerprint(self) -> str:
         fn_id = f"{getattr(self.fn, '__module__', '?')}.{getattr(self.fn, '__qualname__', repr(self.fn))}"
         payload = {"fn": fn_id, "name": self.name_, "pairwise": self.pairwise, "version": self.version}
-        return f"FunctionRanker@{sha256_json(payload)[:16]}"
+        return named_fingerprint("FunctionRanker", payload)
 
     def _score_batch(self, queries: list[str], texts: list[str]) -> npt.NDArray[np.float64]:
         if self.pairwise:
