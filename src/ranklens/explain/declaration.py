@@ -201,6 +201,8 @@ ANALYSIS = Analysis(
                  "unit diagnostics, rationale pages) and explain-sweep/."),
     kinds=(
         ResultKind("explain-consistency", "Explanation consistency",
+                   findings="ranklens.report.findings:explain_consistency",
+                   significance="ranklens.report.findings:sig_explain_consistency",
                    plots=(f"{_E}:plot_consistency", f"{_E}:plot_relevance_scatter", f"{_E}:plot_mer_scatter"),
                    extra_html="ranklens.explain.display:result_html",
                    model_rows=ModelRows("model", ("mrc@10", "mrc@50", "mer@10", "ndcg@10"), items=("granularity",)),

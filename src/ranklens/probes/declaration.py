@@ -159,11 +159,13 @@ ANALYSIS = Analysis(
                 "of the variable; transfer d1 = the attributed text (fluent, simple, neutral, succinct, factual). "
                 "Tools: `ranklens probes show`, `ranklens probes table`, `ranklens probes seed-variance`.",
     kinds=(
-        ResultKind("probe-table", "Probe effect scores", plots=(f"{_P}:plot_diff_distributions",),
+        ResultKind("probe-table", "Probe effect scores", findings="ranklens.report.findings:probe_table",
+                   plots=(f"{_P}:plot_diff_distributions",),
                    paper_table=f"{_P}:paper_table", extra_html=f"{_P}:samples_html",
                    model_rows=ModelRows("model", ("score",), items=("probe", "dataset"), ci=("ci_low", "ci_high"),
                                         n="n")),
-        ResultKind("probe-delta-sweep", "Delta sweep", plots=(f"{_P}:plot_delta_sweep",)),
+        ResultKind("probe-delta-sweep", "Delta sweep", findings="ranklens.report.findings:probe_delta_sweep",
+                   plots=(f"{_P}:plot_delta_sweep",)),
     ),
     demo={"probes": ("mm-rel-*", "mm-len-ctrl-rel", "mm-tf-ctrl-rel", "mm-overlap-ctrl-rel", "tr-shuffle-words",
                      "tr-shuffle-sents", "tr-shuffle-preps", "tr-del-stops-punct", "tr-lemmatize", "tr-typo",
