@@ -296,16 +296,26 @@ def check_coverage(run: Any, qrels: Any, *, rel: int = 1, run_name: str = "run",
     return tuple(out)
 
 
-def depth_warnings(runs: Mapping[str, Any]) -> tuple[str, ...]:
+def depth_warnings(runs: Mapping[str, Any], *, note: str = "") -> tuple[str, ...]:
     """A warning when runs compared with each other retrieve different numbers of documents per
     query (deepest query of each run): deep cutoffs and recall-based measures then favour the
-    deeper run."""
+    deeper run.
+
+    Args:
+        runs: ``{name: run}`` with frames or Arrow tables, or ``{name: depth}`` with each run's
+            most documents per query already counted (an int).
+        note: appended to the warning (e.g. what a caller's measure does with depth).
+    """
     depths = {}
     for name, r in runs.items():
+        if isinstance(r, (int, np.integer)):
+            depths[name] = int(r)
+            continue
         ids = r[QUERY_ID] if isinstance(r, pd.DataFrame) else r.column(QUERY_ID).to_pandas()
         depths[name] = int(pd.Series(ids).value_counts().max()) if len(ids) else 0
     if len(set(depths.values())) <= 1:
         return ()
     lo, hi = min(depths, key=depths.get), max(depths, key=depths.get)
     return (f"runs of different depths are compared (most documents per query: {hi} {depths[hi]}, "
-            f"{lo} {depths[lo]}); measures past rank {depths[lo]} and recall favour the deeper run",)
+            f"{lo} {depths[lo]}); measures past rank {depths[lo]} and recall favour the deeper run"
+            + (f"; {note}" if note else ""),)
