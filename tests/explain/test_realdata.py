@@ -75,11 +75,36 @@ def test_wikiqa_mer_with_tfidf(shared_data):
         assert u in docs[d].split("\n")  # relevant units are lines of their page
     texts = list(docs.values())
     eng = ScoringEngine(cache=False)
-    res = explanation_sweep({"bm25": make_ranker("bm25", corpus=texts)}, queries, docs, ms=(1, 3), granularities=("line",),
-                            ks=(10,), subdoc=subdoc, embedder=make_embedder("tfidf", corpus=texts), engine=eng,
-                            explainer=OcclusionExplainer(granularity="line", samples=12))
-    mer = res.tables["per_query"]["mer@10"].dropna()
-    assert len(mer) > 0 and ((mer >= 0) & (mer <= 1 + 1e-6)).all()
+    emb = make_embedder("tfidf", corpus=texts)
+    kw = dict(ks=(10,), subdoc=subdoc, embedder=emb, engine=eng, granularities=("line",),
+              explainer=OcclusionExplainer(granularity="line", samples=12))
+    bm25 = make_ranker("bm25", corpus=texts)
+    res = explanation_sweep({"bm25": bm25}, queries, docs, ms=(1, 3), **kw)
+    one = explanation_consistency({"bm25": bm25}, queries, docs, m=3, **kw)
+    # eq. 3 by hand: per query, mean over the top-10 pages of sum_j max_r cos(d_j, r) / m, where a
+    # page without relevant lines counts 0
+    rats = one.tables["rationales"]
+    top = one.tables["rationales"][["query_id", "doc_id", "rank"]].drop_duplicates()
+    ref = {}
+    for q, g in top[top["rank"] <= 10].groupby("query_id"):
+        per_doc = []
+        for d in g["doc_id"]:
+            rel = subdoc[(subdoc["query_id"] == q) & (subdoc["doc_id"] == d)]["unit"].tolist()
+            mine = rats[(rats["query_id"] == q) & (rats["doc_id"] == d)]["text"].tolist()
+            if not rel:
+                per_doc.append(0.0)
+                continue
+            a, b = np.asarray(emb.encode(mine), float), np.asarray(emb.encode(rel), float)
+            a /= np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
+            b /= np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
+            per_doc.append(float((a @ b.T).max(axis=1).sum() / 3))
+        ref[q] = float(np.mean(per_doc))
+    got = dict(zip(one.table["query_id"], one.table["mer@10"]))
+    assert got.keys() == ref.keys() and len(ref) > 0
+    for q in ref:
+        assert got[q] == pytest.approx(ref[q], abs=1e-6)
+    sw = res.tables["per_query"]
+    assert dict(zip(sw[sw["m"] == 3]["query_id"], sw[sw["m"] == 3]["mer@10"])) == pytest.approx(got)
 
 
 def test_cranfield_sentences_are_real_units_not_whole_documents(shared_data):
