@@ -34,6 +34,7 @@ from .evaluation import (
     plot_regimes,
     regime_table,
     setting_name,
+    variant_key,
     variant_scores,
 )
 from .plots import plot_nn_similarity, plot_split_pca, plot_split_pca_result, project_2d, split_pca
@@ -119,5 +120,6 @@ __all__ = [
     "train_variants",
     "tuned_bm25",
     "training_id",
+    "variant_key",
     "variant_scores",
 ]

@@ -64,6 +64,9 @@ class Params:
     thresholds: tuple[int, ...] = param((1,), "label overlap: relevance thresholds")
     min_shared: int = param(1, "label overlap: shared positives needed (paper 1; the authors' script 2)", min=1)
     backend: str = param("exact", "nearest-query search for embedders", choices=("exact", "faiss"))
+    ood: tuple[str, ...] = param((), "out-of-domain collections (collection specs, e.g. cisi) on which every trained "
+                                 "variant is evaluated zero-shot (evaluation, depth as above); adds the ood-correlation "
+                                 "result (paper §4.2, Table 5)")
     seeds: tuple[int, ...] = param((), "repeat the whole protocol (training pool draw, splits, trainers) under these "
                                    "seeds and report mean +- sd of the regime values and gaps over seeds (empty = the "
                                    "run's seed once, as the paper)")
@@ -195,8 +198,10 @@ def _pca_results(splits: list[Any], allq: Any, sim: Any, seed: int, engine: Any)
     return [split_pca(s, allq, vectors=vectors, seed=seed, engine=engine) for s in splits if firsts[s.method] is s]
 
 
-def _one_seed(collection: Any, p: Params, seed: int, engine: Any, models_dir: Path, first: bool) -> list[Any]:
-    """Diagnostics and split PCA (first seed only), then the regime table of one seed (last)."""
+def _one_seed(collection: Any, p: Params, seed: int, engine: Any, models_dir: Path, first: bool,
+              ) -> tuple[list[Any], list[Any]]:
+    """(results, variants): diagnostics and split PCA (first seed only), then the regime table of
+    one seed (last), and the trained variants."""
     from .evaluation import evaluate_regimes
     from .trainers import train_variants
 
@@ -213,7 +218,31 @@ def _one_seed(collection: Any, p: Params, seed: int, engine: Any, models_dir: Pa
     reg = evaluate_regimes(variants, splits, allq, qrels, collection.docs, measures=p.measures,
                            evaluation=p.evaluation, depth=p.depth, first_stage=_first_stage(p),
                            random_negatives=p.random_negatives, seed=seed, engine=engine)
-    return [*results, reg.with_warnings(*warns)]
+    return [*results, reg.with_warnings(*warns)], variants
+
+
+def _ood(p: Params, regime: Any, variants: list[tuple[int, Any]], multi: bool, engine: Any) -> Any:
+    """Zero-shot scores of every variant on the ``ood`` collections and their correlation with
+    the in-domain interpolation / extrapolation scores."""
+    import pandas as pd
+
+    from ..io import load_collection
+    from .evaluation import evaluate_collection, ood_correlation, variant_scores
+
+    measure = p.measures[0]
+    frames = []
+    for spec in p.ood:
+        c = load_collection(spec)
+        if c.qrels is None:
+            raise ValidationError(f"ood: collection {spec!r} has no qrels")
+        for s, vs in variants:
+            f = evaluate_collection(vs, c.name, c.queries, c.qrels, c.docs, measure=measure, evaluation=p.evaluation,
+                                    depth=p.depth, engine=engine)
+            if multi:
+                f["variant"] = f["variant"] + f"@seed{s}"
+            frames.append(f)
+    return ood_correlation(variant_scores(regime, measure=measure), pd.concat(frames, ignore_index=True),
+                           seed=variants[0][0])
 
 
 def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
@@ -232,7 +261,10 @@ def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, e
     with tempfile.TemporaryDirectory() as tmp:
         models_dir = (work_dir or Path(tmp)) / "models"
         runs = [_one_seed(collection, p, s, engine, models_dir, i == 0) for i, s in enumerate(seeds)]
-    results = runs[0][:-1] + [combine_seeds([r[-1] for r in runs], seeds)]
+        results = runs[0][0][:-1] + [combine_seeds([r[-1] for r, _ in runs], seeds)]
+        if p.ood:
+            results.append(_ood(p, results[-1], [(s, vs) for s, (_, vs) in zip(seeds, runs)], len(seeds) > 1,
+                                engine))
     return [_with_params(r, p) for r in results]
 
 
@@ -260,7 +292,8 @@ ANALYSIS = Analysis(
     min_models=0,
     tools="ranklens.resampling.tools:add_tools",
     kinds=(
-        ResultKind("regime-table", "Interpolation vs extrapolation", plots=(f"{_R}:plot_regimes",),
+        ResultKind("regime-table", "Interpolation vs extrapolation", findings="ranklens.report.findings:regime_table",
+                   significance="ranklens.report.findings:sig_regime_table", plots=(f"{_R}:plot_regimes",),
                    model_rows=ModelRows("model", items=("setting", "regime"), long=("measure", "value")),
                    higher_is_better={"nDCG@10": True, "R@100": True, "RR@10": True}),
         ResultKind("query-similarity", "Nearest training queries", plots=(f"{_P}:plot_nn_similarity",)),

@@ -15,8 +15,10 @@
   extrapolation score comes from the fold whose bucket holds it and its interpolation score is
   the mean over the other folds (the paper's averaging).
 - :func:`evaluate_collection` / :func:`ood_correlation` / :func:`plot_ood`: zero-shot scores on
-  other collections and their Spearman/Kendall correlation (scipy) with the interpolation and
-  extrapolation scores across variants (Table 5, Fig. 2).
+  other collections (the paper's evaluation: full retrieval / BM25 re-ranking) and their
+  Spearman/Kendall correlation (scipy) with the interpolation and extrapolation scores across
+  trained variants -- ReSTrain's two models per split and ReSTTest's fold models -- with
+  bootstrap CIs over variants and a pseudo-replication warning (Table 5, Fig. 2).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ __all__ = [
     "plot_regimes",
     "regime_table",
     "setting_name",
+    "variant_key",
     "variant_scores",
 ]
 
@@ -275,6 +278,7 @@ def _variant_rows(v: Any, split: Split, q: pd.DataFrame, qrels: pd.DataFrame, co
                          ("model", v.trainer)):
             pq.insert(0, col, val)
         pq["evaluation"] = mode
+        pq["variant"] = variant_key(v)
         rows.append(pq)
         tied = tied_top(run, 10)
         ties.append({"model": v.trainer, "setting": setting_name(split), "regime": regime,
@@ -346,12 +350,12 @@ def evaluate_regimes(
         split = by_name.get(v.split)
         if split is None:
             raise ValidationError(f"variant {v.trainer}/{v.split}: no split named {v.split!r} among {sorted(by_name)}")
-        components[f"{v.trainer}/{v.split}/{'+'.join(v.regimes)}"] = getattr(v.ranker, "fingerprint", repr(v.ranker))
+        components[variant_key(v)] = getattr(v.ranker, "fingerprint", repr(v.ranker))
         r, t = _variant_rows(v, split, q, qrels, corpus, ctx)
         rows += r
         ties += t
     table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
-        columns=["model", "setting", "split", "regime", "query_id", "measure", "value", "evaluation"])
+        columns=["model", "setting", "split", "regime", "query_id", "measure", "value", "evaluation", "variant"])
     return _regime_result(table, ties, splits, measures, ctx, q, seed, components, random_negatives, rel,
                           judged_only)
 
@@ -545,53 +549,155 @@ def paper_table(long: pd.DataFrame, order: Sequence[str] | None = None) -> pd.Da
     return wide.reset_index()
 
 
+def variant_key(v: Any) -> str:
+    """The identity of one trained model: ``trainer/split/regimes`` (a ReSTrain split yields two
+    models, ``.../interpolation`` and ``.../extrapolation``; a ReSTTest fold one model,
+    ``.../interpolation+extrapolation``)."""
+    return f"{v.trainer}/{v.split}/{'+'.join(v.regimes)}"
+
+
 def evaluate_collection(
     variants: Sequence[Any],
     name: str,
     queries: pd.DataFrame,
     qrels: pd.DataFrame,
     corpus: Mapping[str, str],
-    candidates: pd.DataFrame,
+    candidates: pd.DataFrame | None = None,
     *,
     measure: Any = "nDCG@10",
+    evaluation: str = "auto",
+    depth: int = 1000,
+    first_stage: pd.DataFrame | None = None,
     engine: Any = None,
 ) -> pd.DataFrame:
-    """Zero-shot score of every variant on one collection: ``model``, ``split``, ``variant``,
-    ``collection``, ``measure``, ``value`` (mean over judged queries)."""
+    """Zero-shot score of every variant on one (out-of-domain) collection: ``model``, ``split``,
+    ``variant`` (:func:`variant_key`), ``collection``, ``measure``, ``value`` (mean over the
+    queries with a positive judgment), ``evaluation``.
+
+    ``evaluation`` as in :func:`evaluate_regimes` (default ``"auto"``, the paper's: BM25 and
+    bi-encoders retrieve the top ``depth`` from the whole collection, other rankers re-rank
+    BM25's top ``depth``); ``"judged"`` re-ranks ``candidates`` (default: the judged documents).
+    """
+    from .splits import queries_with_positives
+
+    q = queries_with_positives(_check_queries(queries, "queries"), qrels)
+    modes = {variant_key(v): evaluation_mode(v.ranker, evaluation) for v in variants}
+    if "rerank" in modes.values() and first_stage is None:
+        first_stage = bm25_first_stage(q, corpus, depth=depth, engine=engine)
+    if "judged" in modes.values() and candidates is None:
+        candidates = candidate_run(q["query_id"].tolist(), qrels, corpus)
     rows = []
     for v in variants:
-        pq = per_query_scores(v.ranker, queries, qrels, corpus, candidates, measures=[measure], engine=engine)
-        rows.append({"model": v.trainer, "split": v.split, "variant": f"{v.trainer}/{v.split}", "collection": name,
-                     "measure": str(measure), "value": float(pq["value"].mean()) if len(pq) else float("nan")})
+        mode = modes[variant_key(v)]
+        run = model_run(v.ranker, mode, q, corpus, depth=depth, first_stage=first_stage, candidates=candidates,
+                        engine=engine)
+        pq = evaluate_run(run, qrels, [measure], q["query_id"].tolist())
+        rows.append({"model": v.trainer, "split": v.split, "variant": variant_key(v), "collection": name,
+                     "measure": str(measure), "value": float(pq["value"].mean()) if len(pq) else float("nan"),
+                     "evaluation": mode})
     return pd.DataFrame(rows)
 
 
 def variant_scores(regime_result: Any, *, measure: str = "nDCG@10") -> pd.DataFrame:
-    """Per variant (model, split) interpolation and extrapolation means from a regime-table Result
-    (uses only splits where one model has both regimes, i.e. ReSTTest folds)."""
+    """Per trained model (``variant``, :func:`variant_key`) its mean in-domain score in each
+    regime it was evaluated in, from a regime-table Result: ``variant``, ``model``, ``split``,
+    ``interpolation``, ``extrapolation``. A ReSTrain model has one regime (the other is NaN), a
+    ReSTTest fold model both. Tables without a ``variant`` column (older results) group by model
+    and split and keep only models with both regimes."""
     t = regime_result.table if hasattr(regime_result, "table") else regime_result
     t = t.loc[t["measure"] == measure]
-    m = t.groupby(["model", "split", "regime"])["value"].mean().unstack("regime")
-    m = m.dropna(subset=[c for c in (INTERPOLATION, EXTRAPOLATION) if c in m.columns])
-    m = m.reset_index()
-    m["variant"] = m["model"] + "/" + m["split"]
-    return m
+    if "seed" in t.columns:
+        t = t.assign(variant=t["variant"] + "@seed" + t["seed"].astype(str))
+    if "variant" not in t.columns:
+        m = t.groupby(["model", "split", "regime"])["value"].mean().unstack("regime")
+        m = m.dropna(subset=[c for c in (INTERPOLATION, EXTRAPOLATION) if c in m.columns]).reset_index()
+        m["variant"] = m["model"] + "/" + m["split"]
+        return m
+    m = t.groupby(["variant", "model", "split", "regime"])["value"].mean().unstack("regime").reset_index()
+    for r in (INTERPOLATION, EXTRAPOLATION):
+        if r not in m.columns:
+            m[r] = np.nan
+    return m[["variant", "model", "split", INTERPOLATION, EXTRAPOLATION]]
 
 
-def ood_correlation(in_domain: pd.DataFrame, ood: pd.DataFrame) -> Any:
-    """Spearman and Kendall correlation, across variants, of interpolation / extrapolation
-    scores with the score on each OOD collection (Result kind ``"ood-correlation"``).
+def _corr_ci(x: np.ndarray, y: np.ndarray, *, seed: int, n_resamples: int, confidence: float,
+             ) -> dict[str, float]:
+    """Percentile bootstrap over variants (pairs resampled together) of Spearman's rho and
+    Kendall's tau-b (scipy); resamples where either side is constant are skipped (counted)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    rho, tau = [], []
+    for _ in range(n_resamples):
+        i = rng.integers(0, len(x), len(x))
+        if np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0:
+            rho.append(stats.spearmanr(x[i], y[i]).statistic)
+            tau.append(stats.kendalltau(x[i], y[i]).statistic)
+    lo, hi = 50 * (1 - confidence), 50 * (1 + confidence)
+    nan = float("nan")
+    return {"spearman_ci_low": float(np.percentile(rho, lo)) if rho else nan,
+            "spearman_ci_high": float(np.percentile(rho, hi)) if rho else nan,
+            "kendall_ci_low": float(np.percentile(tau, lo)) if tau else nan,
+            "kendall_ci_high": float(np.percentile(tau, hi)) if tau else nan,
+            "n_resamples_used": len(rho)}
+
+
+def _ood_row(coll: str, regime: str, g: pd.DataFrame, seed: int, n_resamples: int,
+             confidence: float) -> dict[str, Any]:
+    from scipy import stats
+
+    g = g.dropna(subset=[regime, "value"])
+    x, y = g[regime].to_numpy(float), g["value"].to_numpy(float)
+    models = g["variant"].astype(str).str.split("/").str[0]
+    row: dict[str, Any] = {"collection": coll, "regime": regime, "n": len(x), "n_models": int(models.nunique())}
+    if len(x) >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0:
+        s, k = stats.spearmanr(x, y), stats.kendalltau(x, y)
+        row.update(spearman=float(s.statistic), spearman_p=float(s.pvalue), kendall=float(k.statistic),
+                   kendall_p=float(k.pvalue))
+        row.update(_corr_ci(x, y, seed=seed, n_resamples=n_resamples, confidence=confidence))
+    else:
+        row.update({c: float("nan") for c in ("spearman", "spearman_p", "kendall", "kendall_p", "spearman_ci_low",
+                                              "spearman_ci_high", "kendall_ci_low", "kendall_ci_high")})
+        row["n_resamples_used"] = 0
+    return row
+
+
+def _ood_warnings(table: pd.DataFrame) -> list[str]:
+    out = []
+    for r in table.itertuples():
+        if r.n >= 3 and r.n_models < r.n:
+            out.append(f"ood-correlation {r.collection} / {r.regime}: {r.n} variants come from {r.n_models} "
+                       "trainer(s) (ReSTTest folds / splits of one training recipe): they are not independent models "
+                       "(pseudo-replication), so p-values overstate the evidence; read the bootstrap CIs over variants. "
+                       "The paper correlates differently trained models (9 recipes x 3 ReSTrain sizes)")
+        elif r.n < 3 or r.spearman != r.spearman:
+            out.append(f"ood-correlation {r.collection} / {r.regime}: {r.n} variant(s) with varying scores; no "
+                       "correlation (need >= 3 and non-constant scores)")
+    return out
+
+
+def ood_correlation(in_domain: pd.DataFrame, ood: pd.DataFrame, *, seed: int = 0, n_resamples: int = 2_000,
+                    confidence: float = 0.95) -> Any:
+    """Spearman and Kendall correlation, across trained variants, of the interpolation /
+    extrapolation score with the score on each OOD collection (the paper's Table 5, Fig. 2),
+    Result kind ``"ood-correlation"``.
+
+    A variant enters a regime's correlation when it has an in-domain score there: ReSTrain's
+    interpolation and extrapolation models (as in the paper) enter one regime each, a ReSTTest
+    fold model enters both. Confidence intervals: percentile bootstrap over variants. A warning
+    is added when the variants come from fewer trainers than there are variants (folds of one
+    model are not independent samples).
 
     Args:
-        in_domain: ``variant``, ``interpolation``, ``extrapolation`` (e.g. :func:`variant_scores`).
+        in_domain: ``variant``, ``interpolation``, ``extrapolation`` (NaN where not evaluated;
+            e.g. :func:`variant_scores`).
         ood: ``variant``, ``collection``, ``value`` (e.g. :func:`evaluate_collection`).
 
     Returns:
-        ``Result``: table rows (``collection``, ``regime``, ``n``, ``spearman``,
-        ``spearman_p``, ``kendall``, ``kendall_p``); ``tables["points"]`` the joined scores.
+        ``Result``: table rows (``collection``, ``regime``, ``n``, ``n_models``, ``spearman``,
+        ``spearman_p``, ``kendall``, ``kendall_p``, CI bounds); ``tables["points"]`` the joined
+        scores.
     """
-    from scipy import stats
-
     from ..results import Result, make_provenance
 
     need = {"variant", INTERPOLATION, EXTRAPOLATION}
@@ -600,20 +706,8 @@ def ood_correlation(in_domain: pd.DataFrame, ood: pd.DataFrame) -> Any:
     if not {"variant", "collection", "value"} <= set(ood.columns):
         raise ValidationError(f"ood needs columns variant, collection, value; found {list(ood.columns)}")
     pts = ood[["variant", "collection", "value"]].merge(in_domain[["variant", INTERPOLATION, EXTRAPOLATION]], on="variant")
-    rows = []
-    for coll, g in pts.groupby("collection", sort=True):
-        for regime in (INTERPOLATION, EXTRAPOLATION):
-            x, y = g[regime].to_numpy(float), g["value"].to_numpy(float)
-            ok = ~(np.isnan(x) | np.isnan(y))
-            x, y = x[ok], y[ok]
-            if len(x) >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0:
-                s = stats.spearmanr(x, y)
-                k = stats.kendalltau(x, y)
-                rows.append({"collection": coll, "regime": regime, "n": len(x), "spearman": float(s.statistic),
-                             "spearman_p": float(s.pvalue), "kendall": float(k.statistic), "kendall_p": float(k.pvalue)})
-            else:
-                rows.append({"collection": coll, "regime": regime, "n": len(x), "spearman": float("nan"),
-                             "spearman_p": float("nan"), "kendall": float("nan"), "kendall_p": float("nan")})
+    rows = [_ood_row(coll, regime, g, seed, n_resamples, confidence)
+            for coll, g in pts.groupby("collection", sort=True) for regime in (INTERPOLATION, EXTRAPOLATION)]
     table = pd.DataFrame(rows)
     summary = {f"{r.collection}|{r.regime}|{k}": getattr(r, k) for r in table.itertuples() for k in ("spearman", "kendall")}
     if len(table):
@@ -622,8 +716,11 @@ def ood_correlation(in_domain: pd.DataFrame, ood: pd.DataFrame) -> Any:
             summary[f"mean_spearman|{regime}"] = float(sub["spearman"].mean())
             summary[f"mean_kendall|{regime}"] = float(sub["kendall"].mean())
     prov = make_provenance(params={"correlations": "scipy.stats.spearmanr, kendalltau (tau-b)",
-                                   "across": "model variants"})
-    return Result(kind="ood-correlation", summary=summary, table=table, tables={"points": pts}, provenance=prov)
+                                   "across": "trained model variants (ReSTrain: one regime each; ReSTTest folds: both)",
+                                   "cis": f"percentile bootstrap over variants, {n_resamples} resamples, {confidence:.0%}"},
+                           seed=seed)
+    res = Result(kind="ood-correlation", summary=summary, table=table, tables={"points": pts}, provenance=prov)
+    return res.with_warnings(*_ood_warnings(table))
 
 
 def plot_ood(result: Any, ax: Any = None) -> Any:
