@@ -9,9 +9,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from .._hashing import sha256_json
 from ..errors import ValidationError
-from ..rankers.base import BaseComponent
+from ..rankers.base import BaseComponent, named_fingerprint
 
 __all__ = ["BaseEmbedder", "Embedder", "FunctionEmbedder"]
 
@@ -67,7 +66,7 @@ class FunctionEmbedder(BaseEmbedder):
     @property
     def fingerprint(self) -> str:
         fn_id = f"{getattr(self.fn, '__module__', '?')}.{getattr(self.fn, '__qualname__', repr(self.fn))}"
-        return f"FunctionEmbedder@{sha256_json({'fn': fn_id, 'name': self.name_, 'version': self.version})[:16]}"
+        return named_fingerprint("FunctionEmbedder", {'fn': fn_id, 'name': self.name_, 'version': self.version})
 
     def _encode_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
         return np.asarray(self.fn(texts), dtype=np.float32)

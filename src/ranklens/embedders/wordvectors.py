@@ -42,10 +42,11 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from .._hashing import sha256_file, sha256_json, sha256_texts
+from .._hashing import sha256_file, sha256_texts
 from .._lazy import require
 from ..errors import DataFormatError, ValidationError
 from ..text import tokenize
+from ..rankers.base import named_fingerprint
 from .base import BaseEmbedder
 
 __all__ = ["CASES", "TrainedWordVectorEmbedder", "WordVectorFileEmbedder", "average_word_vectors", "case_lookup",
@@ -275,7 +276,7 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
             "corpus": self.corpus_hash(),
             "gensim": _gensim_version(),
         }
-        return f"TrainedWordVectorEmbedder@{sha256_json(payload)[:16]}"
+        return named_fingerprint("TrainedWordVectorEmbedder", payload)
 
     def _load(self) -> Any:
         gensim_models = require("gensim.models", feature="trained word-vector embedders")

@@ -14,8 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ValidationError
-from .._hashing import sha256_json
-from .base import BaseRanker
+from .base import BaseRanker, named_fingerprint
 
 __all__ = ["PassageRanker", "maxp", "maxp_from_spec", "split_passages"]
 
@@ -90,7 +89,7 @@ class PassageRanker(BaseRanker):
     def fingerprint(self) -> str:
         payload = {"split": self.split, "size": self.size, "stride": self.stride,
                    "aggregate": self.aggregate, "base": self.base.fingerprint}
-        return f"PassageRanker@{sha256_json(payload)[:16]}"
+        return named_fingerprint("PassageRanker", payload)
 
     def passages(self, text: str) -> list[str]:
         """The passages of ``text``."""

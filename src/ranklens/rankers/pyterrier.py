@@ -1,4 +1,15 @@
-"""A PyTerrier re-ranking transformer as a ranker (optional ``[pyterrier]`` extra)."""
+"""PyTerrier both ways (optional ``[pyterrier]`` extra).
+
+- :class:`PyTerrierRanker`: a PyTerrier re-ranking transformer as a ranklens ranker (any object
+  with ``transform(df) -> df``; PyTerrier itself is not imported).
+- :func:`as_transformer`: a ranklens ranker (or a model spec) as a ``pt.Transformer`` that
+  re-ranks a PyTerrier result frame (``qid``, ``query``, ``docno``, ``text``), scoring through
+  the ranklens engine (deduplicated, batched, cached).
+- :func:`run_to_pyterrier` / :func:`pyterrier_to_run`: frames between the two column
+  conventions (``qid``/``docno``/``label`` and ``query_id``/``doc_id``/``relevance``).
+
+ASL inside ``pt.Experiment``: pass ``ranklens.metrics.ir_measures_ext.as_ir_measure("ASL")``
+in ``eval_metrics`` (it is an ir_measures measure).
 
 from __future__ import annotations
 
@@ -9,11 +20,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._hashing import FINGERPRINT_WARNINGS, remember_fingerprint, sha256_json
+from .._hashing import FINGERPRINT_WARNINGS
 from ..errors import RanklensWarning, ValidationError
-from .base import BaseRanker
+from ..types import DEFAULT_TIES, TIE_RULES
+from .base import BaseRanker, named_fingerprint
 
-__all__ = ["PyTerrierRanker", "pairs_to_frame", "transformer_params"]
+__all__ = ["PyTerrierRanker", "as_transformer", "pairs_to_frame", "pyterrier_to_run", "run_to_pyterrier",
+           "transformer_params"]
 
 _SIMPLE = (str, int, float, bool, type(None))
 
@@ -100,9 +113,7 @@ class PyTerrierRanker(BaseRanker):
     def fingerprint(self) -> str:
         payload = {"transformer": transformer_params(self.transformer), "name": self.name_,
                    "version": self.version}
-        fp = f"PyTerrierRanker@{sha256_json(payload)[:16]}"
-        remember_fingerprint(fp, payload)
-        return fp
+        return named_fingerprint("PyTerrierRanker", payload)
 
     def _score_batch(self, queries: list[str], texts: list[str]) -> npt.NDArray[np.float64]:
         if not hasattr(self.transformer, "transform"):
@@ -118,3 +129,164 @@ class PyTerrierRanker(BaseRanker):
             raise ValidationError(f"PyTerrierRanker: transformer dropped {len(absent)} of {len(frame)} pairs "
                                   "(a re-ranker must return a score for every input row)")
         return np.array([by_doc[d] for d in frame["docno"]], dtype=np.float64)
+
+
+# --------------------------------------------------------------------------- ranklens -> PyTerrier
+
+_PT_NAMES = {"query_id": "qid", "doc_id": "docno", "relevance": "label"}
+
+
+def run_to_pyterrier(run: Any, queries: Any = None, *, ties: str = DEFAULT_TIES) -> Any:
+    """A ranklens run (``query_id``, ``doc_id``, ``score``) as a PyTerrier result frame: ``qid``,
+    ``docno``, ``score``, ``rank`` (0-based, as PyTerrier's), and ``query`` when ``queries``
+    (``query_id``, ``text``, or PyTerrier topics) is given. Rows are sorted by ``qid`` and rank
+    under the tie rule ``ties`` (default ``"trec_eval"``: scores compared as float32, ties by
+    ``docno`` descending -- the order trec_eval and ir_measures evaluate)."""
+    from ..io import validate_run
+
+    r = validate_run(run, source="run")[["query_id", "doc_id", "score"]].rename(columns=_PT_NAMES)
+    out = _ranked(r, ties)
+    if queries is not None:
+        q = _queries_frame(queries)
+        out.insert(1, "query", out["qid"].map(dict(zip(q["query_id"], q["text"]))))
+    return out
+
+
+def pyterrier_to_run(frame: Any) -> Any:
+    """A PyTerrier result frame (``qid``, ``docno``, ``score``) as a validated ranklens run
+    (``query_id``, ``doc_id``, ``score``); every reader of runs accepts the frame as it is too."""
+    from ..io import validate_run
+
+    return validate_run(frame, source="PyTerrier frame")[["query_id", "doc_id", "score"]]
+
+
+def _queries_frame(queries: Any) -> Any:
+    """``query_id``/``text`` from a ranklens queries frame or PyTerrier topics (``qid``, ``query``)."""
+    cols = set(queries.columns)
+    qid = "query_id" if "query_id" in cols else "qid"
+    text = "text" if "text" in cols else "query"
+    if qid not in cols or text not in cols:
+        raise ValidationError(f"queries frame has columns {sorted(cols)}; expected query_id, text "
+                              "(or PyTerrier's qid, query)")
+    return queries[[qid, text]].rename(columns={qid: "query_id", text: "text"}).astype(str)
+
+
+def _ranked(frame: Any, ties: str) -> Any:
+    """Rows sorted by ``qid`` and rank under the tie rule (:func:`ranklens.io.rank_run`), with
+    PyTerrier's 0-based ``rank``; every other column kept."""
+    import pandas as pd
+
+    from ..io import rank_run
+
+    key = pd.DataFrame({"query_id": frame["qid"].astype(str).to_numpy(),
+                        "doc_id": frame["docno"].astype(str).to_numpy(),
+                        "score": frame["score"].astype(np.float64).to_numpy(),
+                        "_row": np.arange(len(frame), dtype=np.int64)})
+    ranked = rank_run(key, ties=ties)
+    out = frame.iloc[ranked["_row"].to_numpy()].reset_index(drop=True)
+    out["rank"] = ranked["rank"].to_numpy(dtype=np.int64) - 1
+    return out
+
+
+def _texts(frame: Any, docs: Any, text_field: str) -> list[str]:
+    if text_field in frame.columns:
+        return frame[text_field].astype(str).tolist()
+    if docs is None:
+        raise ValidationError(
+            f"ranklens transformer: the input frame has no {text_field!r} column (columns: {list(frame.columns)}); "
+            f"add the texts first (pt.text.get_text(dataset, {text_field!r}) >> transformer) or pass docs=")
+    ids = frame["docno"].astype(str).tolist()
+    try:
+        return list(docs.get_many(ids)) if hasattr(docs, "get_many") else [str(docs[d]) for d in ids]
+    except KeyError as exc:
+        raise ValidationError(f"ranklens transformer: docno missing from docs: {exc}") from None
+
+
+def _rerank_frame(ranker: Any, frame: Any, *, docs: Any, engine: Any, text_field: str, ties: str) -> Any:
+    """Score every row of a PyTerrier frame with ``ranker``; the frame's other columns are kept."""
+    from ..engine import score_pairs
+
+    missing = {"qid", "query", "docno"} - set(frame.columns)
+    if missing:
+        raise ValidationError(f"ranklens transformer: the input frame lacks column(s) {sorted(missing)}; "
+                              "it re-ranks a retrieval result (qid, query, docno, and text or docs=)")
+    out = frame.copy()
+    if out.empty:
+        out["score"] = np.zeros(0, dtype=np.float64)
+        out["rank"] = np.zeros(0, dtype=np.int64)
+        return out
+    out["qid"] = out["qid"].astype(str)
+    out["docno"] = out["docno"].astype(str)
+    texts = _texts(out, docs, text_field)
+    out["score"] = score_pairs(ranker, out["query"].astype(str).tolist(), texts, engine=engine)
+    return _ranked(out, ties)
+
+
+def as_transformer(ranker: Any, *, docs: Any = None, corpus: Any = None, engine: Any = None,
+                   text_field: str = "text", ties: str = DEFAULT_TIES, **params: Any) -> Any:
+    """A ranklens ranker as a PyTerrier transformer (a ``pt.Transformer``) that re-ranks.
+
+    Args:
+        ranker: a ranker object (anything with ``score(queries, texts)`` and ``fingerprint``) or
+            a model spec (``"bm25"``, ``"minilm"``, ``"cross-encoder:PATH"`` ...).
+        docs: where to look up texts by ``docno`` when the input frame has no ``text_field``
+            column (a :class:`~ranklens.io.DocStore`, a mapping docno -> text).
+        corpus: texts to fit corpus statistics for a spec that needs them (``bm25``, ``tfidf``);
+            defaults to ``docs``.
+        engine: the :class:`~ranklens.engine.ScoringEngine` (default: the process-wide one,
+            with its on-disk cache).
+        text_field: the column holding the document text.
+        ties: the tie rule ordering equal scores (:data:`ranklens.types.TIE_RULES`).
+        **params: constructor parameters when ``ranker`` is a spec.
+
+    The transformer's input is a PyTerrier result frame (``qid``, ``query``, ``docno``, and
+    ``text`` or ``docs=``); its output is the same rows and columns with ``score`` replaced by
+    the ranker's, sorted by ``qid`` and descending score (by default ties as trec_eval orders
+    them: scores compared as float32, then ``docno`` descending), and ``rank`` recomputed
+    (0-based, as PyTerrier). Use it after a first stage:
+    ``bm25 >> pt.text.get_text(dataset, "text") >> as_transformer("minilm")``.
+    """
+    if isinstance(ranker, str):
+        from . import make_ranker
+
+        ranker = make_ranker(ranker, corpus=corpus if corpus is not None else docs, **params)
+    elif params:
+        raise ValidationError(f"as_transformer: parameters {sorted(params)} apply only to a spec string")
+    if not callable(getattr(ranker, "score", None)):
+        raise ValidationError(f"as_transformer: {type(ranker).__name__} is not a ranker (no score(queries, texts))")
+    if ties not in TIE_RULES:
+        raise ValidationError(f"as_transformer: ties must be one of {TIE_RULES}, got {ties!r}")
+    return _transformer_class()(ranker, docs=docs, engine=engine, text_field=text_field, ties=ties)
+
+
+_CLASS: list[Any] = []
+
+
+def _transformer_class() -> Any:
+    """The ``pt.Transformer`` subclass, made on first use (PyTerrier is imported only then)."""
+    if _CLASS:
+        return _CLASS[0]
+    from .._lazy import require
+
+    pt = require("pyterrier", feature="ranklens rankers as PyTerrier transformers")
+
+    class RankerTransformer(pt.Transformer):
+        """A ranklens ranker re-ranking PyTerrier frames (see :func:`as_transformer`)."""
+
+        def __init__(self, ranker: Any, *, docs: Any = None, engine: Any = None, text_field: str = "text",
+                     ties: str = DEFAULT_TIES):
+            self.ranker = ranker
+            self.docs = docs
+            self.engine = engine
+            self.text_field = text_field
+            self.ties = ties
+
+        def transform(self, inp: Any) -> Any:
+            return _rerank_frame(self.ranker, inp, docs=self.docs, engine=self.engine, text_field=self.text_field,
+                                 ties=self.ties)
+
+        def __repr__(self) -> str:
+            return f"RankerTransformer({getattr(self.ranker, 'fingerprint', type(self.ranker).__name__)})"
+
+    _CLASS.append(RankerTransformer)
+    return RankerTransformer
