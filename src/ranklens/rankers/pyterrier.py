@@ -10,6 +10,7 @@
 
 ASL inside ``pt.Experiment``: pass ``ranklens.metrics.ir_measures_ext.as_ir_measure("ASL")``
 in ``eval_metrics`` (it is an ir_measures measure).
+"""
 
 from __future__ import annotations
 
