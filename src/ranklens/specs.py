@@ -117,6 +117,12 @@ def _callable_pair_ranker(arg: str | None, corpus: Any, params: dict[str, Any]) 
     return FunctionRanker(fn=load_callable(str(arg)), name_=str(arg), **{"pairwise": True, **params})
 
 
+def _dt5q(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .probes.expansion import DT5QRanker
+
+    return _fit(DT5QRanker(model_path=str(arg), **params), corpus)
+
+
 def _callable_embedder(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
     from .embedders.base import FunctionEmbedder
     from .rankers.callables import load_callable
@@ -158,6 +164,8 @@ SPECS: tuple[ModelSpec, ...] = (
     ModelSpec("callable", "callable:<module>:<func>[@VERSION]", "a Python function: ranker fn(queries: list[str], "
               "texts: list[str]) -> one score per pair; embedder fn(texts: list[str]) -> (n, d) array",
               ranker=_callable_ranker, embedder=_callable_embedder, needs_arg=True),
+    ModelSpec("dt5q", "dt5q:<seq2seq model dir>", "BM25 over doc2query-expanded texts (4 queries each; ABNIRML's "
+              "DT5Q)", ranker=_dt5q, needs_corpus=True, needs_arg=True),
     ModelSpec("callable-pair", "callable-pair:<module>:<func>[@VERSION]", "a Python function fn(query: str, "
               "text: str) -> float, called once per pair", ranker=_callable_pair_ranker, needs_arg=True,
               aliases=("pairwise",)),

@@ -143,3 +143,41 @@ def test_lemmatize_transform_keeps_stopwords():
     out = lemmatize("The striped bats were hanging on their feet, children ate.")
     # spaCy lemmas for content words; stopwords ("The", "were", "on", "their") as written
     assert out == "The striped bat were hang on their foot, child eat."
+
+
+@pytest.mark.slow
+def test_dt5q_ranker_is_bm25_over_expanded_texts(tiny, tmp_path):
+    """DT5Q (paper §3.1): 4 doc2query queries appended to each text, BM25 with the statistics of
+    the expanded corpus; a text's expansion does not depend on its batch."""
+    transformers = pytest.importorskip("transformers")
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    from ranklens.probes.expansion import DT5QRanker, Seq2SeqExpander
+    from ranklens.rankers import BM25Ranker, make_ranker
+
+    vocab = {w: i for i, w in enumerate(["<pad>", "</s>", "<unk>", *sorted({t.lower() for d in tiny.docs.values() for t in d.split()})])}
+    tk = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", eos_token="</s>", unk_token="<unk>")
+    cfg = transformers.T5Config(vocab_size=len(vocab), d_model=16, d_ff=32, num_layers=1, num_decoder_layers=1,
+                                num_heads=2, d_kv=8, decoder_start_token_id=0, pad_token_id=0, eos_token_id=1)
+    transformers.T5ForConditionalGeneration(cfg).save_pretrained(tmp_path / "t5")
+    fast.save_pretrained(tmp_path / "t5")
+    corpus = list(tiny.docs.values())
+    ranker = make_ranker(f"dt5q:{tmp_path / 't5'}", corpus=corpus)
+    assert isinstance(ranker, DT5QRanker) and ranker.num_queries == 4
+    # the reference: each text expanded alone, then a plain BM25 fitted on the expanded corpus
+    exp = Seq2SeqExpander(model_path=str(tmp_path / "t5"), seed_per_text=True)
+
+    def expanded(t):
+        qs = exp.expand(["x"], [t])[0]
+        assert len(qs) == 4
+        return " ".join([t.rstrip(), *(q for q in qs if q.strip())])
+
+    bm25 = BM25Ranker().fit([expanded(t) for t in corpus])
+    queries = ["cats purr", "dog barks", "cats purr"]
+    texts = [corpus[0], corpus[1], corpus[-1]]
+    np.testing.assert_allclose(ranker.score(queries, texts), bm25.score(queries, [expanded(t) for t in texts]))
+    alone = DT5QRanker(model_path=str(tmp_path / "t5")).fit(corpus)
+    assert alone.score(queries[-1:], texts[-1:])[0] == pytest.approx(ranker.score(queries, texts)[-1])
+    assert alone.fingerprint == ranker.fingerprint
