@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ValidationError
-from ..rankers._specs import corpus_texts, need_arg, split_spec, unknown_spec
+from ..specs import SPECS, spec_forms
 from .base import BaseEmbedder, Embedder, FunctionEmbedder
-from .hf import POOLINGS, HFPoolingEmbedder
+from .hf import HFPoolingEmbedder
 from .sentence_transformers import SentenceTransformerEmbedder
 from .tfidf import TfidfEmbedder
 
@@ -39,17 +38,15 @@ __all__ = [
     "make_embedder",
 ]
 
-EMBEDDER_SPECS = ("tfidf", "minilm", "st:<name|path>", "hf:<path>[:cls|mean|last]", "wordvec:<path>",
-                  "word2vec", "fasttext", "fasttext-nosub", "callable:<module>:<func>")
-NEEDS_CORPUS = frozenset({"tfidf", "word2vec", "fasttext", "fasttext-nosub"})
+EMBEDDER_SPECS = tuple(spec_forms("embedder"))
+"""The written forms of the embedder specs (from the one registry, :data:`ranklens.specs.SPECS`)."""
+NEEDS_CORPUS = frozenset(s.kind for s in SPECS if s.embedder is not None and s.needs_corpus)
 """Spec kinds fitted or trained on the corpus (``make_embedder(..., corpus=texts)``)."""
-
-_TRAINED = {"word2vec": {"method": "word2vec"}, "fasttext": {"method": "fasttext", "subwords": True},
-            "fasttext-nosub": {"method": "fasttext", "subwords": False}}
 
 
 def make_embedder(spec: str, *, corpus: Any = None, **params: Any) -> Any:
-    """Build an embedder from a spec string (see the module docstring).
+    """Build an embedder from a spec string, through the one model-spec registry
+    (:func:`ranklens.specs.build_model`, as :func:`~ranklens.rankers.make_ranker` does).
 
     Args:
         spec: e.g. ``"minilm"``, ``"st:/models/e5"``, ``"hf:/models/bert:cls"``.
@@ -57,36 +54,11 @@ def make_embedder(spec: str, *, corpus: Any = None, **params: Any) -> Any:
             by the other kinds; those two kinds need it).
         **params: constructor parameters (e.g. ``precision="bf16"``, ``dim=128``, ``stem=True``,
             ``case="lower"``, ``vector_size=300``).
+
+    Raises:
+        ValidationError: unknown spec (with the valid ones and a did-you-mean), a spec that is
+            not an embedder, a missing argument, or a corpus-trained kind without ``corpus``.
     """
-    from ..rankers.callables import load_callable
+    from ..specs import build_model
 
-    kind, arg = split_spec(spec)
-    if kind == "tfidf":
-        e = TfidfEmbedder(**params)
-        return e.fit(corpus_texts(corpus)) if corpus is not None else e
-    if kind in _TRAINED:
-        from .wordvectors import TrainedWordVectorEmbedder
-
-        if corpus is None:
-            raise ValidationError(f"model spec {spec!r} trains word vectors on the corpus: pass corpus=texts "
-                                  "(or use wordvec:/path/to/pretrained-vectors)")
-        return TrainedWordVectorEmbedder(corpus=tuple(corpus_texts(corpus)), **{**_TRAINED[kind], **params})
-    if kind == "wordvec":
-        from .wordvectors import WordVectorFileEmbedder
-
-        return WordVectorFileEmbedder(path=need_arg(spec, kind, arg, "wordvec:/path/to/vectors.txt"), **params)
-    if kind == "minilm":
-        return SentenceTransformerEmbedder(model=None, **params)
-    if kind in ("st", "sentence-transformers"):
-        return SentenceTransformerEmbedder(model=need_arg(spec, kind, arg, "st:/path/to/model"), **params)
-    if kind == "hf":
-        target = need_arg(spec, kind, arg, "hf:/path/to/model:mean")
-        path, sep, pooling = target.rpartition(":")
-        if sep and pooling in POOLINGS:
-            params.setdefault("pooling", pooling)
-            target = path
-        return HFPoolingEmbedder(model=target, **params)
-    if kind == "callable":
-        target = need_arg(spec, kind, arg, "callable:mypkg.vectors:encode")
-        return FunctionEmbedder(fn=load_callable(target), name_=target, **params)
-    raise unknown_spec(spec, kind, EMBEDDER_SPECS, "embedder")
+    return build_model(spec, "embedder", corpus=corpus, **params)

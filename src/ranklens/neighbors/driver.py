@@ -113,6 +113,14 @@ def build_embedders(models: Mapping[str, Mapping[str, Any]], p: Any, texts: list
     return built, skipped
 
 
+def _not_embedder(spec: str) -> bool:
+    """Whether a model spec names no embedder in the registry (a ranker, or unknown)."""
+    from ..specs import SPECS, split_spec
+
+    kind = split_spec(spec)[0]
+    return not any(kind in (s.kind, *s.aliases) and s.embedder is not None for s in SPECS)
+
+
 def _fit(p: Any, corpus: SentenceCorpus, pool: np.ndarray) -> tuple[int, int, list[str]]:
     notes = []
     k = min(p.k, len(corpus) - 1)
@@ -136,7 +144,7 @@ def run_neighbors(collection: Any, models: Mapping[str, Mapping[str, Any]], p: A
     pool, pool_name = query_pool(corpus, p, from_files)
     k, nq, more = _fit(p, corpus, pool)
     embedders, skipped = build_embedders(models, p, list(corpus.texts))
-    notes += more + [f"model {n}: not an embedder, used in the rankers' overlap only" if "unknown embedder spec" in why
+    notes += more + [f"model {n}: not an embedder, used in the rankers' overlap only" if n in models and _not_embedder(models[n]["spec"])
                      else f"model {n} skipped: {why}" for n, why in skipped.items()]
     search = NeighborSearch(backend=p.backend, block_size=p.block_size, M=p.hnsw_m,  # type: ignore[arg-type]
                             ef_construction=p.ef_construction, ef_search=p.ef_search, n_holdout=p.n_holdout)
