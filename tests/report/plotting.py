@@ -21,10 +21,10 @@ def use_plots(monkeypatch, plots: dict) -> None:
     """Replace the declared plots of the given result kinds (``{kind: [spec, ...]}``) for one test."""
     import dataclasses
 
-    import ranklens.report as report_mod
+    import ranklens.report.views as report_mod
     from ranklens.declare import ResultKind
 
-    original = report_mod._kind
+    original = report_mod.kind_info
 
     def patched(kind):
         info = original(kind)
@@ -33,4 +33,4 @@ def use_plots(monkeypatch, plots: dict) -> None:
         info = info if info is not None else ResultKind(name=kind)
         return dataclasses.replace(info, plots=tuple(plots[kind]))
 
-    monkeypatch.setattr(report_mod, "_kind", patched)
+    monkeypatch.setattr(report_mod, "kind_info", patched)
