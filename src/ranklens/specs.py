@@ -123,6 +123,12 @@ def _dt5q(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
     return _fit(DT5QRanker(model_path=str(arg), **params), corpus)
 
 
+def _maxp(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .rankers.passages import maxp_from_spec
+
+    return maxp_from_spec(arg, corpus, params)
+
+
 def _callable_embedder(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
     from .embedders.base import FunctionEmbedder
     from .rankers.callables import load_callable
@@ -169,6 +175,9 @@ SPECS: tuple[ModelSpec, ...] = (
     ModelSpec("callable-pair", "callable-pair:<module>:<func>[@VERSION]", "a Python function fn(query: str, "
               "text: str) -> float, called once per pair", ranker=_callable_pair_ranker, needs_arg=True,
               aliases=("pairwise",)),
+    ModelSpec("maxp", "maxp:<SPEC>[:N]", "MaxP of any ranker spec over fixed N-sentence chunks (default 3; the "
+              "explanation-consistency paper's document ranker), e.g. maxp:bm25:3; the collection goes to SPEC",
+              ranker=_maxp, needs_arg=True, needs_corpus=True),
     ModelSpec("wordvec", "wordvec:<path>", "pretrained static word vectors (word2vec/GloVe/fastText file)",
               embedder=_wordvec, needs_arg=True),
     ModelSpec("word2vec", "word2vec", "word2vec vectors trained on the collection (gensim)",
