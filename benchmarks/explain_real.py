@@ -11,9 +11,14 @@ Parts:
   sentence (m = 1) and window:5 (m = 6) rationales; MRC@10/@50; sweep m = 1, 3, 5.
 - ``dl19``: DL19 queries with >= 50 judged passages in ``trec_dl19_reannotation``; judged
   passages re-ranked; same measures.
-- ``wikiqa`` (sentence rationales only, as the paper's document task): a document = one Wikipedia page (its WikiQA sentences joined by a space, cut by
-  the project's segmenter); BM25 top-20 pages per test question; MER@10 (MiniLM cosine) with the
-  paper's eq. 3 (missing = 0) and the former ``skip``; m = 1, 3, 5.
+- ``dl19run``: the paper's protocol on a real first stage: each model re-ranks the official DL19
+  ``bm25base_p`` top-100 run (``trec_dl_runs``; the passages with texts in the reannotation set).
+- ``wikiqa`` (the paper's document task, Table 2): a document = one Wikipedia page (its WikiQA
+  sentences joined by a space, cut by the project's segmenter); every model is MaxP over fixed
+  3-sentence chunks (``maxp:SPEC:3``) and explained in document mode (greedy eq. 5, sentence
+  rationales); BM25 top-``--wikiqa-pool`` pages per test question; MRC@10/@50, MER@10 and MER@50
+  (MiniLM cosine; ``--mer-tfidf`` adds tf-idf cosine, the nearest to the reference code's
+  bag-of-words ``CountVectorizer``) with eq. 3 (missing = 0) and the former ``skip``; m = 1, 3, 5.
 
 Lexical models (BM25, TF-IDF) on ``--queries`` queries, MiniLM on ``--neural-queries`` of them.
 Usage: ``nohup python benchmarks/explain_real.py --out benchmarks/out/explain > log 2>&1 &``.
@@ -167,8 +172,18 @@ def load_wikiqa(shared: Path, n_queries: int):
 
 
 
+def load_dl19_run(shared: Path, docs, queries, depth: int = 100):
+    """The official DL19 ``bm25base_p`` run, top-``depth``, restricted to passages with texts."""
+    from ranklens.io import read_run
+    from ranklens.io.frames import rank_run
+
+    run = rank_run(read_run(shared / "trec_dl_runs/official/dl19/bm25base_p.top100.run.gz"))
+    run = run[(run["rank"] <= depth) & run["doc_id"].isin(set(docs)) & run["query_id"].isin(set(queries["query_id"]))]
+    return run[["query_id", "doc_id"]]
+
+
 def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=None,
-             granularities=("sentence", "window:5")):
+             granularities=("sentence", "window:5"), maxp=False):
     from ranklens.embedders import make_embedder
     from ranklens.engine import ScoringEngine
     from ranklens.explain import OcclusionExplainer, explanation_consistency, explanation_sweep, rank_candidates
@@ -176,10 +191,12 @@ def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=N
 
     engine = ScoringEngine(str(out / "cache"))
     texts = list(docs.values())
-    tiers = {"lexical": ({"bm25": make_ranker("bm25", corpus=texts), "tfidf": make_ranker("tfidf", corpus=texts)},
-                         args.queries),
-             "neural": ({"minilm": make_ranker("minilm")}, args.neural_queries)}
+    spec = (lambda s: f"maxp:{s}:3") if maxp else (lambda s: s)
+    tiers = {"lexical": ({m: make_ranker(spec(m), corpus=texts) for m in ("bm25", "tfidf")}, args.queries),
+             "neural": ({"minilm": make_ranker(spec("minilm"))}, args.neural_queries)}
     emb = make_embedder("minilm") if subdoc is not None else None
+    # the paper's document task: greedy eq. 5 over 3-sentence chunks for every page of > 3 sentences
+    explainer = OcclusionExplainer(samples=args.samples, long_document=3 if maxp else None)
     for tier, (rankers, nq) in tiers.items():
         if nq == 0:
             continue
@@ -192,7 +209,7 @@ def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=N
             c = c[c["query_id"].isin(set(qs["query_id"]))]
         t0 = time.time()
         kw = dict(qrels=qrels, candidates=c, ks=(10, 50), mer_k=10, engine=engine, subdoc=subdoc, embedder=emb,
-                  explainer=OcclusionExplainer(samples=args.samples))
+                  explainer=explainer)
         res = explanation_consistency(rankers, qs, docs, granularities=granularities, **kw)
         res.save(out / f"{name}-{tier}-consistency")
         log(f"{name} {tier}: {len(qs)} queries, {time.time() - t0:.0f}s")
@@ -207,21 +224,35 @@ def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=N
         sw.save(out / f"{name}-{tier}-sweep")
         print(sw.table.to_string(index=False, float_format="%.4f"), flush=True)
         if subdoc is not None:
-            skip = explanation_sweep(rankers, qs, docs, ms=(1, 3, 5), granularities=("sentence",),
-                                     mer_missing="skip", **kw)
-            log(f"{name} {tier}: MER with mer_missing=skip (the former default)")
-            print(skip.table.to_string(index=False, float_format="%.4f"), flush=True)
+            _mer_variants(rankers, qs, docs, kw, out / f"{name}-{tier}", args, texts)
+
+
+def _mer_variants(rankers, qs, docs, kw, out, args, texts):
+    """MER@50 (eq. 3), MER@10 with the former ``skip``, and (``--mer-tfidf``) MER with tf-idf cosine."""
+    from ranklens.embedders import make_embedder
+    from ranklens.explain import explanation_sweep
+
+    runs = [("mer@50 (eq. 3)", dict(kw, mer_k=50)), ("mer@10 skip (former default)", dict(kw, mer_missing="skip"))]
+    if args.mer_tfidf:
+        runs.append(("mer@10 tf-idf cosine", dict(kw, embedder=make_embedder("tfidf", corpus=texts))))
+    for label, k in runs:
+        sw = explanation_sweep(rankers, qs, docs, ms=(1, 3, 5), granularities=("sentence",), **k)
+        sw.save(Path(f"{out}-{label.split()[0]}-{label.split()[1]}"))
+        log(f"{out.name}: {label}")
+        print(sw.table.to_string(index=False, float_format="%.4f"), flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
     ap.add_argument("--out", default="benchmarks/out/explain")
-    ap.add_argument("--parts", default="segmenters,cranfield,dl19,wikiqa")
+    ap.add_argument("--parts", default="segmenters,cranfield,dl19,dl19run,wikiqa")
     ap.add_argument("--queries", type=int, default=30)
     ap.add_argument("--neural-queries", type=int, default=5)
     ap.add_argument("--pool", type=int, default=100, help="Cranfield BM25 pool depth (paper: 1000)")
     ap.add_argument("--samples", type=int, default=0, help="masked sets per document (0: every combination)")
+    ap.add_argument("--wikiqa-pool", type=int, default=50, help="BM25 pages per WikiQA question")
+    ap.add_argument("--mer-tfidf", action="store_true", help="also MER with tf-idf cosine (bag-of-words)")
     args = ap.parse_args()
     shared, out = Path(args.shared), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -234,12 +265,19 @@ def main() -> None:
         elif part == "dl19":
             docs, queries, qrels, cand = load_dl19(shared)
             run_part("dl19", docs, queries, qrels, cand, out, args)
+        elif part == "dl19run":
+            docs, queries, qrels, _ = load_dl19(shared)
+            run = load_dl19_run(shared, docs, queries)
+            ok = run.groupby("query_id").size().loc[lambda s: s >= 20].index
+            log(f"dl19run: {len(ok)} queries with >= 20 of the bm25base_p top-100 having texts")
+            run_part("dl19run", docs, queries[queries["query_id"].isin(set(ok))], qrels, run, out, args)
         elif part == "wikiqa":
             from ranklens.explain import read_subdoc_qrels
 
             docs, queries, qrels, subdoc = load_wikiqa(shared, args.queries)
-            run_part("wikiqa", docs, queries, qrels, None, out, args, subdoc=read_subdoc_qrels(subdoc), pool=20,
-                     granularities=("sentence",))  # the paper's document task: sentence rationales only
+            # the paper's document task: MaxP rankers, sentence rationales by greedy eq. 5
+            run_part("wikiqa", docs, queries, qrels, None, out, args, subdoc=read_subdoc_qrels(subdoc),
+                     pool=args.wikiqa_pool, granularities=("sentence",), maxp=True)
 
 
 if __name__ == "__main__":

@@ -122,6 +122,21 @@ def test_maxp_chunks_are_fixed_three_sentence_slices():
     assert is_maxp(r, 2) and not is_maxp(r, 3) and maxp_from_spec("bm25", corpus, {}).size == 3
 
 
+def test_maxp_is_a_model_spec_at_every_door():
+    from ranklens.rankers import make_ranker
+
+    corpus = ["X one here. Nothing two. X x three. Four.", "Nothing. X five."]
+    r = make_ranker("maxp:bm25:2", corpus=corpus)
+    ref = maxp(make_ranker("bm25", corpus=corpus), 2)
+    assert is_maxp(r, 2) and is_maxp(make_ranker("maxp:tfidf", corpus=corpus), 3)
+    texts = [LONG, corpus[0]]
+    assert r.score(["x"] * 2, texts).tolist() == pytest.approx(ref.score(["x"] * 2, texts).tolist())
+    # by hand: the max over the fixed 2-sentence chunks of plain BM25
+    base = make_ranker("bm25", corpus=corpus)
+    chunks = split_passages(LONG, size=2, stride=2)
+    assert r.score(["x"], [LONG])[0] == pytest.approx(max(base.score(["x"] * len(chunks), chunks)))
+
+
 def test_document_mode_explains_the_maxp_ranking_score():
     docs = {"long": LONG, "short": "X a. Nothing b."}
     q = pd.DataFrame({"query_id": ["q"], "text": ["x"]})
