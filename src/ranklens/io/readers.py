@@ -165,6 +165,21 @@ def read_topics(text: str, *, field: str = "title", source: object = "<string>")
     return out.astype(str)
 
 
+def _queries_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A queries frame under any accepted column names -> ``query_id``, ``text`` (+ other columns)."""
+    idf = next((f for f in QUERY_ID_FIELDS if f in frame.columns), None)
+    txf = next((f for f in QUERY_TEXT_FIELDS if f in frame.columns), None)
+    if idf is None or txf is None:
+        raise DataFormatError(f"queries frame has columns {list(frame.columns)}; expected an id column "
+                              f"({'|'.join(QUERY_ID_FIELDS)}) and a text column ({'|'.join(QUERY_TEXT_FIELDS)})",
+                              path="queries frame")
+    rest = [c for c in frame.columns if c not in (idf, txf, QUERY_ID, TEXT)]
+    df = pd.DataFrame({QUERY_ID: frame[idf].astype(str).str.strip(), TEXT: frame[txf].astype(str)})
+    df = pd.concat([df.reset_index(drop=True), frame[rest].reset_index(drop=True)], axis=1)
+    _no_dup_ids(df, QUERY_ID, "queries frame")
+    return df
+
+
 def read_queries(path: PathLike, *, encoding: str = "utf-8", field: str = "title") -> pd.DataFrame:
     """Read queries from TSV (``id<TAB>text``, with or without a header), JSONL
     (``query_id|qid|_id`` + ``text|query``), TREC ``<top>`` topics or SMART ``.I/.W``.
@@ -172,9 +187,13 @@ def read_queries(path: PathLike, *, encoding: str = "utf-8", field: str = "title
     Returns:
         Frame ``query_id`` (str), ``text`` (str), plus any extra columns of the file.
 
+    A DataFrame is accepted too (PyTerrier topics ``qid``, ``query``; or ``query_id``, ``text``).
+
     Raises:
         DataFormatError: naming the file, line and problem.
     """
+    if isinstance(path, pd.DataFrame):
+        return _queries_frame(path)
     p = Path(path)
     text = _text(p, encoding)
     if not text.strip():

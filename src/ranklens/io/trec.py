@@ -172,9 +172,13 @@ def read_qrels(path: PathLike, *, encoding: str | None = None) -> pd.DataFrame:
         Frame ``query_id`` (str), ``doc_id`` (str), ``relevance`` (int64) in file order;
         ``attrs["warnings"]`` holds the reader's warnings.
 
+    A DataFrame is validated instead (PyTerrier's ``qid``, ``docno``, ``label`` accepted).
+
     Raises:
         DataFormatError: naming file, line and problem.
     """
+    if isinstance(path, pd.DataFrame):
+        return validate_qrels(path, source="qrels frame")
     if isinstance(path, str) and path.startswith("irds:"):
         from .irds import irds_qrels
 

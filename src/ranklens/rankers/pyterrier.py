@@ -148,7 +148,9 @@ def run_to_pyterrier(run: Any, queries: Any = None, *, ties: str = DEFAULT_TIES)
     r = validate_run(run, source="run")[["query_id", "doc_id", "score"]].rename(columns=_PT_NAMES)
     out = _ranked(r, ties)
     if queries is not None:
-        q = _queries_frame(queries)
+        from ..io import read_queries
+
+        q = read_queries(queries)
         out.insert(1, "query", out["qid"].map(dict(zip(q["query_id"], q["text"]))))
     return out
 
@@ -159,17 +161,6 @@ def pyterrier_to_run(frame: Any) -> Any:
     from ..io import validate_run
 
     return validate_run(frame, source="PyTerrier frame")[["query_id", "doc_id", "score"]]
-
-
-def _queries_frame(queries: Any) -> Any:
-    """``query_id``/``text`` from a ranklens queries frame or PyTerrier topics (``qid``, ``query``)."""
-    cols = set(queries.columns)
-    qid = "query_id" if "query_id" in cols else "qid"
-    text = "text" if "text" in cols else "query"
-    if qid not in cols or text not in cols:
-        raise ValidationError(f"queries frame has columns {sorted(cols)}; expected query_id, text "
-                              "(or PyTerrier's qid, query)")
-    return queries[[qid, text]].rename(columns={qid: "query_id", text: "text"}).astype(str)
 
 
 def _ranked(frame: Any, ties: str) -> Any:
