@@ -259,7 +259,7 @@ def test_every_analysis_of_an_experiment_gives_identical_results_on_ray(tmp_path
         set_default_engine(None)
         f = tmp_path / name / "exp.toml"
         f.parent.mkdir()
-        f.write_text(table + SMALL_EXPERIMENT)
+        f.write_text(SMALL_EXPERIMENT + table)
         exp = load_experiment(f)
         assert exp.engine == ({"type": "ray", "actors": 2} if table else None)
         run_experiment(exp, report=False, show_progress=False)
