@@ -254,3 +254,22 @@ def _fitted_tfidf(coll):
     from ranklens.rankers import make_ranker
 
     return make_ranker("tfidf", corpus=collection_texts(coll))
+
+
+@pytest.mark.parametrize("scope", ["table", "all"])
+def test_bonferroni_over_each_table(scope):
+    """The paper: "a Bonferroni correction over each table" -- the family is a probe family
+    (Table 1 measure-and-match, Table 2 manipulation), every model; ``all`` = every cell."""
+    coll = _coll(DOCS, QUERIES, QRELS)
+    rankers = {"len": FunctionRanker(fn=lambda qs, ts: np.array([len(t) for t in ts], dtype=np.float64), name_="len"),
+               "vow": FunctionRanker(fn=lambda qs, ts: np.array([sum(c in "aeiou" for c in t) for t in ts],
+                                                                dtype=np.float64), name_="vow")}
+    res = run_probes(["mm-rel-ctrl-len", "mm-len-ctrl-rel", "tr-shuffle-words", "tr-del-stops-punct"], rankers, coll,
+                     delta=0.0, engine=ScoringEngine(cache=False), n_boot=10, correction_scope=scope)
+    t = res.table
+    for _i, row in t.iterrows():
+        fam = t if scope == "all" else t[t["family"] == row["family"]]
+        m = int(fam["p_value"].notna().sum())
+        want = min(1.0, row["p_value"] * m) if row["p_value"] == row["p_value"] else float("nan")
+        assert row["p_adjusted"] == pytest.approx(want, nan_ok=True)
+    assert res.summary["correction_scope"] == scope

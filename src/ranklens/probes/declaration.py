@@ -45,8 +45,11 @@ class Params:
     calibration_depth: int = param(20, "BM25 depth re-ranked to calibrate delta when no calibration run is "
                                    "given (ranklens' procedure for a bare collection)", min=2)
     alpha: float = param(0.01, "significance level of the paired t-tests (the paper: 0.01)", min=0.0, max=1.0)
-    correction: str = param("bonferroni", "multiple-testing correction over the table (the paper: bonferroni)",
+    correction: str = param("bonferroni", "multiple-testing correction (the paper: bonferroni)",
                             choices=("bonferroni", "holm", "bh", "none"))
+    correction_scope: str = param("table", "family of the correction: 'table' = each probe family (the paper's "
+                                  "Tables 1-3, 'a Bonferroni correction over each table'), 'all' = every cell",
+                                  choices=("table", "all"))
     symmetric_test: str = param("abs", "test of symmetric probes: 'abs' = t-test of |diff| (reference code; "
                                 "independent of the order of d1 and d2), 'signed' = paired t-test",
                                 choices=("abs", "signed"))
@@ -136,7 +139,8 @@ def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, e
     deltas = delta_specs(p.delta, list(rankers), max_queries=p.calibration_queries or None,
                          depth=p.calibration_depth, seed=seed, run=run_file)
     res = run_probes(probes, rankers, collection, delta=deltas, calibration_collection=calib, engine=engine,
-                     seed=seed, alpha=p.alpha, correction=p.correction, n_boot=p.n_boot,
+                     seed=seed, alpha=p.alpha, correction=p.correction,
+                     correction_scope=p.correction_scope, n_boot=p.n_boot,
                      symmetric_test=p.symmetric_test, params=params_dict(p))
     results: list[Any] = [res]
     sweep = [n for n in p.sweep if n in set(res.table.loc[res.table["n"] > 0, "probe"])]

@@ -81,8 +81,12 @@ def _legend(results: Sequence[Result]) -> str:
     r0 = results[0]
     alpha = r0.summary.get("alpha", 0.01)
     corr = r0.summary.get("correction", "bonferroni")
-    parts = [f"* = not significant (two-sided paired t-test, {corr} correction over the table, p < {alpha}); "
-             "- = no samples. " + str(r0.summary.get("sign_convention", ""))]
+    scope = {"table": "each probe family (table)", "all": "all cells"}.get(r0.summary.get("correction_scope", "all"),
+                                                                           "all cells")
+    parts = [f"* = not significant (two-sided paired t-test, {corr} correction over {scope}, p < {alpha}); "
+             "- = no samples. " + ("Symmetric probes: t-test of |diff| against 0. "
+                                   if r0.summary.get("symmetric_test", "abs") == "abs" else "")
+             + str(r0.summary.get("sign_convention", ""))]
     for r in results:
         d = r.summary.get("deltas", {})
         cal = r.summary.get("calibration", {})

@@ -41,6 +41,7 @@ SAMPLE_COLUMNS = ["probe", "model", "sample_id", "query_id", "doc_1_id", "doc_2_
                   "score_2", "diff", "effect"]
 TEXT_COLUMNS = ["probe", "sample_id", "query_id", "query", "doc_1_id", "text_1", "doc_2_id", "text_2"]
 SYMMETRIC_TESTS = ("abs", "signed")
+CORRECTION_SCOPES = ("table", "all")
 SIGN_CONVENTION = ("diff = R(q,d1) - R(q,d2); manipulation: d1 = manipulated, d2 = original; "
                    "measure-and-match: d1 = more of the variable; transfer: d1 = attributed text")
 
@@ -226,6 +227,7 @@ def run_probes(
     samples: Mapping[str, ProbeSamples] | None = None,
     symmetric_test: str = "abs",
     params: Mapping[str, Any] | None = None,
+    correction_scope: str = "table",
 ) -> Result:
     """Run probes for rankers and return a ``probe-table`` result.
 
@@ -239,8 +241,11 @@ def run_probes(
         engine: scoring engine (default: the process-wide one).
         seed: sample generation and bootstrap seed.
         alpha: significance level after correction (``p_adjusted < alpha``; the paper: 0.01).
-        correction: ``bonferroni`` (default, the paper: over each table), ``holm``, ``bh`` or
-            ``none``, over all cells of the table.
+        correction: ``bonferroni`` (default, the paper), ``holm``, ``bh`` or ``none``.
+        correction_scope: the family the correction runs over: ``table`` (default, the paper's
+            "Bonferroni correction over each table": the cells of each probe family, i.e. Table
+            1 measure-and-match, Table 2 manipulation, Table 3 transfer, all models) or ``all``
+            (every cell of the result).
         n_boot: bootstrap resamples for the CI of each score.
         probe_options: options passed to probe factories when ``probes`` holds names.
         samples: precomputed samples by probe name (skips generation for those).
@@ -255,6 +260,8 @@ def run_probes(
     """
     from ..engine import default_engine
 
+    if correction_scope not in CORRECTION_SCOPES:
+        raise ValidationError(f"correction_scope must be one of {CORRECTION_SCOPES}, got {correction_scope!r}")
     engine = engine or default_engine()
     objs = [p if isinstance(p, Probe) else get_probe(p, **dict(probe_options or {})) for p in probes]
     labelled = _labels(rankers)
@@ -268,13 +275,17 @@ def run_probes(
     rows, sample_rows = _rows(objs, gen, hashes, infos, scores, collection, seed=seed, n_boot=n_boot,
                               symmetric_test=symmetric_test)
     table = pd.DataFrame(rows, columns=[c for c in PROBE_TABLE_COLUMNS if c not in ("p_adjusted", "significant")])
-    table["p_adjusted"] = adjust_pvalues(table["p_value"].to_numpy(np.float64), correction)
+    table["p_adjusted"] = np.nan
+    groups = table.groupby("family", sort=False).groups if correction_scope == "table" else {"all": table.index}
+    for idx in groups.values():
+        table.loc[idx, "p_adjusted"] = adjust_pvalues(table.loc[idx, "p_value"].to_numpy(np.float64), correction)
     table["significant"] = (table["p_adjusted"] < alpha).astype(bool)
     calls = {label: engine.stats.by_fingerprint.get(r.fingerprint, 0) - calls_before.get(r.fingerprint, 0)
              for label, r in labelled.items()}
     distinct = len({(s.query, t) for ps in gen.values() for s in ps.samples for t in (s.text_1, s.text_2)})
     summary = {
         "n_probes": len(objs), "models": list(labelled), "alpha": alpha, "correction": correction,
+        "correction_scope": correction_scope,
         "symmetric_test": symmetric_test, "deltas": {k: v.delta for k, v in infos.items()},
         "calibration": {k: v.describe for k, v in infos.items()},
         "sign_convention": SIGN_CONVENTION,
@@ -283,7 +294,7 @@ def run_probes(
     }
     return Result(kind="probe-table", summary=summary, table=table[PROBE_TABLE_COLUMNS],
                   provenance=_provenance(objs, gen, hashes, labelled, infos, collection, seed=seed, params={
-                      **dict(params or {}), "alpha": alpha, "correction": correction, "n_boot": n_boot,
+                      **dict(params or {}), "alpha": alpha, "correction": correction, "correction_scope": correction_scope, "n_boot": n_boot,
                       "symmetric_test": symmetric_test}),
                   tables={"samples": pd.DataFrame(sample_rows, columns=SAMPLE_COLUMNS), "texts": _texts(objs, gen),
                           "deltas": _delta_frame(infos, labelled), "calibration": _calibration_frame(infos)},
