@@ -63,7 +63,8 @@ def test_evaluate_tsv_rows(files, capsys):
     # B: q1 d b a -> SL 1, 1, f: 1 + 1 = 2 -> 4/3 ; q2: x first -> 1
     assert got[("B", "ASL")] == pytest.approx((4 / 3 + 1) / 2, abs=1e-4)
     assert got[("B", "ASL@g1-1")] == pytest.approx(1.0)
-    assert t["model"].tolist()[:3] == ["B", "B", "B"]  # best (lowest ASL) first
+    assert t["model"].tolist() == ["A"] * 3 + ["B"] * 3  # runs in the order given
+    assert t["measure"].tolist()[:3] == ["ASL", "ASL@g1-1", "AP"]  # measures in the order given
     # the default is the paper's eq. 3: f gets the non-relevant count (2 for A, 1 for B)
     assert main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"), "-m", "ASL"]) == 0
     t = tsv(capsys.readouterr().out)

@@ -351,9 +351,7 @@ def test_catalogue_size():
 
 
 # --------------------------------------------------------------------------- not io's to fix
-# Each fails today in a file another engineer owns; strict xfails, so fixing one shows up here.
-@pytest.mark.xfail(strict=True, reason="cli/evaluate.py: --per-document writes with pandas (no OutputError); "
-                   "use ranklens.io._files.atomic_output")
+# A missing model path fails today in a file another engineer owns; a strict xfail, so fixing it shows up here.
 def test_per_document_output_into_a_file(tmp_path, capsys):
     qrels = _write(tmp_path / "q.txt", GOOD_QRELS)
     run = _write(tmp_path / "r.run", GOOD_RUN)
@@ -362,8 +360,6 @@ def test_per_document_output_into_a_file(tmp_path, capsys):
          "is a file")
 
 
-@pytest.mark.xfail(strict=True, reason="metrics/evaluation.py: a run sharing no query with the qrels prints "
-                   "NaN with exit 0; call ranklens.io.check_coverage")
 def test_run_sharing_no_query_with_the_qrels(tmp_path, capsys):
     qrels = _write(tmp_path / "q.txt", GOOD_QRELS)
     run = _write(tmp_path / "other.run", "9 Q0 d1 1 2.0 s\n")

@@ -36,7 +36,7 @@ def add_convention_options(p: argparse.ArgumentParser) -> None:
                    help="cut every run to its top DEPTH documents per query first")
     p.add_argument("--grades", action="append", default=None, metavar="OLD=NEW",
                    help="qrels grade mapping (repeatable), e.g. 1=0, or nist-dl20")
-    p.add_argument("--places", type=int, default=d.places, help="decimal places printed")
+    p.add_argument("-p", "--places", type=int, default=d.places, help="decimal places printed")
 
 
 def collect_runs(items: list[str]) -> dict[str, Any]:

@@ -88,6 +88,20 @@ _UNJUDGED = np.int32(-(2**31) + 1)
 # inputs
 # --------------------------------------------------------------------------------------------
 
+def _aliased(frame: pd.DataFrame, required: tuple[str, ...]) -> pd.DataFrame:
+    """PyTerrier/ranx/ir_datasets column names (``qid``, ``docno``, ``label``, ...) renamed to
+    ranklens's, as :data:`ranklens.io.frames.COLUMN_ALIASES` lists them; a column already
+    named canonically wins."""
+    from ..io.frames import COLUMN_ALIASES
+
+    mapping: dict[Any, str] = {}
+    for alias, target in COLUMN_ALIASES.items():
+        if alias in frame.columns and target in required and target not in frame.columns \
+                and target not in mapping.values():
+            mapping[alias] = target
+    return frame.rename(columns=mapping) if mapping else frame
+
+
 def _as_run_table(run: Any, *, source: str = "run"):
     """A path or a DataFrame (``query_id``, ``doc_id``, ``score``) -> Arrow table."""
     import pyarrow as pa
@@ -101,6 +115,7 @@ def _as_run_table(run: Any, *, source: str = "run"):
                                  run.column(SCORE).cast(pa.float64()))
         return run
     if isinstance(run, pd.DataFrame):
+        run = _aliased(run, (QUERY_ID, DOC_ID, SCORE))
         missing = {QUERY_ID, DOC_ID, SCORE} - set(run.columns)
         if missing:
             raise ValidationError(f"{source}: run frame lacks column(s) {sorted(missing)}; "
@@ -130,6 +145,7 @@ def _as_qrels_table(qrels: Any):
     if isinstance(qrels, pa.Table):
         return qrels
     if isinstance(qrels, pd.DataFrame):
+        qrels = _aliased(qrels, (QUERY_ID, DOC_ID, RELEVANCE))
         missing = {QUERY_ID, DOC_ID, RELEVANCE} - set(qrels.columns)
         if missing:
             raise ValidationError(f"qrels frame lacks column(s) {sorted(missing)}; expected "
@@ -162,15 +178,20 @@ def _col(table, name):
 
 @dataclass(frozen=True, eq=False)
 class RankedRun:
-    """A run ordered under a tie rule and joined with qrels, as padded int-coded matrices.
+    """A run ordered under a tie rule and joined with qrels, in a ragged (CSR) layout.
+
+    Memory is proportional to the run's rows (plus a few integers per query), never to
+    queries x maximum depth: the documents of query ``i`` sit at flat positions
+    ``offsets[i]:offsets[i + 1]`` in rank order. Query and document ids are coded to integers
+    once (Arrow dictionary encoding); queries present only in the qrels have empty segments.
 
     Attributes:
         query_ids: all query ids (run and qrels, sorted as strings), length Q.
         in_run: bool[Q], whether the run has rows for the query.
         lengths: int64[Q], number of retrieved documents.
-        grades: int32[Q, D], relevance of the document at each rank (``_UNJUDGED`` if not in
-            the qrels, ``_PAD`` past the end of the list).
-        rows: int64[Q, D], index of the run row at each rank (-1 past the end).
+        flat_grades: int32[n], relevance of the document at each flat position
+            (``_UNJUDGED`` if not in the qrels).
+        flat_rows: int32[n] (int64 for >= 2**31 rows), the run row at each flat position.
         doc_ids: Arrow string array of the run's doc ids (row order).
         qrels_q / qrels_rel / qrels_doc: the de-duplicated qrels (query code, relevance, doc id
             as Arrow strings); ``qrels_row`` is the run row that retrieved it (-1 if none).
@@ -184,8 +205,8 @@ class RankedRun:
     query_ids: np.ndarray
     in_run: np.ndarray
     lengths: np.ndarray
-    grades: np.ndarray
-    rows: np.ndarray
+    flat_grades: np.ndarray
+    flat_rows: np.ndarray
     doc_ids: Any
     qrels_q: np.ndarray
     qrels_rel: np.ndarray
@@ -197,26 +218,85 @@ class RankedRun:
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
     duplicates_dropped: int = 0
 
+    def _memoised(self, key: str, make):
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
     @property
     def depth(self) -> int:
-        """Padded width D (the longest ranked list)."""
-        return int(self.grades.shape[1])
+        """The longest ranked list."""
+        return int(self.lengths.max()) if self.lengths.size else 0
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """int64[Q + 1]: query ``i`` holds flat positions ``offsets[i]:offsets[i + 1]``."""
+        return self._memoised("offsets", lambda: np.concatenate(
+            [[0], np.cumsum(self.lengths)]).astype(np.int64))
+
+    @property
+    def seg(self) -> np.ndarray:
+        """int32[n]: the query index of each flat position."""
+        return self._memoised("seg", lambda: np.repeat(
+            np.arange(len(self.lengths), dtype=np.int32), self.lengths))
+
+    @property
+    def rank0(self) -> np.ndarray:
+        """int32[n]: the 0-based rank of each flat position within its query."""
+        def make():
+            n = self.flat_grades.size
+            dt = np.int32 if n < 2**31 - 1 else np.int64
+            r = np.arange(n, dtype=dt)
+            r -= self.offsets[:-1].astype(dt)[self.seg]
+            return r
+        return self._memoised("rank0", make)
+
+    def seg_cumsum(self, mask: np.ndarray) -> np.ndarray:
+        """Running count of ``mask`` within each query (1 at a query's first True)."""
+        dt = np.int32 if mask.size < 2**31 - 1 else np.int64
+        c = np.cumsum(mask, dtype=dt)
+        base = np.concatenate([[0], c])[self.offsets[:-1]]
+        c -= base.astype(dt)[self.seg]
+        return c
+
+    def seg_count(self, mask: np.ndarray) -> np.ndarray:
+        """int64[Q]: True positions of ``mask`` per query."""
+        return np.bincount(self.seg[mask], minlength=len(self.lengths)).astype(np.int64)
+
+    def padded(self, values: np.ndarray, fill) -> np.ndarray:
+        """A Q x depth matrix of a flat array (``fill`` past each list). O(Q x depth) memory:
+        for small inputs and tests; the kernels work on the flat arrays."""
+        out = np.full((len(self.lengths), self.depth), fill, dtype=values.dtype)
+        out[self.seg, self.rank0] = values
+        return out
+
+    @property
+    def grades(self) -> np.ndarray:
+        """Padded Q x depth grades (``_PAD`` past the end); see :meth:`padded`."""
+        return self.padded(self.flat_grades, _PAD)
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Padded Q x depth run rows (-1 past the end); see :meth:`padded`."""
+        return self.padded(self.flat_rows.astype(np.int64), -1)
 
     def n_relevant(self, rel: int = 1) -> np.ndarray:
         """Relevant documents per query in the qrels (relevance >= ``rel``)."""
         keep = self.qrels_rel >= rel
         return np.bincount(self.qrels_q[keep], minlength=len(self.query_ids)).astype(np.int64)
 
+    def judged_queries(self) -> np.ndarray:
+        """bool[Q]: queries with at least one qrels line."""
+        return np.bincount(self.qrels_q, minlength=len(self.query_ids)) > 0
+
     def ranks_frame(self) -> pd.DataFrame:
         """The ranked run as a frame (``query_id``, ``doc_id``, ``score``, ``rank``)."""
-        valid = self.rows >= 0
-        qi, pos = np.nonzero(valid)
-        r = self.rows[valid]
+        r = self.flat_rows
         return pd.DataFrame({
-            QUERY_ID: pd.array(self.query_ids[qi].astype(object), dtype="str"),
-            DOC_ID: pd.array(np.asarray(self.doc_ids.take(r).to_pylist(), dtype=object), "str"),
+            QUERY_ID: pd.array(self.query_ids[self.seg].astype(object), dtype="str"),
+            DOC_ID: pd.array(np.asarray(self.doc_ids.take(_pa_idx(r)).to_pylist(), dtype=object), "str"),
             SCORE: np.asarray(self.scores.take(_pa_idx(r)).to_numpy(), np.float64),
-            RANK: (pos + 1).astype(np.int64),
+            RANK: (self.rank0 + 1).astype(np.int64),
         })
 
 
@@ -290,17 +370,45 @@ def rank_coded(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES,
 def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULT_DUPLICATES,
                 source: str = "run") -> RankedRun:
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     rt = _as_run_table(run, source=source)
     qt = _as_qrels_table(qrels)
-    # run columns stay chunked (no 10M-string copy); Arrow kernels take chunked arrays
-    rq, rd = rt.column(QUERY_ID), rt.column(DOC_ID)
-    n = rt.num_rows
-    qq, qd = _col(qt, QUERY_ID), _col(qt, DOC_ID)
-    qrel = _col(qt, RELEVANCE).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    rd = rt.column(DOC_ID)  # stays chunked (no 10M-string copy); Arrow kernels take it
+    all_q, qcode, qr_code = _query_codes(rt.column(QUERY_ID), _col(qt, QUERY_ID))
+    nq = len(all_q)
+    jn = _judge(rd, qt, qcode, qr_code)
+    pa.default_memory_pool().release_unused()  # the hash kernels' freed buffers (peak memory)
+    order, tied_rows = _rank_order(rt.column(SCORE), qcode, ties, rd)
+    counts = np.bincount(qcode, minlength=nq).astype(np.int64)
+    qsorted = qcode[order]
+    del qcode
+    dup = _find_duplicates(order, qsorted, counts, rd) if order.size > 1 else None
+    del qsorted
+    if dup is not None:
+        if duplicates == "error":
+            raise ValidationError(_duplicate_message(dup, all_q, rt.column(SCORE), source))
+        keep = np.ones(order.size, bool)
+        keep[dup["drop_rows"]] = False
+        out = _rank_coded(rt.filter(pa.array(keep)), qt, ties, "error", source)
+        return replace(out, duplicates_dropped=int(dup["drop_rows"].size))
+    grades = jn["grade_row"][order]
+    del jn["grade_row"]
+    qrels_row = np.full(jn["ku"].size, -1, np.int64)
+    qrels_row[jn["hit_pos"]] = jn["hit_rows"]
+    return RankedRun(
+        query_ids=np.asarray(all_q, dtype=object), in_run=counts > 0, lengths=counts,
+        flat_grades=grades, flat_rows=order, doc_ids=rd, qrels_q=jn["ku"] // jn["nj"],
+        qrels_rel=jn["rel_u"], qrels_doc=_col(qt, DOC_ID).take(pa.array(jn["src_u"])),
+        qrels_row=qrels_row, ties=ties, tied_rows=tied_rows, scores=rt.column(SCORE),
+    )
 
-    # --- query codes over the union of run and qrels queries (sorted ids) -------------------
+
+def _query_codes(rq, qq) -> tuple[list, np.ndarray, np.ndarray]:
+    """Sorted union of run and qrels query ids; int32 codes of the run rows, int64 codes of the
+    qrels rows (one dictionary encoding per column; only the unique ids go through Python)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     renc = pc.dictionary_encode(rq)
     if isinstance(renc, pa.ChunkedArray):
         renc = renc.unify_dictionaries()
@@ -314,133 +422,126 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULT_DUPLI
     qrels_dict = qenc.dictionary.to_pylist() if qenc is not None else []
     all_q = sorted(set(run_dict) | set(qrels_dict))
     index = {q: i for i, q in enumerate(all_q)}
-    nq = len(all_q)
     qcode = np.asarray([index[q] for q in run_dict], np.int32)[r_indices]
-    del renc, r_indices
     if qenc is not None:
         qr_code = np.asarray([index[q] for q in qrels_dict], np.int64)[qenc.indices.to_numpy()]
     else:
         qr_code = np.zeros(0, np.int64)
+    return all_q, qcode, qr_code
 
-    # --- relevance of each run row: hash-join on (query code, judged-doc code) -------------
-    # only rows whose doc is judged somewhere (pc.index_in, a hash lookup) are joined
-    denc = pc.dictionary_encode(qd)  # one hash pass: unique judged docs + their codes
+
+def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray) -> dict[str, Any]:
+    """Relevance of each run row: a hash join on (query code, judged-doc code).
+
+    Only rows whose doc is judged somewhere (``pc.index_in``, a hash lookup) are joined.
+    Duplicate judgments: the last one wins (like a dict). Returns ``grade_row`` (int32[n],
+    ``_UNJUDGED`` if not judged), the de-duplicated qrels keys ``ku`` (query * nj + doc) with
+    ``rel_u`` and their qrels rows ``src_u``, and the matched pairs ``hit_rows``/``hit_pos``.
+    """
+    import pyarrow.compute as pc
+
+    qrel = _col(qt, RELEVANCE).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    denc = pc.dictionary_encode(_col(qt, DOC_ID))  # one hash pass: unique judged docs + codes
     judged = denc.dictionary
     nj = max(len(judged), 1)
-    qr_dcode = denc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    qkey = qr_code * nj + denc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     del denc
-    qkey = qr_code * nj + qr_dcode
     o = np.argsort(qkey, kind="stable")
     ks = qkey[o]
     last = np.ones(ks.size, bool)
-    last[:-1] = ks[1:] != ks[:-1]  # duplicate judgments: the last one wins (like a dict)
+    last[:-1] = ks[1:] != ks[:-1]
     ku, rel_u, src_u = ks[last], qrel[o][last], o[last]
-    del qkey, o, ks, last
     run_dcode = pc.index_in(rd, value_set=judged).fill_null(-1).to_numpy()
     jrows = np.flatnonzero(run_dcode >= 0)
-    grade_row = np.full(n, _UNJUDGED, np.int32)
-    hit_rows = np.zeros(0, np.int64)
-    hit_pos = np.zeros(0, np.int64)
+    grade_row = np.full(qcode.size, _UNJUDGED, np.int32)
+    hit_rows, hit_pos = np.zeros(0, np.int64), np.zeros(0, np.int64)
     if ku.size and jrows.size:
         rkey = qcode[jrows].astype(np.int64) * nj + run_dcode[jrows]
         pos = np.minimum(np.searchsorted(ku, rkey), ku.size - 1)
         found = ku[pos] == rkey
         hit_rows, hit_pos = jrows[found], pos[found]
         grade_row[hit_rows] = rel_u[hit_pos]
-        del rkey, pos, found
-    del run_dcode, jrows
-    pa.default_memory_pool().release_unused()  # the hash kernels' freed buffers (peak memory)
+    return {"grade_row": grade_row, "ku": ku, "rel_u": rel_u, "src_u": src_u, "nj": nj,
+            "hit_rows": hit_rows, "hit_pos": hit_pos}
 
-    # --- padded queries x depth matrix of score keys (rows grouped by query, stable) --------
-    counts = np.bincount(qcode, minlength=nq).astype(np.int64)
-    depth = int(counts.max()) if nq and n else 0
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    grouped = n == 0 or bool(np.all(qcode[1:] >= qcode[:-1]))
-    perm = None if grouped else np.argsort(qcode, kind="stable")
-    # score keys built chunk by chunk (float32 for trec_eval: no float64 copy of the column)
+
+def _score_keys(scores, ties: str) -> np.ndarray:
+    """Negated scores, chunk by chunk (float32 for trec_eval: no float64 copy of the column);
+    -0.0 becomes 0.0 so that it ties with 0.0."""
     kdt = np.float32 if ties == "trec_eval" else np.float64
-    key = np.empty(n, kdt)
+    key = np.empty(len(scores), kdt)
     at = 0
-    for chunk in rt.column(SCORE).chunks:
+    for chunk in scores.chunks:
         c = chunk.to_numpy(zero_copy_only=False)
         np.negative(c, out=key[at:at + c.size], casting="same_kind")
         at += c.size
-    if perm is not None:
-        key = key[perm]
-    mat = np.full((nq, depth), np.inf, dtype=key.dtype)
-    if grouped and np.all((counts == 0) | (counts == depth)):
-        mat[counts > 0] = key.reshape(-1, depth) if depth else mat[counts > 0]
-    else:
-        qs = qcode if perm is None else qcode[perm]
-        flat = np.arange(n, dtype=np.int64)
-        flat -= starts[qs]
-        flat += qs.astype(np.int64) * depth
-        mat.ravel()[flat] = key
-        del flat, qs
-    del key, qcode  # (peak memory: nothing below needs the per-row query codes)
-    # run rows per (query, rank): int32 while the run has < 2**31 rows (halves this matrix)
-    row_dt = np.int32 if n < 2**31 - 1 else np.int64
-    if depth > 1 and bool(np.all(mat[:, 1:] >= mat[:, :-1])):
-        # already in rank order (TREC files usually are): a stable sort is the identity
-        order = np.empty((nq, depth), row_dt)
-        order[:] = np.arange(depth)
-        smat = mat
-    else:
-        order = np.argsort(mat, axis=1, kind="stable").astype(row_dt, copy=False)
-        smat = np.take_along_axis(mat, order, axis=1)
-    del mat
-    # pads (+inf, placed after each list) stay last under the stable sort
-    valid = np.arange(depth) < counts[:, None]
-    eq = (smat[:, 1:] == smat[:, :-1]) & valid[:, 1:]
-    tied_rows = int(np.count_nonzero(eq)) + int(np.count_nonzero(eq[:, 1:] & ~eq[:, :-1])) \
-        + int(np.count_nonzero(eq[:, :1]))
-    tie_sub = np.flatnonzero(eq.any(axis=1)) if tied_rows and ties != "input_order" else None
-    del eq
-    rows = order
-    rows += starts[:, None].astype(row_dt)
-    if perm is not None:
-        rows[valid] = perm[rows[valid]]
-    rows[~valid] = -1
-    if tie_sub is not None:
-        # doc_id descending inside tie groups, only in rows (queries) that contain ties, in
-        # chunks to bound memory: stable-sort by doc key, then stable-sort by score key
-        for sub in np.array_split(tie_sub, max(1, tie_sub.size // 512)):
-            rsub = rows[sub]
-            vsub = rsub >= 0
-            dk = np.full(rsub.shape, np.iinfo(np.int64).max, np.int64)
-            taken = rd.take(pa.array(rsub[vsub]))
-            if isinstance(taken, pa.ChunkedArray):
-                taken = taken.combine_chunks()
-            dk[vsub] = _doc_desc_keys(taken)
-            o1 = np.argsort(dk, axis=1, kind="stable")
-            s1 = np.take_along_axis(smat[sub], o1, axis=1)
-            o2 = np.argsort(s1, axis=1, kind="stable")
-            rows[sub] = np.take_along_axis(np.take_along_axis(rsub, o1, axis=1), o2, axis=1)
-    del smat
-    dup = _find_duplicates(rows, counts, rd) if n else None
-    if dup is not None:
-        if duplicates == "error":
-            raise ValidationError(_duplicate_message(dup, rows, all_q, rt.column(SCORE), source))
-        keep = np.ones(n, bool)
-        keep[dup["drop_rows"]] = False
-        out = _rank_coded(rt.filter(pa.array(keep)), qt, ties, "error", source)
-        return replace(out, duplicates_dropped=int(dup["drop_rows"].size))
-    # in blocks of queries: np.take converts int32 indices to intp, a full-size copy otherwise
-    grades = np.empty(rows.shape, grade_row.dtype)
-    step = max(1, (1 << 20) // max(depth, 1))
-    for a in range(0, nq, step):
-        grades[a:a + step] = np.take(grade_row, rows[a:a + step], mode="clip")
-    np.putmask(grades, ~valid, _PAD)
-    del grade_row, valid
+    key += kdt(0.0)
+    return key
 
-    qrels_row = np.full(ku.size, -1, np.int64)
-    qrels_row[hit_pos] = hit_rows
-    return RankedRun(
-        query_ids=np.asarray(all_q, dtype=object), in_run=counts > 0, lengths=counts,
-        grades=grades, rows=rows, doc_ids=rd, qrels_q=ku // nj, qrels_rel=rel_u,
-        qrels_doc=qd.take(pa.array(src_u)), qrels_row=qrels_row, ties=ties,
-        tied_rows=tied_rows, scores=rt.column(SCORE),
-    )
+
+def _sort_rows(key: np.ndarray, qcode: np.ndarray) -> np.ndarray:
+    """Row order by (query code, key), stable. TREC files usually list each query in one block
+    already in score order (checked in one pass; the blocks are then only reordered); float32
+    keys otherwise sort as one uint64 (query << 32 | order-preserving bits)."""
+    n = key.size
+    idt = np.int32 if n < 2**31 - 1 else np.int64
+    if n < 2:
+        return np.arange(n, dtype=idt)
+    same_q = qcode[1:] == qcode[:-1]
+    if bool(np.all(~same_q | (key[1:] >= key[:-1]))):
+        starts = np.concatenate([[0], np.flatnonzero(~same_q) + 1])
+        bq = qcode[starts]
+        if np.unique(bq).size == bq.size:  # one block per query: reorder the blocks only
+            ob = np.argsort(bq, kind="stable")
+            lens = np.diff(np.concatenate([starts, [n]]))[ob]
+            new_start = np.concatenate([[0], np.cumsum(lens)[:-1]])
+            order = np.arange(n, dtype=idt)
+            if not np.array_equal(ob, np.arange(ob.size)):
+                order += np.repeat((starts[ob] - new_start).astype(idt), lens)
+            return order
+    if key.dtype == np.float32:
+        bits = key.view(np.uint32).astype(np.uint64)
+        neg = bits >> np.uint64(31) == 1
+        bits[neg] ^= np.uint64(0xFFFFFFFF)  # negative floats: reverse their order
+        bits[~neg] |= np.uint64(0x80000000)  # positive floats after all negative ones
+        bits |= qcode.astype(np.uint64) << np.uint64(32)
+        order = np.argsort(bits, kind="stable")
+    else:
+        order = np.lexsort((key, qcode))
+    return order.astype(idt, copy=False)
+
+
+def _rank_order(scores, qcode: np.ndarray, ties: str, rd) -> tuple[np.ndarray, int]:
+    """Run rows in rank order (query ascending, score descending, then the tie rule: doc_id
+    descending in byte order, or input order) and the number of tied rows."""
+    import pyarrow as pa
+
+    key = _score_keys(scores, ties)
+    order = _sort_rows(key, qcode)
+    if order.size < 2:
+        return order, 0
+    ks = key[order]
+    del key
+    same = ks[1:] == ks[:-1]
+    del ks
+    same &= qcode[order[1:]] == qcode[order[:-1]]
+    in_tie = np.zeros(order.size, bool)
+    in_tie[1:] |= same
+    in_tie[:-1] |= same
+    tied_rows = int(np.count_nonzero(in_tie))
+    if not tied_rows or ties == "input_order":
+        return order, tied_rows
+    # doc_id descending, sorting only the rows that tie (usually a small subset)
+    pos = np.flatnonzero(in_tie)
+    dt = np.int32 if order.size < 2**31 - 1 else np.int64
+    group = np.concatenate([np.zeros(1, dt), np.cumsum(~same, dtype=dt)])[pos]  # tie group ids
+    rows = order[pos]
+    taken = rd.take(pa.array(rows.astype(np.int64)))
+    if isinstance(taken, pa.ChunkedArray):
+        taken = taken.combine_chunks()
+    sub = np.lexsort((_doc_desc_keys(taken), group))
+    order[pos] = rows[sub]
+    return order, tied_rows
 
 
 def _doc_fingerprints(docs) -> np.ndarray:
@@ -503,45 +604,34 @@ def _doc_fingerprints(docs) -> np.ndarray:
     return out
 
 
-def _find_duplicates(rows: np.ndarray, counts: np.ndarray, docs) -> dict | None:
-    """Repeated (query, doc) pairs in a ranked run.
+def _find_duplicates(order: np.ndarray, qsorted: np.ndarray, counts: np.ndarray, docs) -> dict | None:
+    """Repeated (query, doc) pairs in a ranked run (flat rank order ``order``, query codes
+    ``qsorted`` of those rows).
 
-    ``rows``: run row per (query, rank), -1 past the end. Fingerprints are compared inside each
-    query (a row-wise sort of a block of queries); queries with a repeated fingerprint are then
-    checked on the doc id strings, so the result is exact.
+    A 32-bit fingerprint per row joined with its query code is hashed once (pandas
+    ``duplicated``); only queries with a repeated fingerprint are then checked on the doc id
+    strings, so the result is exact.
 
     Returns:
         ``None`` when every pair is unique, else ``{"drop_rows": run rows of the later
-        (worse-ranked) occurrences, "first": (query index, doc id, rank a, rank b),
-        "queries": number of queries with duplicates}``.
+        (worse-ranked) occurrences, "first": (query index, doc id, rank a, rank b, row a,
+        row b), "queries": number of queries with duplicates}``.
     """
     import pyarrow as pa
 
-    nq, depth = rows.shape
-    if depth < 2:
+    key = _doc_fingerprints(docs)[order].astype(np.uint64)
+    key |= qsorted.astype(np.uint64) << np.uint64(32)
+    rep = pd.Series(key, copy=False).duplicated().to_numpy()
+    del key
+    if not rep.any():
         return None
-    fp = _doc_fingerprints(docs)
-    cand = []
-    step = max(1, (1 << 20) // depth)
-    for a in range(0, nq, step):
-        r = rows[a:a + step]
-        f = fp[np.maximum(r, 0)]
-        v = r >= 0
-        if not v.all():
-            f[~v] = np.iinfo(f.dtype).max
-        f.sort(axis=1)
-        eq = np.count_nonzero(f[:, 1:] == f[:, :-1], axis=1)
-        npad = depth - counts[a:a + step]
-        # pads are all equal: they alone account for npad - 1 equal neighbours
-        cand.extend((a + np.flatnonzero(eq > np.maximum(npad - 1, 0))).tolist())
-    if not cand:
-        return None
+    offsets = np.concatenate([[0], np.cumsum(counts)])
     drop: list[int] = []
     first = None
     queries = 0
-    for qi in cand:
-        rr = rows[qi, :counts[qi]]
-        ids = docs.take(pa.array(rr)).to_pylist()
+    for qi in np.unique(qsorted[rep]).tolist():
+        rr = order[offsets[qi]:offsets[qi + 1]]
+        ids = docs.take(pa.array(rr.astype(np.int64))).to_pylist()
         seen: dict[str, int] = {}
         found = False
         for pos, d in enumerate(ids):
@@ -549,7 +639,7 @@ def _find_duplicates(rows: np.ndarray, counts: np.ndarray, docs) -> dict | None:
                 drop.append(int(rr[pos]))
                 found = True
                 if first is None:
-                    first = (qi, d, seen[d] + 1, pos + 1)
+                    first = (qi, d, seen[d] + 1, pos + 1, int(rr[seen[d]]), int(rr[pos]))
             else:
                 seen[d] = pos
         queries += found
@@ -558,10 +648,9 @@ def _find_duplicates(rows: np.ndarray, counts: np.ndarray, docs) -> dict | None:
     return {"drop_rows": np.asarray(drop, np.int64), "first": first, "queries": queries}
 
 
-def _duplicate_message(dup: dict, rows: np.ndarray, query_ids: list, scores, source: str) -> str:
-    qi, doc, ra, rb = dup["first"]
-    sa = scores[int(rows[qi, ra - 1])].as_py()
-    sb = scores[int(rows[qi, rb - 1])].as_py()
+def _duplicate_message(dup: dict, query_ids: list, scores, source: str) -> str:
+    qi, doc, ra, rb, row_a, row_b = dup["first"]
+    sa, sb = scores[row_a].as_py(), scores[row_b].as_py()
     n = int(dup["drop_rows"].size)
     return (f"{source}: duplicate (query_id, doc_id) = ({query_ids[qi]!r}, {doc!r}) at ranks "
             f"{ra} and {rb} (scores {sa:g} and {sb:g}); {n} repeated row(s) in "
@@ -656,15 +745,20 @@ def truncate(rr: RankedRun, depth: int | None) -> RankedRun:
         return rr
     if depth < 1:
         raise ValidationError(f"depth must be >= 1, got {depth}")
-    rows = rr.rows[:, :depth].copy()
-    rank_of_row = np.full(len(rr.scores), np.iinfo(np.int64).max, np.int64)
-    valid = rows >= 0
-    rank_of_row[rows[valid]] = np.nonzero(valid)[1]
-    hit = rr.qrels_row >= 0
-    qrels_row = rr.qrels_row.copy()
-    qrels_row[hit] = np.where(rank_of_row[rr.qrels_row[hit]] < depth, rr.qrels_row[hit], -1)
-    return replace(rr, lengths=np.minimum(rr.lengths, depth), grades=rr.grades[:, :depth].copy(),
-                   rows=rows, qrels_row=qrels_row, _memo={})
+    keep = rr.rank0 < depth
+    qrels_row = _within_cutoff(rr, rr.qrels_row, depth)
+    return replace(rr, lengths=np.minimum(rr.lengths, depth), flat_grades=rr.flat_grades[keep],
+                   flat_rows=rr.flat_rows[keep], qrels_row=qrels_row, _memo={})
+
+
+def _within_cutoff(rr: RankedRun, qrels_row: np.ndarray, cutoff: int) -> np.ndarray:
+    """``qrels_row`` with the run rows ranked at ``cutoff`` or below replaced by -1."""
+    rank_of_row = np.full(len(rr.scores), np.iinfo(np.int32).max, np.int32)
+    rank_of_row[rr.flat_rows] = rr.rank0
+    hit = qrels_row >= 0
+    out = qrels_row.copy()
+    out[hit] = np.where(rank_of_row[qrels_row[hit]] < cutoff, qrels_row[hit], -1)
+    return out
 
 
 def ranked(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES, duplicates: str = DEFAULT_DUPLICATES,
@@ -679,7 +773,7 @@ def depth_stats(rr: RankedRun, rel: int = 1) -> dict[str, float]:
     over the judged queries the run answers."""
     lengths = rr.lengths[rr.in_run]
     nrel = rr.n_relevant(rel)
-    ret = (rr.grades >= rel).sum(axis=1)
+    ret = rr.seg_count(rr.flat_grades >= rel)
     keep = rr.in_run & (nrel > 0)
     if not lengths.size:
         return {"depth_min": 0, "depth_median": 0.0, "depth_max": 0, "recall_at_depth": float("nan")}
@@ -694,8 +788,8 @@ def below_optimum(rr: RankedRun, *, rel: int = 1, unretrieved: str = DEFAULT_UNR
     SL below the optimum 1: it retrieved no non-relevant document yet missed a relevant one."""
     if unretrieved != "paper":
         return 0
-    _, lengths, relm = _base(rr, rel, cutoff)
-    ret = relm.sum(axis=1)
+    lengths, relm = _base(rr, rel, cutoff)
+    ret = rr.seg_count(relm)
     miss = rr.n_relevant(rel) - ret
     return int(np.count_nonzero(rr.in_run & (miss > 0) & (lengths - ret == 0)))
 
@@ -730,11 +824,13 @@ def _check_policy(unretrieved: str, collection_size: int | None) -> None:
                               "documents in the collection), e.g. --collection-size 8841823")
 
 
-def _base(rr: RankedRun, rel: int, cutoff: int | None):
-    g = rr.grades if cutoff is None else rr.grades[:, :cutoff]
-    lengths = rr.lengths if cutoff is None else np.minimum(rr.lengths, cutoff)
-    relm = g >= rel
-    return g, lengths, relm
+def _base(rr: RankedRun, rel: int, cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Lengths within the cutoff, and the flat mask of relevant documents within it."""
+    relm = rr.flat_grades >= rel
+    if cutoff is None:
+        return rr.lengths, relm
+    relm &= rr.rank0 < cutoff
+    return np.minimum(rr.lengths, cutoff), relm
 
 
 def _missing_sum(m: np.ndarray, irrel: np.ndarray, k_nonrel: np.ndarray, miss_total: np.ndarray,
@@ -768,10 +864,8 @@ def asl_per_query(
     _check_policy(unretrieved, collection_size)
     if first is not None and first < 1:
         raise ValidationError(f"ASL@g1-n needs n >= 1, got {first}")
-    g, lengths, relm = _base(rr, rel, cutoff)
-    d = g.shape[1]
-    posv = np.arange(d, dtype=np.float64)
-    ret = relm.sum(axis=1).astype(np.int64)
+    lengths, relm = _base(rr, rel, cutoff)
+    ret = rr.seg_count(relm)
     irrel = lengths - ret
     nrel = rr.n_relevant(rel)
     miss = np.maximum(nrel - ret, 0)
@@ -780,24 +874,14 @@ def asl_per_query(
         raise ValidationError(f"collection_size={collection_size} is smaller than a ranked list "
                               "plus its unretrieved relevant documents")
     if first is None:
-        k = ret
-        mask = relm
-        denom = nrel
-        m = miss
+        k, mask, denom, m = ret, relm, nrel, miss
     else:
-        # int16 running counts (depth < 32767): a quarter of the default int64 temporary
-        cdt = np.int16 if d < 32767 else np.int64
-        mask = relm & (np.cumsum(relm, axis=1, dtype=cdt) <= first) if d else relm
+        mask = relm & (rr.seg_cumsum(relm) <= first)
         k = np.minimum(ret, first)
         denom = np.minimum(nrel, first)
         m = np.maximum(denom - k, 0)
     # sum of SL = sum(pos0 + 2 - cum) over the first k relevant; cum runs 1..k
-    if 0 < d <= 4096:
-        # float32 BLAS dot is exact here: every partial sum of 0-based positions stays below
-        # d * (d - 1) / 2 < 2**24
-        pos_sum = np.asarray(mask.astype(np.float32) @ posv.astype(np.float32), np.float64)
-    else:
-        pos_sum = (mask * posv).sum(axis=1) if d else np.zeros(len(nrel))
+    pos_sum = np.bincount(rr.seg[mask], weights=rr.rank0[mask], minlength=len(nrel))
     sl_sum = pos_sum + 2.0 * k - k * (k + 1) / 2.0
     sl_sum = sl_sum + _missing_sum(m, irrel, k_nonrel, miss, unretrieved)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -826,12 +910,11 @@ def search_lengths(
 
 
 def _search_lengths(rr, rel, cutoff, unretrieved, collection_size) -> pd.DataFrame:
-    g, lengths, relm = _base(rr, rel, cutoff)
-    cum = np.cumsum(relm, axis=1)
-    qi, pos = np.nonzero(relm)
-    sl_ret = (pos + 1 - (cum[qi, pos] - 1)).astype(np.float64)
-    rows = rr.rows[qi, pos]
-    ret = relm.sum(axis=1)
+    lengths, relm = _base(rr, rel, cutoff)
+    qi, pos = rr.seg[relm], rr.rank0[relm].astype(np.int64)
+    sl_ret = (pos + 1 - (rr.seg_cumsum(relm)[relm] - 1)).astype(np.float64)
+    rows = rr.flat_rows[relm]
+    ret = rr.seg_count(relm)
     irrel = lengths - ret
     nrel = rr.n_relevant(rel)
     miss = np.maximum(nrel - ret, 0)
@@ -839,12 +922,7 @@ def _search_lengths(rr, rel, cutoff, unretrieved, collection_size) -> pd.DataFra
     qrel_keep = rr.qrels_rel >= rel
     retrieved_row = rr.qrels_row
     if cutoff is not None:
-        rank_of_row = np.full(len(rr.scores), np.iinfo(np.int64).max, np.int64)
-        valid = rr.rows >= 0
-        rank_of_row[rr.rows[valid]] = np.nonzero(valid)[1]
-        retrieved_row = np.where((retrieved_row >= 0)
-                                 & (rank_of_row[np.maximum(retrieved_row, 0)] < cutoff),
-                                 retrieved_row, -1)
+        retrieved_row = _within_cutoff(rr, retrieved_row, cutoff)
     miss_idx = np.flatnonzero(qrel_keep & (retrieved_row < 0))
     mq = rr.qrels_q[miss_idx]
     if unretrieved == "paper":
@@ -856,8 +934,7 @@ def _search_lengths(rr, rel, cutoff, unretrieved, collection_size) -> pd.DataFra
         sl_miss = 1.0 + irrel[mq] + k_nonrel[mq] / 2.0
     doc_ret = np.asarray(rr.doc_ids.take(_pa_idx(rows)).to_pylist(), dtype=object)
     doc_miss = np.asarray(rr.qrels_doc.take(_pa_idx(miss_idx)).to_pylist(), dtype=object)
-    # relevance of retrieved docs from the grade matrix
-    rel_ret = g[qi, pos].astype(np.int64)
+    rel_ret = rr.flat_grades[relm].astype(np.int64)
     frame = pd.DataFrame({
         QUERY_ID: np.concatenate([rr.query_ids[qi], rr.query_ids[mq]]).astype(object),
         DOC_ID: np.concatenate([doc_ret, doc_miss]),

@@ -49,8 +49,8 @@ class Params:
                             choices=("error", "best"))
     depth: int | None = param(None, "cut every run to its top DEPTH documents per query first "
                                     "(a common depth; default: as given)", min=1)
-    depth_ratio: float = param(2.0, "warn when the runs' median depths differ by more than this factor",
-                               min=1.0)
+    depth_ratio: float = param(2.0, "warn when a run lists fewer than its median depth / this factor "
+                                    "for some query", min=1.0)
     n_resamples: int = param(5000, "resamples of the randomisation tests and bootstrap CIs (the paper "
                                    "uses t-tests only; 5000 as `ranklens evaluate`)", min=0)
     correction: str = param("holm", "multiple-testing correction of the baseline tests",

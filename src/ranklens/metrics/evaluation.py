@@ -1,13 +1,16 @@
-"""``evaluate``: qrels + one or many runs -> ASL family and ir_measures' standard measures.
+"""``evaluate``: qrels + one or many runs -> ASL family and the standard IR measures.
 
-Standard measures (AP, nDCG@k, P@k, RR, R@k, Rprec, Bpref, ...) are computed by ir_measures'
-pytrec_eval provider, never by hand. Every run is first ordered under the chosen tie rule by
-:func:`ranklens.metrics.asl.rank_coded`; what pytrec_eval receives is that order written as
-strictly decreasing integer scores, so ASL and the standard measures always see the same
-ranking (for ``ties="trec_eval"`` this equals trec_eval's own order). Duplicate (query, doc)
-rows follow one rule for every measure (``duplicates``, see
-:func:`~ranklens.metrics.asl.rank_coded`): an error by default, or the best-ranked row kept,
-before either ASL or pytrec_eval sees the run.
+Standard measures (AP, AP@k, nDCG, nDCG@k, P@k, R@k, RR, Rprec, Bpref, Success@k) come from
+ranklens's own vectorised kernels (:mod:`ranklens.metrics.kernels`, trec_eval 9.0.8's
+definitions, proven equal to trec_eval's test outputs and to pytrec_eval); ``provider=
+"pytrec_eval"`` computes them with ir_measures' pytrec_eval provider instead (the oracle), and
+any measure without a kernel goes to ir_measures. Every run is first ordered under the chosen
+tie rule by :func:`ranklens.metrics.asl.rank_coded`; what pytrec_eval receives is that order
+written as strictly decreasing integer scores, so every measure sees the same ranking (for
+``ties="trec_eval"`` this equals trec_eval's own order). Duplicate (query, doc) rows follow one
+rule for every measure (``duplicates``, see :func:`~ranklens.metrics.asl.rank_coded`): an
+error by default, or the best-ranked row kept, before any measure sees the run. Bootstrap
+CIs are computed only when asked (``ci=True`` or a ``baseline``).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from .asl import (
 __all__ = [
     "DEFAULT_MEASURES",
     "MISSING_POLICIES",
+    "PROVIDERS",
     "evaluate",
     "load_runs",
     "per_query_values",
@@ -114,27 +118,53 @@ def qrels_to_dict(qrels_table) -> dict[str, dict[str, int]]:
     return out
 
 
+def _rr_qrels_dict(rr: RankedRun) -> dict[str, dict[str, int]]:
+    """The ranked run's own (de-duplicated) qrels as pytrec_eval's dict of dicts."""
+    if "qrels_dict" not in rr._memo:
+        out: dict[str, dict[str, int]] = {}
+        qids = rr.query_ids[rr.qrels_q]
+        for q, d, r in zip(qids.tolist(), rr.qrels_doc.to_pylist(), rr.qrels_rel.tolist()):
+            out.setdefault(q, {})[d] = int(r)
+        rr._memo["qrels_dict"] = out
+    return rr._memo["qrels_dict"]
+
+
 def _run_dict(rr: RankedRun) -> dict[str, dict[str, float]]:
     """The ranked order as strictly decreasing integer scores (exact in float32); memoised on
     the (immutable) ranked run, pytrec_eval does not modify it."""
     if "run_dict" in rr._memo:
         return rr._memo["run_dict"]
-    docs = np.asarray(rr.doc_ids.to_pylist(), dtype=object)
+    docs = rr.doc_ids.take(pa_indices(rr.flat_rows)).to_pylist()
+    off = rr.offsets
     out: dict[str, dict[str, float]] = {}
     for i in np.flatnonzero(rr.in_run):
-        n = int(rr.lengths[i])
-        ids = docs[rr.rows[i, :n]]
-        out[str(rr.query_ids[i])] = dict(zip(ids.tolist(), np.arange(n, 0, -1, dtype=float).tolist()))
+        a, b = int(off[i]), int(off[i + 1])
+        out[str(rr.query_ids[i])] = dict(zip(docs[a:b], np.arange(b - a, 0, -1, dtype=float).tolist()))
     rr._memo["run_dict"] = out
     return out
 
 
+def pa_indices(idx: np.ndarray):
+    import pyarrow as pa
+
+    return pa.array(np.asarray(idx, dtype=np.int64))
+
+
+PROVIDERS: tuple[str, ...] = ("ranklens", "pytrec_eval")
+
+
 def per_query_values(
-    rr: RankedRun, qrels_dict: Mapping[str, Mapping[str, int]], measures: Sequence[Any], *,
+    rr: RankedRun, qrels_dict: Mapping[str, Mapping[str, int]] | None, measures: Sequence[Any], *,
     rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
-    missing: str = "skip",
+    missing: str = "skip", provider: str = "ranklens",
 ) -> pd.DataFrame:
     """Per-query values of ``measures`` for one ranked run (long format).
+
+    Standard measures come from ranklens's own kernels (:mod:`ranklens.metrics.kernels`,
+    trec_eval 9.0.8's definitions) under ``provider="ranklens"``; from ir_measures'
+    pytrec_eval provider under ``provider="pytrec_eval"`` (the oracle); measures without a
+    kernel always go to ir_measures. ``qrels_dict`` (pytrec_eval's dict of dicts) is only
+    needed there; None builds it from ``rr``'s qrels when needed.
 
     Returns:
         DataFrame ``query_id``, ``measure`` (canonical name), ``value``. ASL rows exist only for
@@ -144,52 +174,71 @@ def per_query_values(
         ASL of :func:`~ranklens.metrics.asl.worst_case_asl` (every relevant document
         unretrieved behind the run's depth of non-relevant documents: never a reward).
     """
-    import ir_measures
+    from .kernels import standard_per_query, supports
 
     if missing not in MISSING_POLICIES:
         raise ValidationError(f"unknown missing policy {missing!r}; choose one of "
                               f"{', '.join(MISSING_POLICIES)}")
-    judged_q = np.isin(rr.query_ids, np.asarray(list(qrels_dict), dtype=object))
-    if missing == "error":
-        absent = rr.query_ids[judged_q & ~rr.in_run]
-        if absent.size:
-            raise ValidationError(f"{absent.size} judged queries have no run rows (e.g. "
-                                  f"{absent[0]!r}); use missing='skip' or 'zero'")
+    if provider not in PROVIDERS:
+        raise ValidationError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    judged_q = rr.judged_queries()
+    absent = judged_q & ~rr.in_run
+    if missing == "error" and absent.any():
+        raise ValidationError(f"{int(absent.sum())} judged queries have no run rows (e.g. "
+                              f"{rr.query_ids[absent][0]!r}); use missing='skip' or 'zero'")
     keep_q = judged_q & (rr.in_run if missing == "skip" else True)
     measures = [with_default_rel(parse_measure(m), rel) for m in measures]
-    frames = []
-    std = []
-    absent = judged_q & ~rr.in_run
+    values: dict[str, np.ndarray] = {}
+    external = []
     for m in measures:
         if isinstance(m, ASL):
-            r = m.resolved(rel=rel, unretrieved=unretrieved)
-            v = asl_per_query(rr, rel=r.rel, first=r.first, cutoff=r.cutoff,
-                              unretrieved=r.unretrieved, collection_size=collection_size)
-            if missing == "zero" and absent.any():  # never reward a missing query: worst case
-                depth = int(rr.lengths.max()) if r.cutoff is None else min(int(rr.lengths.max()), r.cutoff)
-                v[absent] = worst_case_asl(rr.n_relevant(r.rel)[absent], depth, first=r.first,
-                                           unretrieved=r.unretrieved, collection_size=collection_size)
-            ok = keep_q & ~np.isnan(v)
-            frames.append(pd.DataFrame({QUERY_ID: rr.query_ids[ok], "measure": str(m),
-                                        "value": v[ok]}))
+            values[str(m)] = _asl_values(rr, m, rel, unretrieved, collection_size, missing, absent)
+        elif provider == "ranklens" and supports(m):
+            values[str(m)] = standard_per_query(rr, m)
         else:
-            std.append(m)
-    if std:
-        run_d = _run_dict(rr)
-        qids, names, vals = [], [], []
-        for metric in ir_measures.pytrec_eval.iter_calc(std, qrels_dict, run_d):
-            qids.append(metric.query_id)
-            names.append(str(metric.measure))
-            vals.append(float(metric.value))
-        sf = pd.DataFrame({QUERY_ID: np.asarray(qids, dtype=object), "measure": names,
-                           "value": np.asarray(vals, dtype=np.float64)})
-        allowed = set(rr.query_ids[keep_q].tolist())
-        sf = sf[sf[QUERY_ID].isin(allowed)]
-        frames.append(sf)
+            external.append(m)
+    if external:
+        values.update(_external_values(rr, qrels_dict, external, provider, missing))
+    frames = []
+    for m in measures:
+        v = values[str(m)]
+        ok = keep_q & ~np.isnan(v)
+        frames.append(pd.DataFrame({QUERY_ID: pd.array(rr.query_ids[ok], dtype="str"),
+                                    "measure": str(m), "value": v[ok]}))
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         {QUERY_ID: [], "measure": [], "value": []})
     out[QUERY_ID] = out[QUERY_ID].astype("str")
     out["measure"] = out["measure"].astype("str")
+    return out
+
+
+def _asl_values(rr: RankedRun, m: ASL, rel: int, unretrieved: str, collection_size: int | None,
+                missing: str, absent: np.ndarray) -> np.ndarray:
+    r = m.resolved(rel=rel, unretrieved=unretrieved)
+    v = asl_per_query(rr, rel=r.rel, first=r.first, cutoff=r.cutoff,
+                      unretrieved=r.unretrieved, collection_size=collection_size)
+    if missing == "zero" and absent.any():  # never reward a missing query: worst case
+        depth = rr.depth if r.cutoff is None else min(rr.depth, r.cutoff)
+        v[absent] = worst_case_asl(rr.n_relevant(r.rel)[absent], depth, first=r.first,
+                                   unretrieved=r.unretrieved, collection_size=collection_size)
+    return v
+
+
+def _external_values(rr: RankedRun, qrels_dict, measures: Sequence[Any], provider: str,
+                     missing: str) -> dict[str, np.ndarray]:
+    """Per-query values from ir_measures (pytrec_eval for ``provider="pytrec_eval"``, else
+    whichever ir_measures provider supports the measure); judged queries without a value get
+    0 under ``missing="zero"`` (trec_eval ``-c``), NaN otherwise."""
+    import ir_measures
+
+    qd = qrels_dict if qrels_dict is not None else _rr_qrels_dict(rr)
+    calc = ir_measures.pytrec_eval.iter_calc if provider == "pytrec_eval" else ir_measures.iter_calc
+    index = pd.Index(rr.query_ids)
+    fill = 0.0 if missing == "zero" else np.nan
+    out = {str(m): np.full(len(rr.query_ids), fill) for m in measures}
+    for metric in calc(list(measures), qd, _run_dict(rr)):
+        if metric.query_id in index:
+            out[str(metric.measure)][index.get_loc(metric.query_id)] = float(metric.value)
     return out
 
 
@@ -224,6 +273,8 @@ def evaluate(
     depth: int | None = None,
     grades: Any = None,
     depth_ratio: float = 2.0,
+    ci: bool = False,
+    provider: str = "ranklens",
 ):
     """Evaluate runs with ASL and standard measures; optional paired tests against a baseline.
 
@@ -242,7 +293,8 @@ def evaluate(
         duplicates: a (query, doc) pair listed twice in a run: ``"error"`` (default; names the
             run, query, document and ranks) or ``"best"`` (keep the best-ranked row; every
             measure then sees the same de-duplicated ranking).
-        baseline: name of the run to test every other run against (None = no tests).
+        baseline: name of the run to test every other run against (None = no tests; with a
+            baseline the bootstrap CIs are computed too).
         correction: multiple-testing correction over the runs per measure (``"holm"``,
             ``"bonferroni"``, ``"bh"``, ``"none"``).
         n_resamples: resamples of the randomization test and the bootstrap.
@@ -252,12 +304,19 @@ def evaluate(
         depth: cut every run to its top ``depth`` documents per query first (None: as given).
         grades: qrels grade mapping applied first (``{1: 0}``, ``"1=0"``, ``"nist-dl20"``).
         depth_ratio: warn when the runs' median depths differ by more than this factor.
+        ci: compute bootstrap confidence intervals of each mean (``tables["ci"]``); off by
+            default (resampling only when asked).
+        provider: ``"ranklens"`` (default: ranklens's own kernels for AP, AP@k, nDCG, nDCG@k,
+            P@k, R@k, RR, Rprec, Bpref, Success@k, NumRel; other measures via ir_measures) or
+            ``"pytrec_eval"`` (every standard measure via ir_measures' pytrec_eval provider,
+            the oracle).
 
     Returns:
         ``Result`` of kind ``"asl-evaluate"``: ``table`` has one row per run (column ``model``,
         sorted by the first measure, best first) with a column per measure, ``n_queries``,
         ``tied_rows`` and the run's depth (``depth_min/median/max``, ``recall_at_depth``);
-        ``tables``: ``per_query`` (long), ``ci`` (bootstrap CIs), ``significance`` (if
+        ``tables``: ``per_query`` (long), ``ci`` (bootstrap CIs, with ``ci`` or ``baseline``),
+        ``significance`` (if
         ``baseline``), ``per_document``. ``warnings``: runs of different depths, eq. 3 scores
         below the optimum, dropped duplicates.
     """
@@ -272,14 +331,15 @@ def evaluate(
                               f"({', '.join(sorted(run_map)[:10])}...)")
     qt = map_grades(qrels, grades)
     conv = {"ties": ties, "rel": rel, "unretrieved": unretrieved, "collection_size": collection_size,
-            "missing": missing, "duplicates": duplicates, "depth": depth}
+            "missing": missing, "duplicates": duplicates, "depth": depth, "provider": provider}
     pq_all, per_doc, info = _score_runs(run_map, qt, mlist, conv, per_document)
     table = _model_table(pq_all, run_map, names, mlist, info)
     wide = {n: pq_all[pq_all["measure"] == n].pivot(index=QUERY_ID, columns="model", values="value")
             for n in names}
-    tables: dict[str, pd.DataFrame] = {
-        "per_query": pq_all, "ci": _ci_table(wide, names, run_map, confidence, n_resamples, seed)}
-    summary = _summary(table, names, mlist, info, unretrieved, rel)
+    tables: dict[str, pd.DataFrame] = {"per_query": pq_all}
+    if ci or baseline is not None:
+        tables["ci"] = _ci_table(wide, names, run_map, confidence, n_resamples, seed)
+    summary = _summary(table, names, mlist, info, unretrieved, rel, run_map)
     if baseline is not None:
         tables["significance"] = _significance(wide, names, mlist, list(run_map), baseline, correction,
                                                n_resamples, seed)
@@ -289,7 +349,10 @@ def evaluate(
     prov = make_provenance(
         params={"measures": names, **conv, "grades": parse_grade_mapping(grades), "baseline": baseline,
                 "correction": correction, "n_resamples": n_resamples, "confidence": confidence,
-                "depth_ratio": depth_ratio, "standard_measures_provider": "ir_measures.pytrec_eval",
+                "depth_ratio": depth_ratio, "ci": bool(ci or baseline is not None),
+                "standard_measures_provider": ("ranklens kernels (trec_eval 9.0.8 definitions); others "
+                                               "ir_measures" if provider == "ranklens"
+                                               else "ir_measures.pytrec_eval"),
                 "asl_query_mean": "mean over queries with >= 1 relevant document"},
         inputs=_inputs(qrels, qt, run_map), seed=seed,
     )
@@ -297,9 +360,10 @@ def evaluate(
     return res.with_warnings(*evaluation_warnings(info, depth_ratio, unretrieved))
 
 
-def _summary(table, names, mlist, info, unretrieved, rel) -> dict[str, Any]:
+def _summary(table, names, mlist, info, unretrieved, rel, run_order) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "n_runs": len(table), "measures": names, "unretrieved": unretrieved, "rel": rel,
+        "run_order": list(run_order),
         "best": {n: _best(table, n, m) for n, m in zip(names, mlist)},
     }
     if len(table) == 1:
@@ -310,23 +374,39 @@ def _summary(table, names, mlist, info, unretrieved, rel) -> dict[str, Any]:
     return summary
 
 
+def _coverage(rr: RankedRun, name: str, rel: int, missing: str) -> tuple[str, ...]:
+    """:func:`ranklens.io.check_coverage` on the ranked run's query sets (one row per query:
+    no second pass over the run's rows); raises when the run shares no query with the qrels."""
+    import pyarrow as pa
+
+    from ..io.trec import check_coverage
+
+    judged = rr.judged_queries()
+    top = np.full(len(rr.query_ids), np.iinfo(np.int64).min, np.int64)
+    np.maximum.at(top, rr.qrels_q, rr.qrels_rel)
+    run_t = pa.table({QUERY_ID: pa.array(rr.query_ids[rr.in_run].tolist(), pa.string())})
+    qrels_t = pa.table({QUERY_ID: pa.array(rr.query_ids[judged].tolist(), pa.string()),
+                        RELEVANCE: pa.array(top[judged], pa.int64())})
+    return check_coverage(run_t, qrels_t, rel=rel, run_name=name, missing=missing)
+
+
 def _score_runs(run_map: Mapping[str, Any], qt: Any, mlist: Sequence[Any], conv: Mapping[str, Any],
                 per_document: bool) -> tuple[pd.DataFrame, list[pd.DataFrame], dict[str, dict[str, Any]]]:
     """Per-query values of every run (long, column ``model``), per-document tables and, per
     run, its tie/duplicate counts, depth statistics and eq. 3 below-optimum count."""
-    qdict = qrels_to_dict(qt)
     per_query, per_doc = [], []
     info: dict[str, dict[str, Any]] = {}
     for name, run in run_map.items():
         rr = ranked(run, qt, ties=conv["ties"], duplicates=conv["duplicates"], depth=conv["depth"],
                     source=_source(name, run))
         info[name] = {"tied": rr.tied_rows, "dropped": rr.duplicates_dropped,
+                      "coverage": _coverage(rr, _source(name, run), conv["rel"], conv["missing"]),
                       **depth_stats(rr, conv["rel"]),
                       "below_optimum": below_optimum(rr, rel=conv["rel"], unretrieved=conv["unretrieved"]),
-                      "missing_queries": int(np.count_nonzero(
-                          ~rr.in_run & np.isin(rr.query_ids, np.asarray(list(qdict), dtype=object))))}
-        pq = per_query_values(rr, qdict, mlist, rel=conv["rel"], unretrieved=conv["unretrieved"],
-                              collection_size=conv["collection_size"], missing=conv["missing"])
+                      "missing_queries": int(np.count_nonzero(~rr.in_run & rr.judged_queries()))}
+        pq = per_query_values(rr, None, mlist, rel=conv["rel"], unretrieved=conv["unretrieved"],
+                              collection_size=conv["collection_size"], missing=conv["missing"],
+                              provider=conv["provider"])
         pq.insert(0, "model", name)
         per_query.append(pq)
         if per_document:
@@ -376,17 +456,18 @@ def _ci_table(wide, names, run_map, confidence, n_resamples, seed) -> pd.DataFra
 
 def evaluation_warnings(info: Mapping[str, Mapping[str, Any]], depth_ratio: float,
                         unretrieved: str) -> list[str]:
-    """Runs of very different depths; eq. 3 scores below the optimum; missing queries."""
-    out = []
-    med = {k: float(v["depth_median"]) for k, v in info.items() if v["depth_median"]}
-    if len(med) > 1:
-        lo, hi = min(med, key=med.get), max(med, key=med.get)
-        if med[hi] > depth_ratio * med[lo]:
-            out.append(f"runs of different depths are compared: {lo} has a median of {med[lo]:g} "
-                       f"documents per query, {hi} {med[hi]:g}; ASL counts the non-relevant documents "
-                       "a run lists, so a shallow run can score better by listing less -- cut every run "
-                       "to a common depth (depth=N, --depth N) or compare recall_at_depth")
-    low = {k: v["depth_min"] for k, v in info.items() if v["depth_min"] and v["depth_min"] < 0.5 * v["depth_median"]}
+    """Runs of different depths (:func:`ranklens.io.depth_warnings`, the one depth warning);
+    ragged runs; eq. 3 scores below the optimum; what each run and the qrels do not share
+    (:func:`ranklens.io.check_coverage`)."""
+    from ..io.trec import depth_warnings
+
+    out = list(depth_warnings(
+        {k: int(v["depth_max"]) for k, v in info.items()},
+        note="ASL counts the non-relevant documents a run lists, so a shallow run can score better "
+             "by listing less -- cut every run to a common depth (depth=N, --depth N) or compare "
+             "recall_at_depth"))
+    low = {k: v["depth_min"] for k, v in info.items()
+           if v["depth_min"] and v["depth_min"] < v["depth_median"] / depth_ratio}
     if low:
         k = next(iter(low))
         out.append(f"{len(low)} run(s) list far fewer documents for some queries than for most (e.g. {k}: "
@@ -397,10 +478,8 @@ def evaluation_warnings(info: Mapping[str, Mapping[str, Any]], depth_ratio: floa
         out.append(f"unretrieved={unretrieved} (eq. 3) scores an unretrieved relevant document behind 0 "
                    f"non-relevant ones as SL 0, below the optimum 1: {sum(below.values())} query/run "
                    f"case(s) in {len(below)} run(s), e.g. {k}; unretrieved=lower_bound never does")
-    miss = {k: v["missing_queries"] for k, v in info.items() if v["missing_queries"]}
-    if miss:
-        k = next(iter(miss))
-        out.append(f"{len(miss)} run(s) do not answer some judged queries (e.g. {k}: {miss[k]}); see missing")
+    for v in info.values():
+        out.extend(w for w in v.get("coverage", ()) if w not in out)
     return out
 
 
