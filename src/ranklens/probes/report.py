@@ -257,9 +257,13 @@ def plot_diff_distributions(result: Result, *, probes: Sequence[str] | None = No
                transform=a.transAxes)
         a.set_axis_off()
         return fig
-    if ax is None:
-        fig, axes = plt.subplots(len(names), 1, figsize=(6, 1.8 * max(1, len(names))), squeeze=False)
-        axes = axes[:, 0]
+    if ax is None:  # small multiples, 4 a row, one legend above them (outside the data)
+        ncols = min(4, len(names))
+        nrows = -(-len(names) // ncols)
+        fig, grid = plt.subplots(nrows, ncols, figsize=(2.7 * ncols, 0.4 + 1.9 * nrows), squeeze=False)
+        axes = list(grid.flat)
+        for a in axes[len(names):]:
+            a.set_axis_off()
     else:
         fig, axes = ax.figure, [ax] * len(names)
     for a, p in zip(axes, names):
@@ -269,9 +273,15 @@ def plot_diff_distributions(result: Result, *, probes: Sequence[str] | None = No
             a.hist(np.clip(d / scale, -10, 10), bins=40, alpha=0.5, label=m)
         a.axvline(-1, color="k", lw=0.5)
         a.axvline(1, color="k", lw=0.5)
-        a.set_title(p, fontsize=8)
-        a.legend(fontsize=6)
-    axes[-1].set_xlabel("diff / delta (clipped to ±10)")
+        a.set_title(p, fontsize=9)
+    handles, labels = axes[0].get_legend_handles_labels()
+    if ax is None:
+        fig.supxlabel("diff / delta (clipped to ±10); lines: the tie band ±1", fontsize=9)
+        fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=max(1, len(labels)),
+                   frameon=False, fontsize=9)
+    else:
+        axes[0].legend(fontsize=9)
+        axes[0].set_xlabel("diff / delta (clipped to ±10)")
     fig.tight_layout()
     return fig
 
