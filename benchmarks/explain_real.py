@@ -200,6 +200,8 @@ def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=N
     for tier, (rankers, nq) in tiers.items():
         if nq == 0:
             continue
+        if tier == "neural" and name in args.neural_sentence_only.split(","):
+            granularities = ("sentence",)  # MiniLM over every masked window of every abstract: too slow here
         qs = queries.head(nq)
         c = cand
         if pool is not None:
@@ -252,6 +254,7 @@ def main() -> None:
     ap.add_argument("--pool", type=int, default=100, help="Cranfield BM25 pool depth (paper: 1000)")
     ap.add_argument("--samples", type=int, default=0, help="masked sets per document (0: every combination)")
     ap.add_argument("--wikiqa-pool", type=int, default=50, help="BM25 pages per WikiQA question")
+    ap.add_argument("--neural-sentence-only", default="cranfield", help="parts whose neural tier uses sentences only")
     ap.add_argument("--mer-tfidf", action="store_true", help="also MER with tf-idf cosine (bag-of-words)")
     args = ap.parse_args()
     shared, out = Path(args.shared), Path(args.out)
