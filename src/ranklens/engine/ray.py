@@ -15,7 +15,8 @@ duplicate is dropped), so no score is lost or written twice. An error raised by 
 is not retried: it is re-raised in the engine's process as the model's own exception.
 
 Models that call the engine themselves (a bi-encoder ranker encoding through it) use an
-in-memory engine inside the actor: nothing but the driver writes the on-disk cache.
+in-memory engine inside the actor, one per batch: nothing but the driver writes the on-disk
+cache (so such inner results are not shared between batches or actors).
 
 Selected with ``ranklens --engine ray[:ADDRESS]``, ``RANKLENS_ENGINE=ray[:ADDRESS]`` or an
 experiment file's ``[engine]`` table; a local ``ray.init()`` by default, ``address`` for an
@@ -61,11 +62,6 @@ class _Replica:
         self.threads = threads
         self.keep = keep
         self.models: collections.OrderedDict[str, Any] = collections.OrderedDict()
-        from . import ScoringEngine, set_default_engine
-
-        # nested engine calls of a model run here, cached in memory only: the driver is the
-        # only writer of the on-disk cache
-        set_default_engine(ScoringEngine(cache=False, show_progress=False))
 
     def pid(self) -> int:
         return os.getpid()
@@ -91,7 +87,16 @@ class _Replica:
                 self.models.popitem(last=False)
         self.models.move_to_end(key)
         self._limit_threads()
-        out = getattr(model, method)(*args)
+        from . import _ACTIVE, ScoringEngine
+
+        # a model's own engine calls (a bi-encoder ranker encoding) run here on an in-memory
+        # engine that lives for this batch only: the driver stays the only writer of the on-disk
+        # cache, and an actor's memory does not grow with the corpus
+        token = _ACTIVE.set(ScoringEngine(cache=False, show_progress=False))
+        try:
+            out = getattr(model, method)(*args)
+        finally:
+            _ACTIVE.reset(token)
         self._limit_threads()  # a model that imported torch on its first call
         return out if isinstance(out, np.ndarray) else np.asarray(out)
 
