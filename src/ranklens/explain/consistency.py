@@ -19,6 +19,11 @@ Protocol (Pandian, Ganguly & MacAvaney, "Evaluating the Explainability of Neural
   document n_i = 0 relevant passages, the max over an empty set taken as 0, every top-k document
   in the 1/(mk) mean) or are left out (``mer_missing="skip"``, a deviation: MER then measures
   how well rationales find relevant text where there is some);
+- ω of MER is "the cosine similarity" in the paper's text, which does not say of which vectors;
+  ranklens takes any embedder (default MiniLM). The reference code (XAIR-evaluation-metric) uses
+  bag-of-words ``CountVectorizer`` vectors; ``embedder=make_embedder("tfidf", ...)`` is the
+  nearest choice here (tf-idf weighted). Sentences come from :func:`ranklens.text.sentence_spans`
+  (spaCy), where the reference code uses ``nltk.sent_tokenize``;
 - nDCG@10 of the ranking (``ir_measures``) beside them, with Pearson/Spearman correlations of the
   per-query MRC/MER and nDCG@10.
 

@@ -54,7 +54,8 @@ class Params:
     chunk_sentences: int = param(3, "sentences per chunk in document mode (paper: 3)", min=1)
     subdoc: str | None = param(None, "sub-document relevance file for MER (doc_id, unit, relevant), or 'demo'",
                                path=True)
-    embedder: str = param("minilm", "embedder of MER's cosine")
+    embedder: str = param("minilm", "embedder of MER's cosine (the paper: cosine, vectors not stated; its "
+                          "reference code: bag-of-words counts, nearest here: tfidf)")
     mer_missing: str = param("zero", "top-k documents without relevant units in MER: zero (eq. 3) or skip",
                              choices=("zero", "skip"))
     rationales: str | None = param(None, "rationales JSONL from another explainer (one model), instead of "
