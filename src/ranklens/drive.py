@@ -117,6 +117,7 @@ def _save_plots(res: Any, specs: Sequence[str], d: Path) -> None:
     for spec in specs:
         figs = resolve(spec)(res)
         figs = figs if isinstance(figs, list) else [figs]
+        figs = [f for f in figs if not isinstance(f, str)]  # a str: why a degenerate chart is left out
         for i, fig in enumerate(figs):
             fig = getattr(fig, "figure", fig)
             name = spec.rpartition(":")[2].removeprefix("plot_") + (f"-{i + 1}" if i else "")

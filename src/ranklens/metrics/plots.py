@@ -99,10 +99,16 @@ def plot_deltas(result, ax=None):
 
 def plot_chain(result, ax=None):
     """Kendall tau and ΔSort (largest over systems, % of |S|) of each row of an ``asl-chain``
-    result (the paper's Table 2 rows for one track)."""
+    result (the paper's Table 2 rows for one track). Degenerate (fewer than 3 systems, or tau 1
+    at every step) and no ``ax`` given: returns a note (str) saying why there is no chart."""
     _check(result, "asl-chain")
-    fig, ax = _fig_ax(ax, size=(8.0, 4.0))
     t = result.table
+    n = int(t["n_systems"].max()) if len(t) and "n_systems" in t else 0
+    if ax is None and (n < 3 or bool((t["kendall_tau"] >= 1).all())):
+        # degenerate: the report shows this note instead of a chart of bars all at 1.0
+        return (f"Kendall τ between the orderings of {n} systems is 1 at every step; nothing to chart "
+                "(the table has the ΔSort values)")
+    fig, ax = _fig_ax(ax, size=(8.0, 4.0))
     labels = [f"{c}: {s}" for c, s in zip(t["chain"], t["step"])]
     ax.barh(range(len(t)), t["kendall_tau"].fillna(0).to_numpy(), color="tab:blue")
     for i, (tau, ds) in enumerate(zip(t["kendall_tau"], t["dsort"])):
@@ -189,7 +195,7 @@ def plot_evaluation(result, ax=None):
     groups = [g for g in groups if g]
     systems = list(t["model"])
     widest = max((len(g) for g in groups), default=1)
-    height = 1.2 + 0.11 * max(len(systems), 1) * max(1, widest)
+    height = 1.7 + 0.11 * max(len(systems), 1) * max(1, widest)  # + the legend above the panels
     if ax is not None and len(groups) <= 1:
         fig, axes = ax.figure, [ax]
     else:
@@ -217,7 +223,8 @@ def plot_evaluation(result, ax=None):
         a.invert_yaxis()
         asl = group[0].startswith("ASL")
         a.set_xlabel("ASL (lower is better)" if asl else "value (higher is better)")
-        a.legend(fontsize=7)
+        a.legend(fontsize=9, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(4, len(group)),
+                 frameon=False)  # above the panel, never over the bars
     fig.suptitle("Measures per system (bars: mean over queries; whiskers: bootstrap CI)",
                  fontsize=9)
     fig.tight_layout()
