@@ -2,21 +2,45 @@
 
 ir_datasets is imported lazily (extra ``irds``). Datasets that need downloading do so through
 ir_datasets itself; locally registered datasets (``ir_datasets.registry.register``) work offline.
+
+Classic collections (``conventions="classic"``, the default): where ir_datasets' loader and the
+classic distribution's files disagree, ranklens follows the files, so ``irds:cranfield`` and the
+raw Cranfield files (:func:`ranklens.io.load_smart_collection`) give the same query ids and qrels:
+
+- **Cranfield** (any dataset whose qrels come from ir_datasets' ``CranfieldQrels``): ``cranqrel``
+  numbers queries 1..225 by their position in ``cran.qry`` and codes relevance 1 = complete
+  answer .. 4 = minimum interest, -1 = no interest. ir_datasets passes the raw codes through as
+  ``relevance`` (so a higher number means *less* relevant, and graded measures such as nDCG are
+  inverted); ranklens maps them to the gain ``5 - code`` (-1 -> 0). Query ids are renumbered by
+  position (ir_datasets >= 0.5 already does so; earlier versions used the ``.I`` number, which
+  matches ``cranqrel`` for queries 1 and 2 only). Each mapping is a warning in
+  ``qrels.attrs["warnings"]`` (it travels into ``Result.warnings``) and in ``Collection.meta``.
+- **Vaswani / NPL**: ids and binary relevance already agree; nothing is changed.
+
+``conventions="irds"`` keeps ir_datasets' values unchanged (with a warning for Cranfield that its
+relevance codes run the wrong way for graded measures).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .._lazy import require
-from ..errors import DataFormatError
+from ..errors import DataFormatError, RanklensWarning, ValidationError
 from ..types import DOC_ID, QUERY_ID, RELEVANCE, SCORE, TEXT
 from .collection import Collection, DocStore
 
-__all__ = ["IrdsDocStore", "irds_dataset", "irds_qrels", "irds_queries", "irds_run", "load_irds"]
+__all__ = ["CONVENTIONS", "IrdsDocStore", "classic_collection", "irds_dataset", "irds_qrels", "irds_queries", "irds_run",
+           "load_irds"]
+
+#: ``"classic"``: the classic distribution's query ids and gains (default); ``"irds"``: ir_datasets' own.
+CONVENTIONS = ("classic", "irds")
+
+CRANFIELD_GAINS = "5 - code for codes 1..4, 0 for -1"
 
 
 def _strip(dataset_id: str) -> str:
@@ -43,20 +67,59 @@ def _text_of(rec) -> str:
     raise DataFormatError(f"ir_datasets record {type(rec).__name__} has no text field")
 
 
-def irds_queries(dataset_id: str) -> pd.DataFrame:
-    """Queries as ``query_id``, ``text`` (``default_text()`` of each ir_datasets query)."""
+def _check_conventions(conventions: str) -> None:
+    if conventions not in CONVENTIONS:
+        raise ValidationError(f"conventions={conventions!r}; use one of {CONVENTIONS}")
+
+
+def classic_collection(ds) -> str | None:
+    """``"cranfield"`` when an ir_datasets dataset's qrels come from ir_datasets' Cranfield loader
+    (whatever id it is registered under), else ``None``."""
+    try:
+        handler = ds.qrels_handler() if ds.has_qrels() else None
+    except Exception:  # noqa: BLE001 - a dataset without handlers is simply not a classic one
+        return None
+    return "cranfield" if handler is not None and type(handler).__name__ == "CranfieldQrels" else None
+
+
+def _warn(message: str) -> str:
+    warnings.warn(message, RanklensWarning, stacklevel=3)
+    return message
+
+
+def irds_queries(dataset_id: str, *, conventions: str = "classic") -> pd.DataFrame:
+    """Queries as ``query_id``, ``text`` (``default_text()`` of each ir_datasets query).
+
+    With ``conventions="classic"`` Cranfield queries are numbered 1..n by position (as
+    ``cranqrel``); ir_datasets' own id is kept in ``original_id`` when it differs.
+    """
+    _check_conventions(conventions)
     ds = irds_dataset(dataset_id)
     if not ds.has_queries():
         raise DataFormatError(f"ir_datasets {_strip(dataset_id)!r} provides no queries")
     rows = [(str(q.query_id), _text_of(q)) for q in ds.queries_iter()]
-    return pd.DataFrame({QUERY_ID: pd.Series([r[0] for r in rows], dtype=str),
-                         TEXT: pd.Series([r[1] for r in rows], dtype=str)})
+    out = pd.DataFrame({QUERY_ID: pd.Series([r[0] for r in rows], dtype=str),
+                        TEXT: pd.Series([r[1] for r in rows], dtype=str)})
+    if conventions == "classic" and classic_collection(ds) == "cranfield":
+        positions = [str(i) for i in range(1, len(rows) + 1)]
+        if out[QUERY_ID].tolist() != positions:
+            out = out.assign(original_id=out[QUERY_ID], **{QUERY_ID: pd.Series(positions, dtype=str)})
+            out.attrs["warnings"] = (_warn(
+                f"irds:{_strip(dataset_id)}: Cranfield query ids renumbered 1..{len(rows)} by position, as cranqrel "
+                "numbers them (ir_datasets gave the .I numbers, kept in original_id)"),)
+    return out
 
 
-def irds_qrels(dataset_id: str) -> pd.DataFrame:
-    """Qrels as ``query_id``, ``doc_id``, ``relevance`` (int64), validated."""
+def irds_qrels(dataset_id: str, *, conventions: str = "classic") -> pd.DataFrame:
+    """Qrels as ``query_id``, ``doc_id``, ``relevance`` (int64), validated.
+
+    With ``conventions="classic"`` Cranfield's raw codes become the classic gains
+    (``5 - code``, -1 -> 0), warned in ``attrs["warnings"]``; with ``"irds"`` the codes stay
+    (warned: higher = less relevant).
+    """
     from .frames import validate_qrels
 
+    _check_conventions(conventions)
     ds = irds_dataset(dataset_id)
     if not ds.has_qrels():
         raise DataFormatError(f"ir_datasets {_strip(dataset_id)!r} provides no qrels")
@@ -65,9 +128,28 @@ def irds_qrels(dataset_id: str) -> pd.DataFrame:
         q.append(str(x.query_id))
         d.append(str(x.doc_id))
         r.append(int(x.relevance))
-    df = pd.DataFrame({QUERY_ID: pd.Series(q, dtype=str), DOC_ID: pd.Series(d, dtype=str),
-                       RELEVANCE: np.asarray(r, dtype=np.int64)})
-    return validate_qrels(df, source=f"irds:{_strip(dataset_id)}")
+    rel = np.asarray(r, dtype=np.int64)
+    notes: tuple[str, ...] = ()
+    if classic_collection(ds) == "cranfield":
+        source = f"irds:{_strip(dataset_id)}"
+        if conventions == "classic":
+            bad = sorted(set(rel.tolist()) - {-1, 1, 2, 3, 4})
+            if bad:
+                raise DataFormatError(f"Cranfield relevance code(s) {bad} are not -1, 1, 2, 3, 4; load with "
+                                      "conventions='irds' to keep ir_datasets' values", path=source)
+            rel = np.where(rel == -1, 0, 5 - rel).astype(np.int64)
+            notes = (_warn(f"{source}: Cranfield relevance mapped from ir_datasets' raw cranqrel codes (1 = complete "
+                           f"answer .. 4 = minimum interest, -1 = no interest) to the classic gains ({CRANFIELD_GAINS}), "
+                           "as the raw files read by ranklens; conventions='irds' keeps the codes"),)
+        else:
+            notes = (_warn(f"{source}: Cranfield relevance kept as ir_datasets' raw codes, where 1 is the MOST "
+                           "relevant and -1 not relevant: graded measures (nDCG) are inverted; conventions='classic' "
+                           f"maps them to gains ({CRANFIELD_GAINS})"),)
+    df = pd.DataFrame({QUERY_ID: pd.Series(q, dtype=str), DOC_ID: pd.Series(d, dtype=str), RELEVANCE: rel})
+    out = validate_qrels(df, source=f"irds:{_strip(dataset_id)}")
+    if notes:
+        out.attrs["warnings"] = (*tuple(out.attrs.get("warnings", ())), *notes)
+    return out
 
 
 def irds_run(dataset_id: str) -> pd.DataFrame:
@@ -146,10 +228,19 @@ class IrdsDocStore(DocStore):
         return f"IrdsDocStore({self.dataset_id!r})"
 
 
-def load_irds(dataset_id: str) -> Collection:
-    """A :class:`Collection` for ``irds:<id>``: docs (lazy), queries, qrels when provided."""
+def load_irds(dataset_id: str, *, conventions: str = "classic") -> Collection:
+    """A :class:`Collection` for ``irds:<id>``: docs (lazy), queries, qrels when provided.
+
+    ``conventions``: ``"classic"`` (default) gives classic collections the query ids and gains of
+    their original files (see the module docstring); ``"irds"`` keeps ir_datasets' values.
+    ``meta["conventions"]`` records which, ``meta["warnings"]`` what was changed.
+    """
+    _check_conventions(conventions)
     did = _strip(dataset_id)
     ds = irds_dataset(did)
-    qrels = irds_qrels(did) if ds.has_qrels() else None
-    return Collection(name=f"irds:{did}", docs=IrdsDocStore(did), queries=irds_queries(did), qrels=qrels,
-                      meta={"source": "ir_datasets", "id": did})
+    qrels = irds_qrels(did, conventions=conventions) if ds.has_qrels() else None
+    queries = irds_queries(did, conventions=conventions)
+    notes = (*queries.attrs.get("warnings", ()), *(qrels.attrs.get("warnings", ()) if qrels is not None else ()))
+    meta = {"source": "ir_datasets", "id": did, "conventions": conventions,
+            "classic": classic_collection(ds), "warnings": list(notes)}
+    return Collection(name=f"irds:{did}", docs=IrdsDocStore(did), queries=queries, qrels=qrels, meta=meta)
