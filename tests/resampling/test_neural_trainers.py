@@ -59,8 +59,9 @@ def test_bi_encoder_trainer_trains_saves_and_resumes(tmp_path, data):
     assert v2.resumed and v2.ranker.fingerprint == v1.ranker.fingerprint
     np.testing.assert_allclose(score_pairs(v2.ranker, qs, ds, engine=ScoringEngine(cache=False)), s1, atol=1e-5)
     # the fine-tuned model differs from the starting point and has its own fingerprint
-    base = trainer.load(tmp_path, "base")
-    base.path = str(st_dir)
+    from ranklens.resampling import FineTunedBiEncoderRanker
+
+    base = FineTunedBiEncoderRanker(model=str(st_dir), training_id="base", device="cpu")
     assert base.fingerprint != v1.ranker.fingerprint
     assert not np.allclose(score_pairs(base, qs, ds, engine=eng), s1, atol=1e-4)
 
@@ -160,3 +161,64 @@ def test_in_batch_negative_batches_never_repeat_a_query_or_a_positive():
 
     law()
 
+
+
+def test_pairwise_loss_equals_softmax_over_pos_neg_by_hand(tmp_path, data):
+    """The default (paper's) pairwise loss of a batch equals -log softmax([s+, s-])[0] computed
+    by hand from the cross-encoder's own scores, mean over the triples."""
+    import math
+
+    from sentence_transformers import CrossEncoder
+
+    tq, eq, qrels, corpus, words = data
+    ce_dir = _tiny_bert(tmp_path / "ce", words, head=True)
+    trainer = CrossEncoderTrainer(model=str(ce_dir), judged_negatives=1, random_negatives=1, seed=0, device="cpu",
+                                  max_length=32)
+    assert trainer.loss == "pairwise"
+    model = CrossEncoder(str(ce_dir), num_labels=1, device="cpu", max_length=32)
+    items, loss_of = trainer._loss(model, tq, qrels, corpus)
+    assert all(len(t) == 3 for t in items) and len(items) >= len(tq)
+    batch = [0, 3, 5]
+    got = float(loss_of(batch).detach())
+    model.eval()
+    ref = []
+    for i in batch:
+        q, p, n = items[i]
+        sp, sn = (float(x) for x in model.predict([(q, p), (q, n)], activation_fn=None, show_progress_bar=False))
+        ref.append(-sp + math.log(math.exp(sp) + math.exp(sn)))
+    assert got == pytest.approx(sum(ref) / len(ref), abs=1e-5)
+    # pointwise examples: every positive once, every triple's negative once
+    ex = CrossEncoderTrainer(loss="pointwise", judged_negatives=1, random_negatives=1).examples(tq, qrels, corpus)
+    assert sum(1 for *_, y in ex if y == 0.0) == len(items)
+
+
+def test_dev_selection_keeps_the_best_checkpoint(tmp_path, data):
+    """With a dev set the saved model is the evaluated checkpoint with the best dev MRR@10: its
+    dev score, recomputed by hand from the saved model, equals the best one in the history."""
+    from sentence_transformers import CrossEncoder
+
+    from ranklens.resampling.trainers import dev_candidates, dev_split
+
+    tq, eq, qrels, corpus, words = data
+    ce_dir = _tiny_bert(tmp_path / "ce", words, head=True)
+    trainer = CrossEncoderTrainer(model=str(ce_dir), epochs=6, batch_size=4, lr=5e-3, judged_negatives=1,
+                                  random_negatives=1, seed=0, device="cpu", max_length=32, dev_fraction=0.25,
+                                  eval_every=3, dev_negatives=5)
+    trainer.train(tq, qrels, corpus, output_dir=tmp_path / "out")
+    info = json.loads((tmp_path / "out" / "done.json").read_text())
+    hist = info["dev_history"]
+    steps = [h[0] for h in hist]
+    assert steps == sorted(set([*range(3, info["steps"] + 1, 3), info["steps"]]))
+    best = max(h[1] for h in hist)
+    assert info["best_step"] == next(st for st, v in hist if v == best)
+    fit, dev = dev_split(tq, qrels, 0.25, 0, 1)
+    assert len(dev) == round(len(tq) * 0.25) and not set(dev["query_id"]) & set(fit["query_id"])
+    items = dev_candidates(dev, qrels, corpus, 5, 0)
+    saved = CrossEncoder(str(tmp_path / "out" / "model"), num_labels=1, device="cpu", max_length=32)
+    rr = []
+    for text, docs, flags in items:  # plain MRR@10, ties in candidate order
+        s = list(saved.predict([(text, d) for d in docs], show_progress_bar=False))
+        order = sorted(range(len(docs)), key=lambda i: -s[i])[:10]
+        hit = [r for r, i in enumerate(order) if flags[i]]
+        rr.append(1 / (hit[0] + 1) if hit else 0.0)
+    assert sum(rr) / len(rr) == pytest.approx(best, abs=1e-6)

@@ -51,6 +51,12 @@ class Params:
     batch_size: int = param(16, "neural trainers: pairs per step (bi-encoder: in-batch negatives)", min=2)
     max_steps: int | None = param(None, "neural trainers: stop after this many optimiser steps (none = all epochs)",
                                   min=1)
+    reranker_loss: str = param("pairwise", "cross-encoder loss: pairwise (the paper's: softmax cross-entropy over "
+                               "(positive, negative) scores) or pointwise (binary cross-entropy)",
+                               choices=("pairwise", "pointwise"))
+    dev_fraction: float = param(0.0, "neural trainers: share of each training set held out as a dev set; the "
+                                "checkpoint with the best dev MRR@10 is kept (the paper selects on a dev set every 2 "
+                                "epochs; 0 = the last step)", min=0.0, max=0.5)
     evaluation: str = param("auto", "auto = the paper's (BM25 and bi-encoders retrieve from the whole corpus, other "
                             "rankers re-rank the first stage's top depth); full; rerank; judged (judged documents "
                             "only: degenerate, warned)", choices=("auto", "full", "rerank", "judged"))
@@ -176,9 +182,10 @@ def _trainers(p: Params, seed: int) -> list[Any]:
     from .trainers import BiEncoderTrainer, BM25Trainer, CrossEncoderTrainer, MemorizingTrainer
 
     neural = {"model": p.base_model, "epochs": p.epochs, "batch_size": p.batch_size, "max_steps": p.max_steps,
-              "seed": seed}
+              "seed": seed, "dev_fraction": p.dev_fraction}
     make = {"bm25": lambda: BM25Trainer(), "memorizing": lambda: MemorizingTrainer(),
-            "bi-encoder": lambda: BiEncoderTrainer(**neural), "cross-encoder": lambda: CrossEncoderTrainer(**neural)}
+            "bi-encoder": lambda: BiEncoderTrainer(**neural),
+            "cross-encoder": lambda: CrossEncoderTrainer(**neural, loss=p.reranker_loss)}
     return [make[t]() for t in dict.fromkeys(p.trainers)]
 
 

@@ -58,6 +58,10 @@ def _train_options(t: argparse.ArgumentParser) -> None:
     t.add_argument("--epochs", type=int, default=1, help="(default: 1)")
     t.add_argument("--batch-size", type=int, default=16, help="(default: 16)")
     t.add_argument("--max-steps", type=int, default=None, help="(default: all epochs)")
+    t.add_argument("--reranker-loss", default="pairwise", choices=["pairwise", "pointwise"],
+                   help="cross-encoder loss (default: pairwise, the paper's)")
+    t.add_argument("--dev-fraction", type=float, default=0.0,
+                   help="share of training queries held out for dev-set checkpoint selection (default: 0 = last step)")
     t.add_argument("--measure", action="append", default=None,
                    help="ir_measures names (default: nDCG@10 R@100 RR@10)")
     t.add_argument("--evaluation", default="auto", choices=["auto", "full", "rerank", "judged"],
@@ -166,7 +170,8 @@ def _trainer(spec: str, args: argparse.Namespace) -> Any:
     from . import BiEncoderTrainer, BM25Trainer, CallableTrainer, CrossEncoderTrainer, MemorizingTrainer
 
     kind, _, arg = spec.partition(":")
-    common = {"epochs": args.epochs, "batch_size": args.batch_size, "max_steps": args.max_steps, "seed": args.seed}
+    common = {"epochs": args.epochs, "batch_size": args.batch_size, "max_steps": args.max_steps, "seed": args.seed,
+              "dev_fraction": args.dev_fraction}
     if kind == "bm25":
         return BM25Trainer()
     if kind in ("memorizing", "memorising"):
@@ -174,7 +179,7 @@ def _trainer(spec: str, args: argparse.Namespace) -> Any:
     if kind == "bi-encoder":
         return BiEncoderTrainer(model=arg or "minilm", **common)
     if kind == "cross-encoder":
-        return CrossEncoderTrainer(model=arg or "minilm", **common)
+        return CrossEncoderTrainer(model=arg or "minilm", loss=args.reranker_loss, **common)
     if kind == "callable":
         from ..rankers.callables import load_callable
 

@@ -4,8 +4,12 @@ Built-ins:
 
 - :class:`BiEncoderTrainer`: fine-tunes a sentence-transformers bi-encoder with in-batch negatives
   (``MultipleNegativesRankingLoss``), one (query, positive) pair per judged positive.
-- :class:`CrossEncoderTrainer`: fine-tunes a sentence-transformers cross-encoder with
-  ``BinaryCrossEntropyLoss`` on positives, judged negatives and random corpus negatives.
+- :class:`CrossEncoderTrainer`: fine-tunes a sentence-transformers cross-encoder with the paper's
+  pairwise cross-entropy over (query, positive, negative) triples (judged and random corpus
+  negatives); ``loss="pointwise"`` uses ``BinaryCrossEntropyLoss`` instead.
+
+Both neural trainers can hold out ``dev_fraction`` of the training queries and keep the
+checkpoint with the best dev MRR@10 (the paper selects checkpoints on a development set).
 - :class:`BM25Trainer`: grid-searches BM25 ``k1``/``b`` for nDCG@10 on the training queries.
 - :class:`MemorizingTrainer`: the memorising sanity baseline (:class:`~.rankers.MemorizingRanker`).
 - :class:`CallableTrainer`: any ``fn(train_queries, qrels, corpus) -> Ranker``.
@@ -211,23 +215,81 @@ def _load_checkpoint(ckpt: Path, n_batches: int) -> tuple[dict[str, Any], dict[s
 
 
 def _save_checkpoint(ckpt: Path, model: Any, optimizer: Any, sched: Any, step: int, losses: list[float],
-                     n_batches: int) -> None:
+                     n_batches: int, dev: _DevState | None = None) -> None:
     import torch
 
     ckpt.parent.mkdir(parents=True, exist_ok=True)
     tmp = ckpt.with_suffix(".tmp")
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state(),
-                "step": torch.tensor(step)}, tmp)
+    tensors = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state(),
+               "step": torch.tensor(step)}
+    if dev is not None and dev.best_state is not None:
+        tensors["best"] = dev.best_state
+    torch.save(tensors, tmp)
     os.replace(tmp, ckpt)
-    meta = {"step": step, "losses": losses, "n_batches": n_batches, "scheduler": sched.state_dict()}
+    meta = {"step": step, "losses": losses, "n_batches": n_batches, "scheduler": sched.state_dict(),
+            "dev_history": dev.history if dev is not None else []}
     tmp_json = ckpt.with_suffix(".json.tmp")
     tmp_json.write_text(json.dumps(meta, default=float))
     os.replace(tmp_json, ckpt.with_suffix(".json"))
 
 
+@dataclass
+class _DevState:
+    """Dev-set checkpoint selection while training (mutable, private to one training run)."""
+
+    evaluate: Callable[[], float]
+    steps: frozenset[int]
+    history: list[list[float]] = field(default_factory=list)  # [step, dev score]
+    best_state: dict[str, Any] | None = None
+
+    def check(self, model: Any, step: int) -> None:
+        import torch
+
+        if step not in self.steps:
+            return
+        model.eval()
+        with torch.no_grad():
+            score = float(self.evaluate())
+        model.train()
+        if not self.history or score > max(v for _, v in self.history):  # first best kept on ties
+            self.best_state = {k: v.detach().to("cpu").clone() for k, v in model.state_dict().items()}
+        self.history.append([step, score])
+
+    def best_step(self) -> int | None:
+        if not self.history:
+            return None
+        best = max(v for _, v in self.history)
+        return int(next(st for st, v in self.history if v == best))
+
+
+def _eval_steps(n_batches: int, per_epoch: int, eval_every: int) -> frozenset[int]:
+    """Steps after which the dev set is evaluated: every ``eval_every`` steps (0: every 2 epochs,
+    the paper's) and the last step."""
+    every = eval_every if eval_every > 0 else 2 * max(1, per_epoch)
+    return frozenset([*range(every, n_batches + 1, every), n_batches])
+
+
+def _resume(ckpt: Path | None, n_batches: int, model: Any, optimizer: Any, sched: Any,
+            dev: _DevState | None) -> tuple[int, list[float]]:
+    import torch
+
+    found = _load_checkpoint(ckpt, n_batches) if ckpt is not None else None
+    if found is None:
+        return 0, []
+    tensors, meta = found
+    model.load_state_dict(tensors["model"])
+    optimizer.load_state_dict(tensors["optimizer"])
+    sched.load_state_dict(meta["scheduler"])
+    torch.set_rng_state(tensors["rng"])
+    if dev is not None:
+        dev.history = [list(x) for x in meta.get("dev_history", [])]
+        dev.best_state = tensors.get("best")
+    return int(meta["step"]), [float(x) for x in meta["losses"]]
+
+
 def _optimise(model: Any, batches: list[list[int]], loss_of: Callable[[list[int]], Any], *, lr: float,
               warmup_ratio: float, output_dir: Path | None, checkpoint_every: int, desc: str,
-              show_progress: bool | None) -> tuple[list[float], int]:
+              show_progress: bool | None, dev: _DevState | None = None) -> tuple[list[float], int]:
     """The optimisation loop of the neural trainers (AdamW, linear warm-up/decay, clipping).
 
     Every ``checkpoint_every`` steps (0: never) the model, optimiser and torch RNG states
@@ -235,7 +297,9 @@ def _optimise(model: Any, batches: list[list[int]], loss_of: Callable[[list[int]
     and scheduler state (``state.json``) are saved atomically under ``output_dir/checkpoint``; a
     run that finds a checkpoint there continues from it, so a killed training resumes where it
     stopped and ends with the same weights as an uninterrupted run (same seeded batches).
-    Returns the losses and the step it started from.
+    With ``dev`` (dev-set checkpoint selection, the paper's) the dev score is computed after the
+    steps in ``dev.steps`` and the model ends with the weights of the best one (kept in the
+    checkpoint too). Returns the losses and the step it started from.
     """
     import torch
 
@@ -244,15 +308,7 @@ def _optimise(model: Any, batches: list[list[int]], loss_of: Callable[[list[int]
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     sched = _schedule(optimizer, len(batches), int(warmup_ratio * len(batches)))
     ckpt = output_dir / CHECKPOINT_DIR / "state.pt" if output_dir is not None and checkpoint_every > 0 else None
-    start, losses = 0, []
-    found = _load_checkpoint(ckpt, len(batches)) if ckpt is not None else None
-    if found is not None:
-        tensors, meta = found
-        model.load_state_dict(tensors["model"])
-        optimizer.load_state_dict(tensors["optimizer"])
-        sched.load_state_dict(meta["scheduler"])
-        torch.set_rng_state(tensors["rng"])
-        start, losses = int(meta["step"]), [float(x) for x in meta["losses"]]
+    start, losses = _resume(ckpt, len(batches), model, optimizer, sched, dev)
     model.train()
     bar = progress(total=len(batches), desc=desc, unit="step", show=show_progress, initial=start)
     try:
@@ -265,12 +321,89 @@ def _optimise(model: Any, batches: list[list[int]], loss_of: Callable[[list[int]
             optimizer.zero_grad()
             losses.append(float(loss.detach()))
             bar.update(1)
+            if dev is not None:
+                dev.check(model, i + 1)
             if ckpt is not None and (i + 1) % checkpoint_every == 0 and i + 1 < len(batches):
-                _save_checkpoint(ckpt, model, optimizer, sched, i + 1, losses, len(batches))
+                _save_checkpoint(ckpt, model, optimizer, sched, i + 1, losses, len(batches), dev)
     finally:
         bar.close()
+    if dev is not None and dev.best_state is not None:
+        model.load_state_dict(dev.best_state)
     model.eval()
     return losses, start
+
+
+def dev_split(train_queries: pd.DataFrame, qrels: pd.DataFrame, fraction: float, seed: int, rel: int = 1,
+              ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(training part, dev part): a seeded share ``fraction`` of the training queries that have
+    a positive held out for checkpoint selection (none when ``fraction`` is 0)."""
+    q = _check_queries(train_queries, "train_queries")
+    if fraction <= 0:
+        return q, q.iloc[:0]
+    pos = set(qrels.loc[qrels["relevance"].astype("int64") >= rel, "query_id"].astype(str))
+    cand = np.flatnonzero(q["query_id"].isin(pos).to_numpy())
+    n_dev = int(round(len(cand) * fraction))
+    if n_dev < 1 or n_dev >= len(cand):
+        raise ValidationError(f"dev_fraction={fraction} of {len(cand)} training queries with a positive leaves no "
+                              "dev or no training query; use a fraction between 1/n and (n-1)/n, or 0")
+    dev = np.zeros(len(q), dtype=bool)
+    dev[np.random.default_rng(seed).choice(cand, size=n_dev, replace=False)] = True
+    return q.loc[~dev].reset_index(drop=True), q.loc[dev].reset_index(drop=True)
+
+
+def dev_candidates(dev_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str], negatives: int,
+                   seed: int, rel: int = 1) -> list[tuple[str, list[str], list[bool]]]:
+    """Per dev query: (text, candidate texts, is-positive flags): its judged documents plus
+    ``negatives`` random corpus documents (seeded) -- a cheap re-ranking dev set."""
+    rng = np.random.default_rng(seed)
+    doc_ids = list(corpus)
+    out = []
+    for qid, text in zip(dev_queries["query_id"], dev_queries["text"]):
+        sub = qrels.loc[qrels["query_id"].astype(str) == qid]
+        judged = {str(d): int(r) >= rel for d, r in zip(sub["doc_id"], sub["relevance"]) if str(d) in corpus}
+        for j in rng.integers(0, len(doc_ids), size=negatives):
+            judged.setdefault(doc_ids[j], False)
+        out.append((text, [corpus[d] for d in judged], list(judged.values())))
+    return out
+
+
+def dev_mrr(items: Sequence[tuple[str, list[str], list[bool]]], score: Callable[[str, list[str]], Any],
+            k: int = 10) -> float:
+    """Mean reciprocal rank at ``k`` over the dev items (ties: candidate order)."""
+    rr = []
+    for text, docs, flags in items:
+        s = np.asarray(score(text, docs), dtype=np.float64)
+        order = np.argsort(-s, kind="stable")[:k]
+        hit = [i for i, o in enumerate(order) if flags[o]]
+        rr.append(1.0 / (hit[0] + 1) if hit else 0.0)
+    return float(np.mean(rr)) if rr else float("nan")
+
+
+def _make_dev(dev_q: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str],
+              score: Callable[[str, list[str]], Any], n_batches: int, per_epoch: int, t: Any) -> _DevState | None:
+    if not len(dev_q):
+        return None
+    items = dev_candidates(dev_q, qrels, corpus, t.dev_negatives, t.seed, t.rel)
+    return _DevState(evaluate=lambda: dev_mrr(items, score), steps=_eval_steps(n_batches, per_epoch, t.eval_every))
+
+
+def _dev_info(dev: _DevState | None, dev_q: pd.DataFrame) -> dict[str, Any]:
+    if dev is None:
+        return {"dev_queries": 0}
+    return {"dev_queries": len(dev_q), "dev_measure": "MRR@10 (judged + random negatives)",
+            "dev_history": dev.history, "best_step": dev.best_step()}
+
+
+CROSS_ENCODER_LOSSES = ("pairwise", "pointwise")
+
+
+def _ce_logits(model: Any, pairs: list[tuple[str, str]]) -> Any:
+    """Raw relevance logits of a sentence-transformers CrossEncoder for (query, doc) pairs, with
+    gradients (the same preprocessing and forward as its own losses)."""
+    from sentence_transformers.util import batch_to_device
+
+    feats = batch_to_device(model.preprocess(pairs), model.device)
+    return model(feats)["scores"].view(-1)
 
 
 @dataclass(frozen=True)
@@ -290,6 +423,13 @@ class BiEncoderTrainer:
         name: display name.
         checkpoint_every: save a resumable checkpoint every this many steps under
             ``output_dir/checkpoint`` (0: never); a killed run continues from it.
+        dev_fraction: share of the training queries (with a positive; seeded) held out as a dev
+            set for checkpoint selection (0: none, the last step's weights). The paper evaluates
+            every 2 epochs on a development set and keeps the best checkpoint; here the dev set
+            re-ranks each dev query's judged documents plus ``dev_negatives`` random ones (MRR@10).
+        eval_every: dev evaluation every this many steps (0: every 2 epochs, the paper's; the
+            last step always).
+        dev_negatives: random corpus documents per dev query.
     """
 
     model: str = "minilm"
@@ -305,6 +445,9 @@ class BiEncoderTrainer:
     name: str = "bi-encoder"
     show_progress: bool | None = None
     checkpoint_every: int = 100
+    dev_fraction: float = 0.0
+    eval_every: int = 0
+    dev_negatives: int = 20
 
     def load(self, output_dir: Path, tid: str) -> FineTunedBiEncoderRanker:
         """The ranker of a finished run saved under ``output_dir``."""
@@ -321,8 +464,9 @@ class BiEncoderTrainer:
         st = require("sentence_transformers", feature="bi-encoder fine-tuning")
         from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
-        pairs = _positive_pairs(train_queries, qrels, corpus, self.rel)
         tid = training_id(self, train_queries, qrels, _corpus_digest(corpus))
+        fit_q, dev_q = dev_split(train_queries, qrels, self.dev_fraction, self.seed, self.rel)
+        pairs = _positive_pairs(fit_q, qrels, corpus, self.rel)
         _seed_all(self.seed)
         device = resolve_device(self.device)
         model = st.SentenceTransformer(resolve_model(self.model), device=device)
@@ -342,11 +486,16 @@ class BiEncoderTrainer:
             df = {k: v.to(device) if hasattr(v, "to") else v for k, v in df.items()}
             return loss_fn([qf, df], None)
 
+        def score(text: str, docs: list[str]) -> Any:
+            e = model.encode([text, *docs], normalize_embeddings=True, show_progress_bar=False)
+            return e[1:] @ e[0]
+
+        dev = _make_dev(dev_q, qrels, corpus, score, len(batches), -(-len(pairs) // self.batch_size), self)
         t0 = time.time()
         out = Path(output_dir) if output_dir else None
         losses, resumed_at = _optimise(model, batches, loss_of, lr=self.lr, warmup_ratio=self.warmup_ratio,
                                        output_dir=out, checkpoint_every=self.checkpoint_every,
-                                       desc=f"training {self.name}", show_progress=self.show_progress)
+                                       desc=f"training {self.name}", show_progress=self.show_progress, dev=dev)
         ranker = FineTunedBiEncoderRanker(model=str(Path(output_dir) / "model") if output_dir else resolve_model(self.model),
                                           training_id=tid, max_seq_length=self.max_seq_length, device=self.device)
         if output_dir is not None:
@@ -354,21 +503,27 @@ class BiEncoderTrainer:
         _write_done(Path(output_dir) if output_dir else None,
                     {"trainer": self.name, "training_id": tid, "steps": len(batches), "pairs": len(pairs),
                      "loss_first": losses[0] if losses else None, "loss_last": losses[-1] if losses else None,
-                     "seconds": time.time() - t0, "device": device, "resumed_at_step": resumed_at})
+                     "seconds": time.time() - t0, "device": device, "resumed_at_step": resumed_at,
+                     **_dev_info(dev, dev_q)})
         return ranker.attach(model)
 
 
 @dataclass(frozen=True)
 class CrossEncoderTrainer:
-    """Fine-tune a sentence-transformers cross-encoder with binary cross-entropy.
+    """Fine-tune a sentence-transformers cross-encoder (the paper's BERT reranker).
 
-    Negatives per positive: the query's judged non-relevant documents (all of them, up to
+    Negatives per positive: the query's judged non-relevant documents (up to
     ``judged_negatives``) and ``random_negatives`` documents drawn from the corpus (seeded).
 
     Args:
         model: model name or path (``"minilm"`` gets a fresh 1-logit head).
-        epochs, batch_size, max_steps, lr, warmup_ratio, rel, seed, device, checkpoint_every: as
-            for :class:`BiEncoderTrainer`.
+        loss: ``"pairwise"`` (default, the paper's "pairwise cross-entropy loss": per
+            (query, positive, negative) triple, softmax cross-entropy over the two scores) or
+            ``"pointwise"`` (ranklens: binary cross-entropy on labelled pairs,
+            sentence-transformers' ``BinaryCrossEntropyLoss``).
+        epochs, batch_size, max_steps, lr, warmup_ratio, rel, seed, device, checkpoint_every,
+            dev_fraction, eval_every, dev_negatives: as for :class:`BiEncoderTrainer`
+            (``batch_size`` counts triples under the pairwise loss).
         max_length: tokens per (query, document) pair.
     """
 
@@ -387,14 +542,20 @@ class CrossEncoderTrainer:
     name: str = "cross-encoder"
     show_progress: bool | None = None
     checkpoint_every: int = 100
+    loss: str = "pairwise"
+    dev_fraction: float = 0.0
+    eval_every: int = 0
+    dev_negatives: int = 20
 
     def load(self, output_dir: Path, tid: str) -> FineTunedCrossEncoderRanker:
         """The ranker of a finished run saved under ``output_dir``."""
         return FineTunedCrossEncoderRanker(path=str(output_dir / "model"), training_id=tid,
                                            max_length=self.max_length, device=self.device)
 
-    def examples(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str]) -> list[tuple[str, str, float]]:
-        """(query text, document text, label) training examples, in a seeded order."""
+    def triples(self, train_queries: pd.DataFrame, qrels: pd.DataFrame,
+                corpus: Mapping[str, str]) -> list[tuple[str, str, str]]:
+        """(query text, positive text, negative text) per positive and each of its negatives
+        (judged, then random), in the order drawn."""
         pairs = _positive_pairs(train_queries, qrels, corpus, self.rel)
         q = _check_queries(train_queries, "train_queries")
         text = dict(zip(q["query_id"], q["text"]))
@@ -405,16 +566,58 @@ class CrossEncoderTrainer:
                 negs.setdefault(qid, []).append(did)
         rng = np.random.default_rng(self.seed)
         doc_ids = list(corpus)
-        out: list[tuple[str, str, float]] = []
+        out: list[tuple[str, str, str]] = []
         for qid, qt, pos in pairs:
-            out.append((qt, pos, 1.0))
             for did in negs.get(qid, [])[: self.judged_negatives]:
-                out.append((qt, corpus[did], 0.0))
+                out.append((qt, pos, corpus[did]))
             for j in rng.integers(0, len(doc_ids), size=self.random_negatives):
                 if corpus[doc_ids[j]] != pos:
-                    out.append((qt, corpus[doc_ids[j]], 0.0))
-        order = rng.permutation(len(out))
+                    out.append((qt, pos, corpus[doc_ids[j]]))
+        return out
+
+    def examples(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str]) -> list[tuple[str, str, float]]:
+        """Pointwise (query text, document text, label) examples, in a seeded order: every
+        positive once and every negative of :meth:`triples`."""
+        out: list[tuple[str, str, float]] = []
+        seen: set[tuple[str, str]] = set()
+        for qt, pos, neg in self.triples(train_queries, qrels, corpus):
+            if (qt, pos) not in seen:
+                seen.add((qt, pos))
+                out.append((qt, pos, 1.0))
+            out.append((qt, neg, 0.0))
+        for _qid, qt, pos in _positive_pairs(train_queries, qrels, corpus, self.rel):
+            if (qt, pos) not in seen:  # positives without any negative
+                seen.add((qt, pos))
+                out.append((qt, pos, 1.0))
+        order = np.random.default_rng(self.seed).permutation(len(out))
         return [out[i] for i in order]
+
+    def _loss(self, model: Any, train_queries: pd.DataFrame, qrels: pd.DataFrame,
+              corpus: Mapping[str, str]) -> tuple[list[Any], Callable[[list[int]], Any]]:
+        """(training items, loss of a batch of item indices) for ``self.loss``."""
+        import torch
+
+        if self.loss == "pointwise":
+            from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
+
+            ex = self.examples(train_queries, qrels, corpus)
+            bce = BinaryCrossEntropyLoss(model)
+
+            def pointwise(batch: list[int]) -> Any:
+                labels = torch.tensor([ex[i][2] for i in batch], dtype=torch.float32, device=model.device)
+                return bce([[ex[i][0] for i in batch], [ex[i][1] for i in batch]], labels)
+
+            return ex, pointwise
+        tr = self.triples(train_queries, qrels, corpus)
+
+        def pairwise(batch: list[int]) -> Any:
+            pos = _ce_logits(model, [(tr[i][0], tr[i][1]) for i in batch])
+            neg = _ce_logits(model, [(tr[i][0], tr[i][2]) for i in batch])
+            logits = torch.stack([pos, neg], dim=1)
+            return torch.nn.functional.cross_entropy(logits, torch.zeros(len(batch), dtype=torch.long,
+                                                                         device=logits.device))
+
+        return tr, pairwise
 
     def train(self, train_queries: pd.DataFrame, qrels: pd.DataFrame, corpus: Mapping[str, str], *,
               output_dir: str | os.PathLike[str] | None = None) -> FineTunedCrossEncoderRanker:
@@ -422,38 +625,43 @@ class CrossEncoderTrainer:
         from .._lazy import require
         from .._models import resolve_device, resolve_model
 
-        torch = require("torch", feature="cross-encoder fine-tuning")
+        require("torch", feature="cross-encoder fine-tuning")
         st = require("sentence_transformers", feature="cross-encoder fine-tuning")
-        from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
+        if self.loss not in CROSS_ENCODER_LOSSES:
+            raise ValidationError(f"CrossEncoderTrainer loss must be one of {CROSS_ENCODER_LOSSES}, got {self.loss!r}")
         tid = training_id(self, train_queries, qrels, _corpus_digest(corpus))
+        fit_q, dev_q = dev_split(train_queries, qrels, self.dev_fraction, self.seed, self.rel)
         _seed_all(self.seed)
-        examples = self.examples(train_queries, qrels, corpus)
         device = resolve_device(self.device)
         model = st.CrossEncoder(resolve_model(self.model), num_labels=1, device=device, max_length=self.max_length)
-        loss_fn = BinaryCrossEntropyLoss(model)
+        items, loss_of = self._loss(model, fit_q, qrels, corpus)
         batches: list[list[int]] = []
         rng = np.random.default_rng(self.seed)
         for _ in range(self.epochs):
-            order = rng.permutation(len(examples)).tolist()
+            order = rng.permutation(len(items)).tolist()
             batches += [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)]
         if self.max_steps is not None:
             batches = batches[: self.max_steps]
-        def loss_of(batch: list[int]) -> Any:
-            labels = torch.tensor([examples[i][2] for i in batch], dtype=torch.float32, device=device)
-            return loss_fn([[examples[i][0] for i in batch], [examples[i][1] for i in batch]], labels)
+        if not batches:
+            raise ValidationError(f"{self.name}: no training examples (no positive with a negative in the corpus)")
 
+        def score(text: str, docs: list[str]) -> Any:
+            return model.predict([(text, d) for d in docs], show_progress_bar=False)
+
+        dev = _make_dev(dev_q, qrels, corpus, score, len(batches), -(-len(items) // self.batch_size), self)
         t0 = time.time()
         out = Path(output_dir) if output_dir else None
         losses, resumed_at = _optimise(model, batches, loss_of, lr=self.lr, warmup_ratio=self.warmup_ratio,
                                        output_dir=out, checkpoint_every=self.checkpoint_every,
-                                       desc=f"training {self.name}", show_progress=self.show_progress)
+                                       desc=f"training {self.name}", show_progress=self.show_progress, dev=dev)
         if output_dir is not None:
             model.save(str(Path(output_dir) / "model"))
         _write_done(Path(output_dir) if output_dir else None,
-                    {"trainer": self.name, "training_id": tid, "steps": len(batches), "examples": len(examples),
-                     "loss_first": losses[0] if losses else None, "loss_last": losses[-1] if losses else None,
-                     "seconds": time.time() - t0, "device": device, "resumed_at_step": resumed_at})
+                    {"trainer": self.name, "training_id": tid, "steps": len(batches), "examples": len(items),
+                     "loss": self.loss, "loss_first": losses[0] if losses else None,
+                     "loss_last": losses[-1] if losses else None, "seconds": time.time() - t0, "device": device,
+                     "resumed_at_step": resumed_at, **_dev_info(dev, dev_q)})
         ranker = FineTunedCrossEncoderRanker(path=str(Path(output_dir) / "model") if output_dir else resolve_model(self.model),
                                              training_id=tid, max_length=self.max_length, device=self.device)
         return ranker.attach(model)
