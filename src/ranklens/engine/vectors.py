@@ -103,9 +103,9 @@ class StoredVectors:
                 out[sel] = m[int(rows[0]) : int(rows[-1]) + 1]
             else:
                 out[sel] = m[rows]
-        if self.unit:
-            n = np.sqrt(np.einsum("ij,ij->i", out, out))
-            np.divide(out, n[:, None], out=out, where=n[:, None] > 0)
+        if self.unit:  # the same operations as ranklens.neighbors.knn.l2_normalize: the same bits
+            n = np.linalg.norm(out, axis=1, keepdims=True)
+            np.divide(out, n, out=out, where=n > 0)
         return out
 
     def __getitem__(self, idx: Any) -> npt.NDArray[np.float32]:
