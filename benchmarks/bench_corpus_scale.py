@@ -1,0 +1,254 @@
+"""BM25 and dense retrieval at corpus scale (issue 21): index time, query time, peak RSS.
+
+Each phase runs in its own process so its peak RSS (``ru_maxrss``) is its own:
+
+- ``bm25-index``: N synthetic passages (MS MARCO-like: 56 words on average, words drawn with a
+  Zipf law from the vocabulary of the shared test collections), tokenised chunk by chunk with
+  ``BM25Ranker.analyze`` (ranklens's one BM25 tokeniser: stopwords, Porter stems), indexed by
+  bm25s from token ids, saved (CSC arrays + vocabulary);
+- ``bm25-query``: the saved index loaded memory-mapped (``mmap=True``), Q queries of 2-8 words
+  scored and cut to the top 1,000 as ``BM25Ranker.retrieve_topk`` does;
+- ``dense-exact``: N unit vectors (d = 384, a mixture of 2,000 Gaussian clusters spread in a
+  48-dimensional subspace, so neighbours are meaningful) written to a ``.npy`` memmap chunk by chunk, then exact blocked search of Q
+  queries (``neighbors.knn.exact_knn`` over the memmap, top-10), saved as ground truth;
+- ``dense-ivf``: FAISS ``IndexIVFFlat`` (nlist = 4 sqrt(N), trained on 100k rows), recall@10 vs
+  exact at several ``nprobe``;
+- ``dense-hnsw``: ``neighbors.knn.build_hnsw`` (FAISS HNSW, M = 16, efConstruction = 40) over the
+  first ``--hnsw-n`` rows, recall@10 vs exact (on those rows) at several ``efSearch``.
+
+Usage: flock /tmp/ranklens-heavy.lock python benchmarks/bench_corpus_scale.py [--n 1000000] [--work DIR]
+       [--phases bm25-index bm25-query dense-exact dense-ivf dense-hnsw] [--hnsw-n 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+DIM = 384
+
+
+def rss_gib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def vocabulary() -> list[str]:
+    """Words of the shared collections, most frequent first (a Zipf law over them)."""
+    counts: dict[str, int] = {}
+    for name in ("npl", "cacm", "cisi", "cranfield"):
+        for line in (SHARED / name / "derived" / "docs.jsonl").open():
+            d = json.loads(line)
+            for w in re.findall(r"[a-z]+", " ".join(str(d.get(f, "")) for f in ("title", "abstract", "text")).lower()):
+                counts[w] = counts.get(w, 0) + 1
+    return sorted(counts, key=lambda w: (-counts[w], w))
+
+
+def passages(n: int, seed: int, chunk: int = 100_000, mean_len: int = 56):
+    """``n`` synthetic passages, chunk by chunk (deterministic for a seed)."""
+    words = np.array(vocabulary())
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, len(words) + 1) ** 1.07
+    p /= p.sum()
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        lengths = np.clip(rng.poisson(mean_len, m), 3, None)
+        flat = words[rng.choice(len(words), int(lengths.sum()), p=p)]
+        bounds = np.concatenate([[0], np.cumsum(lengths)])
+        yield [" ".join(flat[bounds[i]:bounds[i + 1]]) for i in range(m)]
+
+
+def bm25_index(args) -> dict:
+    import bm25s
+
+    from ranklens.rankers.bm25 import BM25Ranker
+
+    analyzer = BM25Ranker()
+    vocab: dict[str, int] = {}
+    ids: list[list[int]] = []
+    t0 = time.perf_counter()
+    for texts in passages(args.n, 0):
+        for t in texts:
+            ids.append([vocab.setdefault(tok, len(vocab)) for tok in analyzer.analyze(t)])
+    t_tok = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    index = bm25s.BM25(k1=analyzer.k1, b=analyzer.b, method=analyzer.method, dtype="float32")
+    index.index((ids, vocab), show_progress=False)
+    t_index = time.perf_counter() - t0
+    n_tokens = sum(map(len, ids))
+    del ids
+    t0 = time.perf_counter()
+    out = Path(args.work) / "bm25"
+    index.save(str(out))
+    t_save = time.perf_counter() - t0
+    disk = sum(f.stat().st_size for f in out.iterdir())
+    return {"docs": args.n, "tokens": n_tokens, "vocab": len(vocab), "tokenise_s": t_tok, "index_s": t_index,
+            "save_s": t_save, "disk_mib": disk / 2**20, "peak_rss_gib": rss_gib()}
+
+
+def bm25_query(args) -> dict:
+    import bm25s
+
+    from ranklens.rankers.bm25 import BM25Ranker
+
+    t0 = time.perf_counter()
+    index = bm25s.BM25.load(str(Path(args.work) / "bm25"), mmap=True, show_progress=False)
+    t_load = time.perf_counter() - t0
+    rss_loaded = rss_gib()
+    analyzer = BM25Ranker()
+    rng = np.random.default_rng(1)
+    texts = next(passages(args.queries, 7, mean_len=5))
+    k = 1000
+    times = []
+    for q in texts[: args.queries]:
+        t0 = time.perf_counter()
+        tids = [index.vocab_dict[t] for t in analyzer.analyze(q) if t in index.vocab_dict]
+        scores = index.get_scores_from_ids(tids) if tids else np.zeros(index.scores["num_docs"], np.float32)
+        part = np.argpartition(-scores, k - 1)[:k]
+        part[np.lexsort((part, -scores[part]))]
+        times.append(time.perf_counter() - t0)
+    del rng
+    return {"load_mmap_s": t_load, "rss_after_load_gib": rss_loaded, "queries": len(times),
+            "query_ms_median": 1000 * float(np.median(times)), "query_ms_p90": 1000 * float(np.quantile(times, 0.9)),
+            "query_ms_min": 1000 * min(times), "peak_rss_gib": rss_gib()}
+
+
+def _vectors(args) -> Path:
+    path = Path(args.work) / f"vectors-{args.n}.npy"
+    if path.exists():
+        return path
+    rng = np.random.default_rng(0)
+    centers = rng.standard_normal((2000, DIM)).astype(np.float32)
+    basis = (rng.standard_normal((48, DIM)) * 0.15).astype(np.float32)
+    out = np.lib.format.open_memmap(path.with_suffix(".tmp.npy"), mode="w+", dtype=np.float32, shape=(args.n, DIM))
+    for s in range(0, args.n, 100_000):
+        m = min(100_000, args.n - s)
+        # clusters with low-dimensional spread (intrinsic dimension ~48, as sentence embeddings)
+        spread = rng.standard_normal((m, 48)).astype(np.float32) @ basis
+        v = centers[rng.integers(0, len(centers), m)] + spread + 0.1 * rng.standard_normal((m, DIM)).astype(np.float32)
+        out[s:s + m] = v / np.linalg.norm(v, axis=1, keepdims=True)
+    out.flush()
+    del out
+    path.with_suffix(".tmp.npy").rename(path)
+    return path
+
+
+def _queries(args, n_rows: int) -> np.ndarray:
+    corpus = np.load(_vectors(args), mmap_mode="r")
+    rng = np.random.default_rng(5)
+    rows = np.sort(rng.choice(n_rows, args.queries, replace=False))
+    q = np.asarray(corpus[rows]) + 0.3 * rng.standard_normal((args.queries, DIM)).astype(np.float32)
+    return (q / np.linalg.norm(q, axis=1, keepdims=True)).astype(np.float32)
+
+
+def dense_exact(args) -> dict:
+    from ranklens.neighbors.knn import exact_knn
+
+    t0 = time.perf_counter()
+    path = _vectors(args)
+    t_write = time.perf_counter() - t0
+    corpus = np.load(path, mmap_mode="r")
+    q = _queries(args, args.n)
+    out = {"vectors": args.n, "dim": DIM, "write_memmap_s": t_write}
+    for name, n in (("full", args.n), ("hnsw", args.hnsw_n)):
+        if name == "hnsw" and n >= args.n:
+            continue
+        t0 = time.perf_counter()
+        res = exact_knn(corpus[:n], q, 10, metric="ip", block_size=65_536)
+        out[f"exact_{name}_s"] = time.perf_counter() - t0
+        np.save(Path(args.work) / f"exact-{n}.npy", res.indices)
+    out["exact_ms_per_query"] = 1000 * out["exact_full_s"] / len(q)
+    out["peak_rss_gib"] = rss_gib()
+    return out
+
+
+def dense_ivf(args) -> dict:
+    import faiss
+
+    from ranklens.neighbors.knn import recall_at_k
+
+    corpus = np.load(_vectors(args), mmap_mode="r")
+    nlist = int(4 * np.sqrt(args.n))
+    t0 = time.perf_counter()
+    index = faiss.IndexIVFFlat(faiss.IndexFlatIP(DIM), DIM, nlist, faiss.METRIC_INNER_PRODUCT)
+    rng = np.random.default_rng(2)
+    index.train(np.asarray(corpus[np.sort(rng.choice(args.n, min(args.n, 100_000), replace=False))]))
+    t_train = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for s in range(0, args.n, 100_000):
+        index.add(np.ascontiguousarray(corpus[s:s + 100_000]))
+    t_add = time.perf_counter() - t0
+    q = _queries(args, args.n)
+    exact = np.load(Path(args.work) / f"exact-{args.n}.npy")
+    out = {"nlist": nlist, "train_s": t_train, "add_s": t_add}
+    for nprobe in (8, 32, 128):
+        index.nprobe = nprobe
+        t0 = time.perf_counter()
+        _, ix = index.search(q, 10)
+        out[f"nprobe{nprobe}_ms_per_query"] = 1000 * (time.perf_counter() - t0) / len(q)
+        out[f"nprobe{nprobe}_recall10"] = recall_at_k(ix, exact)
+    out["peak_rss_gib"] = rss_gib()
+    return out
+
+
+def dense_hnsw(args) -> dict:
+    from ranklens.neighbors.knn import build_hnsw, hnsw_knn, recall_at_k
+
+    n = min(args.hnsw_n, args.n)
+    corpus = np.load(_vectors(args), mmap_mode="r")
+    t0 = time.perf_counter()
+    index = build_hnsw(corpus[:n], metric="ip", M=16, ef_construction=40)
+    t_build = time.perf_counter() - t0
+    q = _queries(args, args.n)
+    exact = np.load(Path(args.work) / f"exact-{n}.npy")
+    out = {"hnsw_n": n, "build_s": t_build}
+    for ef in (64, 128, 256):
+        t0 = time.perf_counter()
+        res = hnsw_knn(index, q, 10, metric="ip", ef_search=ef)
+        out[f"ef{ef}_ms_per_query"] = 1000 * (time.perf_counter() - t0) / len(q)
+        out[f"ef{ef}_recall10"] = recall_at_k(res.indices, exact)
+    out["peak_rss_gib"] = rss_gib()
+    return out
+
+
+PHASES = {"bm25-index": bm25_index, "bm25-query": bm25_query, "dense-exact": dense_exact,
+          "dense-ivf": dense_ivf, "dense-hnsw": dense_hnsw}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--queries", type=int, default=1000)
+    ap.add_argument("--hnsw-n", type=int, default=1_000_000)
+    ap.add_argument("--work", default="/tmp/ranklens-corpus-scale")
+    ap.add_argument("--phases", nargs="+", default=list(PHASES), choices=list(PHASES))
+    ap.add_argument("--one", choices=list(PHASES), help=argparse.SUPPRESS)  # a phase in this process
+    args = ap.parse_args()
+    Path(args.work).mkdir(parents=True, exist_ok=True)
+    if args.one:
+        print("RESULT " + json.dumps(PHASES[args.one](args)), flush=True)
+        return
+    for phase in args.phases:
+        cmd = [sys.executable, __file__, "--one", phase, "--n", str(args.n), "--queries", str(args.queries),
+               "--hnsw-n", str(args.hnsw_n), "--work", args.work]
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
+        if proc.returncode or line is None:
+            print(f"{phase}: failed ({proc.returncode})\n{proc.stderr[-2000:]}", flush=True)
+            continue
+        res = json.loads(line[7:])
+        print(f"{phase} ({time.perf_counter() - t0:.0f} s wall): "
+              + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in res.items()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
