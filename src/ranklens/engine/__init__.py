@@ -363,9 +363,13 @@ class ScoringEngine:
         bs = _batch_size(embedder, self.batch_size)
         batches = [(b, order[s : s + bs]) for b, s in enumerate(range(0, len(order), bs))]
 
-        def call(positions: list[int]) -> npt.NDArray[np.float32]:
-            ts = [texts[pos[j]] for j in positions]
-            return _checked_vectors(embedder, embedder.encode(ts), ts)
+        def inputs(positions: list[int]) -> tuple[list[str]]:
+            return ([texts[pos[j]] for j in positions],)
+
+        def check(raw: Any, args: tuple[list[str]]) -> npt.NDArray[np.float32]:
+            return _checked_vectors(embedder, raw, args[0])
+
+        call = BatchCall(embedder, "encode", fp, inputs, check)  # a remote dispatcher ships texts, not the list
 
         bar = progress(total=len(misses), desc=desc or f"encoding {_short(fp)}", unit="text",
                        show=self.show_progress)
