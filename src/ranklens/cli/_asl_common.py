@@ -145,6 +145,7 @@ go BEFORE the tool name):
   ranklens asl --out out/tracks tracks tracks_dir/          # Table 2 across tracks
   ranklens asl --out out/tracks tracks --track dl19 qrels19.txt runs19/ --track dl20 ...
   ranklens asl --out out/ties ties qrels.txt runs/
+  ranklens asl --out out/groups groups qrels.txt runs/ --group traditional='*bm25*' --group neural='*'
 """
 
 
@@ -178,6 +179,11 @@ def add_tools(parser: argparse.ArgumentParser) -> None:
                    metavar=("NAME", "QRELS", "RUNS"), help="a track (repeatable) instead of DIRECTORY")
     tool("ties", "score ties per run and the effect of each tie rule",
          ("tool_qrels", "QRELS"), ("tool_runs", "RUNS+"))
+    g = tool("groups", "best run of each group and RRIE (Table 1); best vs median system (Fig. 6)",
+             ("tool_qrels", "QRELS"), ("tool_runs", "RUNS+"))
+    g.add_argument("--group", dest="tool_groups", action="append", default=None, metavar="NAME=GLOB",
+                   help="a run group (repeatable; the first is the baseline), e.g. "
+                        "traditional='*bm25*' neural='*bert*'; or --group FILE.tsv (run<TAB>group)")
 
 
 def _tracks_arg(args: argparse.Namespace) -> Any:
@@ -191,6 +197,7 @@ def _tracks_arg(args: argparse.Namespace) -> Any:
 
 
 def _tool_results(args: argparse.Namespace, p: Any) -> list[Any]:
+    from ..errors import ValidationError
     from ..metrics import analyses, chain
     from ..metrics.declaration import chain_options, conventions
 
@@ -211,6 +218,12 @@ def _tool_results(args: argparse.Namespace, p: Any) -> list[Any]:
         return [chain.map_to_asl_chain(args.tool_qrels, runs, **conv, **chain_options(p))]
     if args.asl_tool == "coverage":
         return [chain.map_coverage(args.tool_qrels, runs, **cov)]
+    if args.asl_tool == "groups":
+        if not args.tool_groups:
+            raise ValidationError("asl groups: give --group NAME=GLOB at least twice (or a TSV file)")
+        spec = args.tool_groups[0] if len(args.tool_groups) == 1 and "=" not in args.tool_groups[0] \
+            else args.tool_groups
+        return analyses.run_groups(args.tool_qrels, runs, spec, **conv)
     tie_kw = {k: conv[k] for k in ("rel", "unretrieved", "collection_size", "duplicates")}
     return [analyses.tie_report(args.tool_qrels, runs, **tie_kw)]
 

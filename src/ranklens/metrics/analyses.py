@@ -10,6 +10,8 @@
 - :func:`map_coverage`: how much of the ranking MAP "sees" (appendix A.1).
 - :func:`track_summary`: best system per track by P@20, ASL@g1-10, MAP, ASL (Figs. 1-4).
 - :func:`tie_report`: score ties per run and the effect of each tie rule.
+- :func:`run_groups`: runs labelled by group (``traditional=*bm25*``, ...): Table 1 (best of
+  each group, RRIE) and Fig. 6 (best vs median system by ASL) from one call.
 
 Interpretations where the paper leaves room are stated in each docstring and recorded in the
 result's provenance.
@@ -43,7 +45,9 @@ __all__ = [
     "log_buckets",
     "map_coverage",
     "map_to_asl_chain",
+    "parse_groups",
     "rrie",
+    "run_groups",
     "tie_report",
     "track_summary",
 ]
@@ -408,3 +412,116 @@ def tie_report(
                   table=table, provenance=_prov({"rel": rel, "unretrieved": unretrieved,
                                                  "duplicates": duplicates,
                                                  "rules": list(TIE_RULES)}))
+
+
+# --------------------------------------------------------------------------------------------
+# 8. run groups: Table 1 (best of each group, RRIE) and Fig. 6 (best vs median system)
+# --------------------------------------------------------------------------------------------
+
+def parse_groups(groups: Any, names: Sequence[str]) -> dict[str, str]:
+    """Run name -> group.
+
+    Args:
+        groups: ``{group: GLOB or [GLOB, ...]}`` (``fnmatch`` on run names, first group that
+            matches wins), ``["traditional=*bm25*", ...]`` (the CLI's ``--group``), or a path
+            to a TSV of ``run<TAB>group`` lines.
+        names: the run names.
+
+    Raises:
+        ValidationError: a TSV line without two fields, or a group that matches no run.
+    """
+    import fnmatch
+
+    if isinstance(groups, (str, os.PathLike)) and Path(groups).is_file():
+        out: dict[str, str] = {}
+        for i, line in enumerate(Path(groups).read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.split("\t")
+            if len(parts) != 2:
+                raise ValidationError(f"{groups}:{i}: expected 'run<TAB>group', got {line!r}")
+            out[parts[0].strip()] = parts[1].strip()
+        return {n: out[n] for n in names if n in out}
+    if isinstance(groups, (str, os.PathLike)):
+        groups = [groups]
+    if not isinstance(groups, Mapping):
+        pairs: dict[str, list[str]] = {}
+        for item in groups:
+            g, sep, pat = str(item).partition("=")
+            if not sep or not g or not pat:
+                raise ValidationError(f"group {item!r}: give NAME=GLOB (e.g. traditional='*bm25*') or "
+                                      "a TSV file of run<TAB>group lines")
+            pairs.setdefault(g, []).append(pat)
+        groups = pairs
+    out = {}
+    for g, pats in groups.items():
+        pats = [pats] if isinstance(pats, str) else list(pats)
+        hit = [n for n in names if n not in out and any(fnmatch.fnmatchcase(n, p) for p in pats)]
+        if not hit:
+            raise ValidationError(f"group {g!r} ({', '.join(pats)}) matches no run; runs: "
+                                  f"{', '.join(list(names)[:8])}" + (" ..." if len(names) > 8 else ""))
+        out.update(dict.fromkeys(hit, g))
+    return out
+
+
+def run_groups(
+    qrels: Any, runs: Any, groups: Any, *, measures: Sequence[str] = ("P@20", "ASL@g1-10", "AP", "ASL"),
+    ties: str = DEFAULT_TIES, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
+    collection_size: int | None = None, missing: str = "skip",
+    duplicates: str = DEFAULT_DUPLICATES, depth: int | None = None, grades: Any = None,
+) -> list[Any]:
+    """The paper's Table 1 and Fig. 6 from one call: runs labelled by group (e.g. traditional vs
+    neural), per measure the best run of each group and the RRIE (eqs. 11-12) of the best run
+    of every other group over the best of the first group; and the per-document wins/losses of
+    the best system against the median system, both as ranked by ASL (Fig. 6).
+
+    Returns:
+        ``[Result "asl-groups", Result "asl-distribution"]``. The groups table: measure, group,
+        best_model, value, baseline_group, rrie (NaN for the first group); ``summary["groups"]``
+        maps each run to its group. The distribution compares the median system (A) with the
+        best (B): negative deltas are wins for the best. The median system of n runs ranked by
+        ASL is the one at position n // 2 (0-based, best first).
+    """
+    from ..results import Result
+    from .evaluation import evaluate
+
+    run_map = load_runs(runs)
+    label = parse_groups(groups, list(run_map))
+    order = list(dict.fromkeys(label.values()))
+    if len(order) < 2:
+        raise ValidationError(f"run groups need at least two groups; got {order}")
+    conv = {"ties": ties, "rel": rel, "unretrieved": unretrieved, "collection_size": collection_size,
+            "missing": missing, "duplicates": duplicates, "depth": depth, "grades": grades}
+    ev = evaluate(qrels, run_map, list(measures), **conv)
+    t = ev.table.set_index("model")
+    rows = []
+    for m in ev.summary["measures"]:
+        best = {}
+        for g in order:
+            col = t.loc[[n for n in run_map if label.get(n) == g], m].dropna()
+            if col.empty:
+                continue
+            best[g] = col.idxmin() if m.startswith("ASL") else col.idxmax()
+        base = order[0]
+        for g, name in best.items():
+            v, vb = float(t.loc[name, m]), float(t.loc[best[base], m]) if base in best else np.nan
+            ea, eb = _error(m, vb), _error(m, v)
+            rows.append({"measure": m, "group": g, "best_model": name, "value": v,
+                         "baseline_group": base, "rrie": (ea - eb) / ea if g != base and ea else np.nan})
+    table = pd.DataFrame(rows)
+    for c in ("measure", "group", "best_model", "baseline_group"):
+        table[c] = table[c].astype("str")
+    asl_name = next((m for m in ev.summary["measures"] if m == "ASL"), None) or "ASL"
+    ranked_runs = list(evaluate(qrels, run_map, [asl_name], **conv).table["model"]) \
+        if asl_name not in ev.summary["measures"] else list(ev.table.sort_values(asl_name, kind="stable")["model"])
+    best_name, median_name = ranked_runs[0], ranked_runs[len(ranked_runs) // 2]
+    dist_kw = {k: v for k, v in conv.items() if k not in ("missing", "depth", "grades")}
+    fig6 = asl_distribution(qrels, run_map[median_name], run_map[best_name], name=median_name,
+                            other_name=best_name, **dist_kw) if best_name != median_name else None
+    res = Result(kind="asl-groups", summary={"groups": label, "group_order": order,
+                                             "best_by_asl": best_name, "median_by_asl": median_name},
+                 table=table, tables={"per_run": ev.table}, warnings=ev.warnings,
+                 provenance=_prov({**{k: str(v) for k, v in conv.items()}, "measures": list(measures),
+                                   "groups": str(groups), "rrie": "(err_base - err_group) / err_base",
+                                   "median system": "position n // 2 by ASL, best first"}))
+    return [res] if fig6 is None else [res, fig6]

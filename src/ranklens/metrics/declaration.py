@@ -163,7 +163,7 @@ ANALYSIS = Analysis(
     params=Params,
     run="ranklens.metrics.declaration:run",
     help="atomized search length: evaluation, distribution, RRIE, MAP -> ASL chain, MAP coverage; "
-         "file tools: distribution|rrie|chain|coverage|tracks|ties",
+         "file tools: distribution|rrie|chain|coverage|tracks|groups|ties",
     description="ASL (Alex, Hall & Metzler) of every model's run (or of --runs files) against the qrels. "
                 "File tools (options of `ranklens asl` go before the tool name): "
                 "ranklens asl --out DIR tracks DIR_OF_TRACKS gives the paper's Table 2 across tracks.",
@@ -187,6 +187,7 @@ ANALYSIS = Analysis(
                    model_rows=ModelRows("model", ("coverage", "coverage_docs"), n="queries")),
         ResultKind("asl-tracks", "Best system per track", plots=(f"{_M}:plot_tracks",)),
         ResultKind("asl-table2", "Table 2 across tracks"),
+        ResultKind("asl-groups", "Best system of each run group (Table 1)"),
         ResultKind("asl-ties", "Score ties"),
     ),
     demo={"k": 50, "compare": ("bm25", "minilm")},
