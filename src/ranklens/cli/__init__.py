@@ -26,7 +26,25 @@ EPILOG = """quick start:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+_VALUED = {"--cache-dir", "--engine", "--encoding"}
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (skipping global options and their values)."""
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a in _VALUED:
+            skip = True
+        elif not a.startswith("-"):
+            return a
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser; with ``only`` naming a built-in command module (``evaluate``), a parser
+    with that subcommand alone (no analysis registry to load: a fast start for file tools)."""
     parser = argparse.ArgumentParser(
         prog="ranklens",
         description="Why ranking models and text embedders behave as they do, beyond nDCG.",
@@ -44,12 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="text encoding of every input file (default: $RANKLENS_ENCODING or utf-8)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
+        if info.name.startswith("_") or (only is not None and info.name != only):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
         register = getattr(module, "register", None)
         if register is not None:
             register(sub)
+    if only is not None:
+        return parser
     from ..registry import analyses
     from ._analysis import add_analysis_parser
 
@@ -73,20 +93,26 @@ def _engine(args: argparse.Namespace) -> Any:
                          dispatcher=dispatcher or make_dispatcher(os.environ.get("RANKLENS_ENGINE")))
 
 
+_FAST = ("evaluate",)  # built-in commands that need neither the analysis registry nor an engine
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    argv = list(argv) if argv is not None else sys.argv[1:]
+    command = _command(argv)
+    parser = build_parser(only=command if command in _FAST else None)
+    args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
     from .._progress import progress_setting
-    from ..engine import default_engine, set_default_engine
     from ..io._columns import encoding_setting
 
     previous = None
     try:
         engine = _engine(args)
         if engine is not None:  # restored below: main() leaves no process-wide setting behind
+            from ..engine import default_engine, set_default_engine
+
             previous = default_engine()
             set_default_engine(engine)
         with progress_setting(False if args.quiet else None), encoding_setting(args.encoding):
@@ -105,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         if previous is not None:
+            from ..engine import set_default_engine
+
             set_default_engine(previous)
             if getattr(args, "engine", None):  # the Ray actors (and a local Ray) this run started
                 getattr(engine.dispatcher, "close", lambda: None)()
