@@ -81,11 +81,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def _engine(args: argparse.Namespace) -> Any:
     """The engine the global options ask for (passed explicitly: the environment is not touched)."""
-    from ..engine import ScoringEngine, default_engine, make_dispatcher
-
     engine_spec = getattr(args, "engine", None)
     if not (args.cache_dir or args.no_cache or args.quiet or engine_spec):
         return None
+    from ..engine import ScoringEngine, default_engine, make_dispatcher
+
     cache: Any = False if args.no_cache else (args.cache_dir or None)
     base = default_engine() if not (args.cache_dir or args.no_cache) else None
     dispatcher = make_dispatcher(engine_spec) if engine_spec else (base.dispatcher if base is not None else None)
