@@ -269,3 +269,34 @@ def test_every_analysis_of_an_experiment_gives_identical_results_on_ray(tmp_path
     assert len(local) > 20 and local.keys() == remote.keys()
     for key in local:
         assert local[key] == remote[key], key
+
+
+def test_embeddings_from_ray_are_stored_by_the_driver_and_reused(tmp_path, dispatcher):
+    """Encoding through Ray writes the driver's on-disk vector store as batches arrive; a later
+    local run finds every vector there (nothing encoded again) and they equal local encoding."""
+    texts = [f"text {i} " + "word " * (i % 11) for i in range(300)]
+    emb = HashEmbedder(dim=32)
+    remote = ScoringEngine(cache=tmp_path / "c", dispatcher=dispatcher, show_progress=False)
+    got = remote.encode(emb, texts)
+    again = ScoringEngine(cache=tmp_path / "c", show_progress=False)
+    stored = again.encode(emb, texts)
+    assert again.stats.texts_cached == len(texts) and again.stats.texts_encoded == 0
+    fresh = ScoringEngine(cache=False, show_progress=False).encode(emb, texts)
+    np.testing.assert_array_equal(got, fresh)
+    np.testing.assert_array_equal(stored, fresh)
+
+
+def test_any_callable_runs_on_the_actors_once_per_batch(dispatcher):
+    """A plain callable (not the engine's BatchCall) is shipped once per run; each batch is
+    computed once, in an actor process, and every batch comes back."""
+    data = list(range(1000))
+
+    def call(positions):
+        return os.getpid(), [data[j] * 2 for j in positions]
+
+    batches = [(b, list(range(s, min(s + 37, 1000)))) for b, s in enumerate(range(0, 1000, 37))]
+    got = dict(dispatcher.run(call, batches))
+    assert sorted(got) == [b for b, _ in batches]
+    assert {pid for pid, _ in got.values()} <= set(dispatcher.actor_pids())
+    for b, positions in batches:
+        assert got[b][1] == [2 * j for j in positions]

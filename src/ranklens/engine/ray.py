@@ -98,7 +98,12 @@ class _Replica:
         finally:
             _ACTIVE.reset(token)
         self._limit_threads()  # a model that imported torch on its first call
-        return out if isinstance(out, np.ndarray) else np.asarray(out)
+        if method == "__call__" or isinstance(out, np.ndarray):  # a plain callable's result goes back as is
+            return out
+        try:
+            return np.asarray(out)  # one buffer instead of a pickled list
+        except (TypeError, ValueError):
+            return out  # the engine's check names what is wrong with it
 
 
 def _shippable(component: Any) -> Any:
