@@ -334,15 +334,11 @@ def evaluate(
             "missing": missing, "duplicates": duplicates, "depth": depth, "provider": provider}
     pq_all, per_doc, info = _score_runs(run_map, qt, mlist, conv, per_document)
     table = _model_table(pq_all, run_map, names, mlist, info)
-    wide = {n: pq_all[pq_all["measure"] == n].pivot(index=QUERY_ID, columns="model", values="value")
-            for n in names}
     tables: dict[str, pd.DataFrame] = {"per_query": pq_all}
-    if ci or baseline is not None:
-        tables["ci"] = _ci_table(wide, names, run_map, confidence, n_resamples, seed)
+    tables.update(_statistics(pq_all, names, mlist, list(run_map), baseline, ci, correction,
+                              n_resamples, confidence, seed))
     summary = _summary(table, names, mlist, info, unretrieved, rel, run_map)
     if baseline is not None:
-        tables["significance"] = _significance(wide, names, mlist, list(run_map), baseline, correction,
-                                               n_resamples, seed)
         summary["baseline"] = baseline
     if per_document:
         tables["per_document"] = pd.concat(per_doc, ignore_index=True)
@@ -358,6 +354,22 @@ def evaluate(
     )
     res = Result(kind="asl-evaluate", summary=summary, table=table, tables=tables, provenance=prov)
     return res.with_warnings(*evaluation_warnings(info, depth_ratio, unretrieved))
+
+
+def _statistics(pq_all: pd.DataFrame, names: Sequence[str], mlist: Sequence[Any], systems: list[str],
+                baseline: str | None, ci: bool, correction: str, n_resamples: int, confidence: float,
+                seed: int) -> dict[str, pd.DataFrame]:
+    """Bootstrap CIs (``ci`` or a baseline) and the paired tests against ``baseline``; nothing
+    is resampled unless asked."""
+    if not ci and baseline is None:
+        return {}
+    wide = {n: pq_all[pq_all["measure"] == n].pivot(index=QUERY_ID, columns="model", values="value")
+            for n in names}
+    out = {"ci": _ci_table(wide, names, systems, confidence, n_resamples, seed)}
+    if baseline is not None:
+        out["significance"] = _significance(wide, names, mlist, systems, baseline, correction,
+                                            n_resamples, seed)
+    return out
 
 
 def _summary(table, names, mlist, info, unretrieved, rel, run_order) -> dict[str, Any]:
