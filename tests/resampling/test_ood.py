@@ -78,6 +78,10 @@ def test_folds_of_one_model_warned_and_perfect_order_ci():
     assert vals.tolist() == pytest.approx([1.0] * 4)
     assert t.loc["extrapolation", "n_resamples_used"] > 0
     assert any("pseudo-replication" in w and "from 1 trainer" in w for w in r.warnings)
+    bm = r.tables["by_model"].set_index(["model", "regime"])
+    assert bm.loc[("bm25", "extrapolation"), "spearman"] == pytest.approx(1.0)
+    x, y = ind["interpolation"].tolist(), ood["value"].tolist()
+    assert bm.loc[("bm25", "interpolation"), "spearman"] == pytest.approx(_spearman(x, y))
 
 
 def test_variant_scores_keep_restrain_and_resttest(tmp_path):

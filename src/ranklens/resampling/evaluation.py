@@ -696,7 +696,7 @@ def ood_correlation(in_domain: pd.DataFrame, ood: pd.DataFrame, *, seed: int = 0
     Returns:
         ``Result``: table rows (``collection``, ``regime``, ``n``, ``n_models``, ``spearman``,
         ``spearman_p``, ``kendall``, ``kendall_p``, CI bounds); ``tables["points"]`` the joined
-        scores.
+        scores; ``tables["by_model"]`` the same correlations within each trainer's variants.
     """
     from ..results import Result, make_provenance
 
@@ -709,6 +709,10 @@ def ood_correlation(in_domain: pd.DataFrame, ood: pd.DataFrame, *, seed: int = 0
     rows = [_ood_row(coll, regime, g, seed, n_resamples, confidence)
             for coll, g in pts.groupby("collection", sort=True) for regime in (INTERPOLATION, EXTRAPOLATION)]
     table = pd.DataFrame(rows)
+    trainer = pts["variant"].astype(str).str.split("/").str[0]
+    by_model = pd.DataFrame([{"model": m, **_ood_row(coll, regime, g, seed, n_resamples, confidence)}
+                             for (m, coll), g in pts.groupby([trainer, "collection"], sort=True)
+                             for regime in (INTERPOLATION, EXTRAPOLATION)])
     summary = {f"{r.collection}|{r.regime}|{k}": getattr(r, k) for r in table.itertuples() for k in ("spearman", "kendall")}
     if len(table):
         for regime in (INTERPOLATION, EXTRAPOLATION):
@@ -719,7 +723,8 @@ def ood_correlation(in_domain: pd.DataFrame, ood: pd.DataFrame, *, seed: int = 0
                                    "across": "trained model variants (ReSTrain: one regime each; ReSTTest folds: both)",
                                    "cis": f"percentile bootstrap over variants, {n_resamples} resamples, {confidence:.0%}"},
                            seed=seed)
-    res = Result(kind="ood-correlation", summary=summary, table=table, tables={"points": pts}, provenance=prov)
+    res = Result(kind="ood-correlation", summary=summary, table=table, tables={"points": pts, "by_model": by_model},
+                 provenance=prov)
     return res.with_warnings(*_ood_warnings(table))
 
 
