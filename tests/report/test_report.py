@@ -73,9 +73,10 @@ def test_markdown_and_latex(tmp_path):
                table=pd.DataFrame({"probe": ["shuf_words"], "bm25": [0.12], "bm25_sig": [True], "n_%": [3]}))
     r.save(tmp_path / "p")
     rep = Report.from_dirs([tmp_path])
-    assert "| probe | bm25 | bm25_sig | n_% |" in rep.render_markdown()
+    md = rep.render_markdown()
+    assert "| probe | bm25 | n_% |" in md and "| shuf_words | 0.120 | 3 |" in md  # X_sig marks X
     tex = rep.render_latex()
-    assert r"0.12$^{*}$" in tex and r"n\_\%" in tex
+    assert r"0.120$^{*}$" in tex and r"n\_\%" in tex
 
 
 def test_probe_tables_in_the_papers_shape(tmp_path):
@@ -88,9 +89,9 @@ def test_probe_tables_in_the_papers_shape(tmp_path):
     rep = Report.from_dirs([tmp_path])
     md = rep.render_markdown()
     assert "| probe (dataset) | bm25 | minilm | n |" in md
-    assert "| tr-shuffle-words (cran) | (0) | -0.25 | 40 |" in md and "| mm-tf-ctrl-len (cran) | - | - | 0 |" in md
+    assert "| tr-shuffle-words (cran) | (0) | -0.250 | 40 |" in md and "| mm-tf-ctrl-len (cran) | - | - | 0 |" in md
     tex = rep.render_latex()
-    assert r"-0.25$^{*}$" in tex and "bm25\\_sig" not in tex
+    assert r"-0.250$^{*}$" in tex and "bm25\\_sig" not in tex
     html = rep.render_html()
     assert "paper table" in html and "(0)" in html
 
@@ -134,12 +135,15 @@ def test_model_rows_from_built_in_tables_fill_the_overview(tmp_path):
     for name, res in (("ev", ev), ("ex", ex), ("rg", rg)):
         res.save(tmp_path / name)
     html = Report.from_dirs([tmp_path]).render_html()
-    overview = html.split("Summary across models", 1)[1].split("All results", 1)[0]
-    assert "No per-model summary rows" not in overview
-    assert all(m in overview for m in ("bm25", "minilm", "mrc@10", "nDCG@10", "s/interpolation"))
+    headline = _headline(html)
+    assert all(m in headline for m in ("bm25", "minilm", "mrc@10", "nDCG@10", "s/interpolation"))
     store = ResultsStore(tmp_path)
     store.add(tmp_path / "ev", dataset="demo")
     assert store.compare("ASL").loc[("asl-evaluate", "demo", "", "ASL"), "minilm"] == 3.0
+
+
+def _headline(html: str) -> str:
+    return html.split('id="headline"', 1)[1].split("All results", 1)[0]
 
 
 def test_cli_compare_filters_model_and_dataset(tmp_path, capsys):
@@ -162,36 +166,35 @@ def test_latex_marks_go_on_the_score_column():
     frame = pd.DataFrame({"probe": ["a", "b"], "score": [0.5, 0.1], "p_adjusted": [0.001, 0.5],
                           "significant": [True, False], "bm25": [1.0, 2.0], "bm25_sig": [False, True]})
     out = _latex_marks(frame)
-    assert list(out["score"]) == ["0.5$^{*}$", "0.1"]
+    assert list(out["score"]) == ["0.500$^{*}$", "0.100"]
     assert "$" not in "".join(out["p\\_adjusted"])
-    assert list(out["bm25"]) == ["1", "2$^{*}$"] or list(out["bm25"]) == ["1.0", "2.0$^{*}$"]
+    assert list(out["bm25"]) == ["1.00", "2.00$^{*}$"]
+    assert list(_latex_marks(frame, places=1)["score"]) == ["0.5$^{*}$", "0.1"]
     assert "significant" not in out.columns and "bm25\\_sig" not in out.columns
 
 
-def test_overview_keeps_datasets_apart(tmp_path):
-    """The same model on two datasets: two overview rows, never one value hiding the other."""
+def test_headline_keeps_datasets_apart(tmp_path):
+    """The same model on two datasets: two headline tables, never one value hiding the other."""
     prov = make_provenance()
     for ds, v in (("cran", 3.0), ("npl", 7.0)):
         Result(kind="asl-evaluate", summary={}, provenance=prov, table=pd.DataFrame(
             {"model": ["bm25"], "ASL": [v], "n_queries": [5]})).save(tmp_path / ds)
         ResultsStore(tmp_path).add(tmp_path / ds, dataset=ds)
-    html = Report.from_dirs([tmp_path]).render_html()
-    overview = html.split("Summary across models", 1)[1].split("All results", 1)[0]
-    assert ">cran<" in overview and ">npl<" in overview
-    assert 'data-v="3.0"' in overview or ">3<" in overview
-    assert 'data-v="7.0"' in overview or ">7<" in overview
+    headline = _headline(Report.from_dirs([tmp_path]).render_html())
+    cards = headline.split('class="hcard"')[1:]
+    assert len(cards) == 2
+    assert "cran" in cards[0] and ">3.00<" in cards[0] and "npl" in cards[1] and ">7.00<" in cards[1]
 
 
-def test_overview_numbers_link_to_their_result(tmp_path):
-    """Every overview row names the result it comes from and links to it (its provenance is
-    there); results with the same directory name get distinct labels."""
+def test_headline_links_to_each_result(tmp_path):
+    """Every headline table links to the result it comes from (its provenance is there); results
+    with the same directory name get distinct labels."""
     prov = make_provenance()
     for ds in ("dl19", "dl20"):
         Result(kind="asl-evaluate", summary={}, provenance=prov, table=pd.DataFrame(
             {"model": ["bm25"], "ASL": [2.0], "n_queries": [5]})).save(tmp_path / ds / "asl-evaluate")
     html = Report.from_dirs([tmp_path]).render_html()
-    overview = html.split("Summary across models", 1)[1].split("All results", 1)[0]
-    links = re.findall(r'<a href="#(res\d+)">([^<]+)</a>', overview)
+    links = re.findall(r'<h3><a href="#(res\d+)">[^<]+</a> <span class="note">([^<]+)</span>', _headline(html))
     assert sorted(label for _, label in links) == ["dl19/asl-evaluate", "dl20/asl-evaluate"]
     for anchor, _ in links:
         assert f'id="{anchor}"' in html

@@ -11,8 +11,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("dirs", nargs="+", help="result directories (searched recursively)")
     p.add_argument("-o", "--output", required=True, help="output file")
     p.add_argument("--format", choices=["html", "md", "latex"], default=None,
-                   help="default: from the output suffix (.md, .tex), else html")
+                   help="md: headline, findings and paper tables only, to paste into a paper draft or an issue; "
+                        "default: from the output suffix (.md, .tex), else html")
     p.add_argument("--title", default="ranklens report")
+    p.add_argument("--places", type=int, default=None, metavar="N",
+                   help="decimals of every number (default: 3 significant digits)")
+    p.add_argument("--baseline", default=None, metavar="MODEL",
+                   help="model the headline's significance marks compare with (default: each result's own "
+                        "baseline, else bm25, else its first model)")
     p.set_defaults(func=run)
 
 
@@ -20,7 +26,11 @@ def run(args: argparse.Namespace) -> int:
     from ..report import Report
 
     fmt = args.format or ("md" if args.output.endswith(".md") else "latex" if args.output.endswith(".tex") else "html")
-    report = Report.from_dirs(args.dirs, title=args.title)
+    if args.places is not None and not 0 <= args.places <= 10:
+        from ..errors import ValidationError
+
+        raise ValidationError(f"--places: expected 0 to 10 decimals, got {args.places}")
+    report = Report.from_dirs(args.dirs, title=args.title, places=args.places, baseline=args.baseline)
     path = report.save(args.output, format=fmt)
     print(f"wrote {path} ({path.stat().st_size:,} bytes, {len(report.results)} results)", file=sys.stderr)
     return 0

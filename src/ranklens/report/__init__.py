@@ -89,6 +89,7 @@ class _Item:
     name: str        # unique label of the result (its directory, with its parent's on a clash)
     dataset: str     # the store's dataset label, if any
     anchor: str
+    label: str = ""  # what tells it apart from the other results of its kind: dataset and/or name
 
 
 @dataclass
@@ -114,13 +115,17 @@ class Report:
         clash = {n for n in names if names.count(n) > 1}
         items = [_Item(p, r, f"{p.parent.name}/{p.name}" if p.name in clash else p.name,
                        str(_labels(p).get("dataset") or ""), ids.next("res")) for p, r in self.results]
+        several = len({it.dataset for it in items}) > 1
+        keys = [(it.result.kind, it.dataset if several else "") for it in items]
+        for it, key in zip(items, keys):
+            parts = [it.dataset if several else "", it.name if keys.count(key) > 1 else ""]
+            it.label = " · ".join(dict.fromkeys(x for x in parts if x))
         return sorted(items, key=lambda it: _order(it.result.kind))  # stable: input order within a kind
 
     def _blocks(self, items: list[_Item]) -> list[Block]:
         blocks = []
         for it in items:
-            label = " · ".join(x for x in (it.dataset, it.name) if x)
-            b = headline_block(it.result, section=_family(it.result.kind), label=label, anchor=it.anchor,
+            b = headline_block(it.result, section=_family(it.result.kind), label=it.label, anchor=it.anchor,
                                dataset=it.dataset, baseline=self.baseline)
             if b is not None:
                 blocks.append(b)
@@ -138,13 +143,13 @@ class Report:
         for it in items:
             fam = _family(it.result.kind)
             sec = sections.setdefault(fam, {"title": fam, "anchor": ids.next("sec"), "results": [],
-                                            "findings": [], "models": []})
+                                            "findings": [], "models": [], "warnings": []})
             view = result_view(it.result, name=it.name, anchor=it.anchor, ids=ids, max_rows=self.max_rows,
                                places=self.places, dataset=it.dataset)
-            view_label = " · ".join(x for x in (it.dataset, it.name if len(items) > 1 else "") if x)
-            sec["results"].append({"view": view, "label": view_label})
-            sec["findings"] += [{"title": view.title, "label": it.dataset, "anchor": it.anchor, "text": f}
+            sec["results"].append({"view": view, "label": it.label})
+            sec["findings"] += [{"title": view.title, "label": it.label, "anchor": it.anchor, "text": f}
                                 for f in view.findings]
+            sec["warnings"] += [w for w in view.warnings if w not in sec["warnings"]]
             sec["models"] += [m for m in view.models if m not in sec["models"]]
         index = pd.DataFrame([{"section": _family(it.result.kind), "kind": it.result.kind, "result": it.name,
                                "dataset": it.dataset, "rows": len(it.result.table),
@@ -208,13 +213,13 @@ def _md_result(it: _Item, places: int | None) -> list[str]:
     res = it.result
     info = kind_info(res.kind)
     title = info.title if info is not None and info.title else res.kind
-    label = " · ".join(x for x in (it.dataset, it.name) if x)
-    out = [f"### {_md_text(title)} ({_md_text(label)})", ""]
+    out = [f"### {_md_text(title)} ({_md_text(it.label or it.name)})", ""]
     if info is not None and info.findings:
         from ..declare import resolve
 
         try:
-            out += [f"- {_md_text(s)}" for s in resolve(info.findings)(res)] + [""]
+            found = [f"- {_md_text(s)}" for s in resolve(info.findings)(res)]
+            out += found + ([""] if found else [])
         except Exception as exc:
             out += [f"- findings failed: {_md_text(type(exc).__name__)}: {_md_text(str(exc))}", ""]
     out += [f"- warning: {_md_text(str(w))}" for w in res.warnings] + ([""] if res.warnings else [])

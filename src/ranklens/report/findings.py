@@ -27,7 +27,7 @@ ALPHA = 0.05
 
 
 def p_text(p: float) -> str:
-    if p is None or (isinstance(p, float) and math.isnan(p)):
+    if p is None or p != p:
         return "p n/a"
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}" if p < 0.01 else f"p = {p:.2f}"
 
@@ -138,7 +138,8 @@ def probe_table(result: Any) -> list[str]:
         sig = g[g["significant"].astype(bool)] if "significant" in g else g.iloc[0:0]
         top = sig.reindex(sig["score"].abs().sort_values(ascending=False).index).head(3)
         n = int(g["n"].max()) if "n" in g and len(g) else 0
-        effects = [f"{r.probe} {_signed(r.score)} ({p_text(r.p_adjusted)})" for r in top.itertuples()]
+        effects = [f"{r.probe} {_signed(r.score)} ({p_text(getattr(r, 'p_adjusted', float('nan')))})"
+                   for r in top.itertuples()]
         text = f"{model}: {len(sig)} of {len(g)} probes significant ({corr}, α = {alpha})"
         out.append(text + (f"; strongest: {_list(effects, 3)}" if effects else "; no probe moves its scores")
                    + (f"; n ≤ {n} pairs a probe." if n else "."))

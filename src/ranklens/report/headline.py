@@ -103,6 +103,16 @@ def _best(row: dict[str, Any], models: list[str]) -> set[str]:
     return {m for m, v in vals.items() if v == target}
 
 
+def _cell(row: dict[str, Any], m: str, places: int | None) -> str:
+    """One headline number; counts (``n_*`` metrics of whole numbers) show as integers."""
+    v = row["values"].get(m)
+    if v is None or v != v:
+        return ""
+    if str(row["metric"]).startswith("n_") and all(float(x).is_integer() for x in row["values"].values()):
+        return f"{v:.0f}"
+    return number(v, places)
+
+
 def _row_label(row: dict[str, Any]) -> str:
     arrow = "↑" if row["higher"] else "↓"
     return f"{row['metric']} {arrow}" + (f" · {row['item']}" if row["item"] else "")
@@ -119,8 +129,7 @@ def headline_html(blocks: list[Block], places: int | None = None) -> str:
             best = _best(row, b.models)
             cells = []
             for m in b.models:
-                v = row["values"].get(m)
-                text = "" if v is None else html.escape(number(v, places).replace("-", "−"))
+                text = html.escape(_cell(row, m, places).replace("-", "−"))
                 mk = marks(row["p"].get(m)) if m != b.baseline else ""
                 text += f"<sup>{mk}</sup>" if mk else ""
                 cells.append(f'<td class="num{" best" if m in best else ""}" data-model="{html.escape(m)}">{text}</td>')
@@ -155,8 +164,7 @@ def headline_markdown(blocks: list[Block], places: int | None = None) -> str:
             best = _best(row, b.models)
             cells = []
             for m in b.models:
-                v = row["values"].get(m)
-                text = "" if v is None else number(v, places)
+                text = _cell(row, m, places)
                 text = f"**{text}**" if m in best and text else text
                 mk = marks(row["p"].get(m)) if m != b.baseline else ""
                 cells.append(text + (f"<sup>{mk}</sup>" if mk else ""))

@@ -17,6 +17,7 @@ __all__ = ["ResultView", "figures", "main_frame", "paper_frame", "result_view"]
 
 OPEN_FIGURES = 2          # figures shown before the fold
 MAIN_TABLE_ROWS = 12      # a result table this small is its main table (when no paper table)
+MAIN_PAGE_ROWS = 40       # a paper table is paginated only beyond this
 MIN_FONT_PT = 9.0         # labels at report size
 HIDDEN_COLUMNS = ("hash", "fingerprint", "describe")  # column-name endings kept out of shown tables
 
@@ -49,6 +50,7 @@ class ResultView:
     more_figures: list[str] = field(default_factory=list)
     tables: list[dict[str, str]] = field(default_factory=list)  # folded
     extra_html: str = ""
+    fold_extra: bool = False  # the extra HTML goes under the fold when a paper table comes first
     provenance: str = ""
     models: list[str] = field(default_factory=list)
     primary: bool = True
@@ -162,7 +164,7 @@ def result_view(result: Result, *, name: str, anchor: str, ids: Ids, max_rows: i
         view.errors.append(f"paper table failed: {type(exc).__name__}: {exc}")
     if main is not None:
         view.main_table = table_html(parenthesise(main, places), ids, max_rows=max_rows, places=places,
-                                     cls="main")
+                                     cls="main", page=MAIN_PAGE_ROWS)
     stem = name.replace("/", "_")
     view.tables.append({"title": f"per-item table ({len(result.table):,} rows)",
                         "html": table_html(shown_columns(result.table), ids, max_rows=max_rows, places=places,
@@ -174,6 +176,7 @@ def result_view(result: Result, *, name: str, anchor: str, ids: Ids, max_rows: i
     if info is not None and info.extra_html:
         try:
             view.extra_html = _resolve(info.extra_html)(result)
+            view.fold_extra = bool(info.paper_table)
         except Exception as exc:
             view.errors.append(f"{info.extra_html} failed: {type(exc).__name__}: {exc}")
     view.provenance = json.dumps(result.provenance.to_dict(), indent=2, sort_keys=True)
