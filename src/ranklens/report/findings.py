@@ -9,7 +9,6 @@ is recomputed here except the headline's paired t-tests against a chosen baselin
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
