@@ -5,6 +5,7 @@
   best neural run); Table 1's ASL needs full depth, its top-weighted rows do not.
 - Table 2 across the DL tracks given (mean ± sd): ΔSort, Kendall τ-b, ΔValue per chain row,
   for the official top-100 runs (37 + 59) and the full-depth runs (5 + 5).
+- Table 1 via run groups over the 59 official DL20 top-100 runs (traditional vs neural).
 - MAP coverage (Appendix A.1) per track, mean ± sd over tracks (paper: 57% ± 16).
 - The time of the whole DL19 + DL20 analysis.
 
@@ -33,7 +34,7 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=None)
     ap.add_argument("--unretrieved", default="paper")
     args = ap.parse_args()
-    from ranklens.metrics.analyses import rrie, tracks_report
+    from ranklens.metrics.analyses import rrie, run_groups, tracks_report
 
     d = Path(args.data)
     qrels = {y: d / "trec_dl_msmarco_passage" / f"qrels.{y}-passage.txt" for y in ("dl19", "dl20")}
@@ -46,6 +47,19 @@ def main() -> None:
     print("Table 1, DL 2020 passages (full depth), ranklens vs paper (BM25, neural, RRIE):")
     for r in t1.table.itertuples(index=False):
         print(f"  {r.measure:10s} {r.value_a:8.3f} {r.value_b:8.3f} {r.rrie:6.0%}   paper {PAPER_T1.get(r.measure.replace('(rel=2)', ''))}")
+    # Table 1's top-weighted rows from run groups over all 59 DL20 top-100 runs (TREC DL 2020's
+    # run types: "trad" = BM25/RM3/query likelihood/DFR runs; every other run is neural)
+    trad = ["p_bm25", "p_bm25rm3", "indri-*", "terrier-*", "DLH_*", "TF_IDF_*"]
+    g = run_groups(qrels["dl20"], d / "trec_dl_runs" / "official" / "dl20",
+                   {"traditional": [t + ".top100" if "*" not in t else t for t in trad], "neural": "*"},
+                   **conv)[0]
+    print("\nTable 1 via run groups, DL 2020 passages, all official top-100 runs (best traditional vs "
+          "best neural; P@20 and ASL@g1-10 are valid at depth 100):")
+    for m, f in g.table.groupby("measure", sort=False):
+        f = f.set_index("group")
+        print(f"  {m:10s} {f.loc['traditional', 'value']:8.3f} ({f.loc['traditional', 'best_model']}) "
+              f"{f.loc['neural', 'value']:8.3f} ({f.loc['neural', 'best_model']}) "
+              f"{f.loc['neural', 'rrie']:6.0%}   paper {PAPER_T1.get(m)}")
     for kind in ("official", "official_full_depth"):
         spec = {y: (qrels[y], d / "trec_dl_runs" / kind / y) for y in ("dl19", "dl20")}
         res = tracks_report(spec, **conv)
