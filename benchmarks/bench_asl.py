@@ -1,13 +1,14 @@
 """ASL speed and memory on a synthetic 10,000 queries x 1,000 documents run (10M rows, ~500 MB).
 
-Peer: pytrec_eval (trec_eval's C code), measured in the same process run. Prints ratios:
+Peer: pytrec_eval (trec_eval's C code), the same stages on both sides, through the shared
+harness (``_harness.compare_calls``: warm-up, alternating order, >= 3 reps, min and median):
 
-- ASL kernel (all variants: ASL, ASL@g1-1, ASL@g1-10 under lower_bound / paper / expected)
-  vs pytrec_eval ``evaluate`` for MAP on the same run            (target <= 1)
-- ranklens TREC file -> ASL (read + rank + join + kernel) vs pytrec_eval ``parse_run`` + MAP
-  (target: pytrec_eval / ranklens >= 2)
+- ranklens rank + join + ASL + AP from Arrow tables vs pytrec_eval ``evaluate`` (map) from its
+  parsed dicts (its evaluate sorts and joins too)                 (target <= 1)
+- heavy ties (scores rounded to 0.5) vs the same run without ties  (target <= 3)
 - peak memory of the ranklens path / in-memory size of the run   (target <= 3)
-- heavy ties (scores rounded to 0.5) vs the same run without ties, whole path (target <= 3)
+
+Whole processes (file -> numbers, interpreter start included) are in ``bench_evaluate.py``.
 
 Data as in perf-baselines.md: every retrieved doc is relevant with p=0.05 (grade 1-3) and judged
 non-relevant with p=0.05; each query also has 5 unretrieved relevant docs; scores
@@ -24,6 +25,8 @@ import resource
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def rss_mb() -> float:
@@ -138,6 +141,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--queries", type=int, default=10_000)
     ap.add_argument("--depth", type=int, default=1_000)
+    ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--workdir", default="/tmp/ranklens_bench_asl")
     args = ap.parse_args(argv)
     t = time.perf_counter()
@@ -149,49 +153,49 @@ def main(argv=None) -> int:
     # ranklens first, so this process's peak RSS so far belongs to the ranklens path
     rl = ranklens_path(run_p, qrels_p, n_docs)
     rl_ties = ranklens_path(ties_p, qrels_p, n_docs)
+    print(f"\nrun: {args.queries} queries x {args.depth} docs; run in memory {rl['run_nbytes_mb']:.0f} MiB "
+          f"(Arrow); ASL (paper) {rl['values'][('paper', None)]:.4f}, ASL@g1-10 "
+          f"{rl['values'][('paper', 10)]:.4f}; tied rows {rl['tied_rows']} / {rl_ties['tied_rows']} (heavy ties)")
+    print(f"ranklens peak RSS increase / run in-memory size = {rl['peak_over_base_mb'] / rl['run_nbytes_mb']:.2f} "
+          f"(target <= 3) [{rl['peak_over_base_mb']:.0f} MiB]")
+    fair_ratios(run_p, ties_p, qrels_p, args.reps)
+    return 0
 
+
+def fair_ratios(run_p: Path, ties_p: Path, qrels_p: Path, reps: int) -> None:
+    """The same stages on both sides (harness: warm-up, alternating order, >= 3 reps):
+    parsed input -> order + join with qrels + measure. ranklens from Arrow tables (rank_coded +
+    ASL + AP kernels); pytrec_eval from its parsed dicts (its evaluate sorts and joins too)."""
     import pytrec_eval
 
-    t = time.perf_counter()
-    with open(run_p) as f:
-        run = pytrec_eval.parse_run(f)
-    t_parse = time.perf_counter() - t
-    with open(qrels_p) as f:
-        qrels = pytrec_eval.parse_qrel(f)
-    t = time.perf_counter()
-    ev = pytrec_eval.RelevanceEvaluator(qrels, {"map"})
-    t_init = time.perf_counter() - t
-    t = time.perf_counter()
-    res = ev.evaluate(run)
-    mean_map = sum(v["map"] for v in res.values()) / len(res)
-    t_eval = time.perf_counter() - t
+    from _harness import compare_calls, ratio
+    from ranklens.metrics import asl
+    from ranklens.metrics._trec import read_qrels_table, read_run_table
+    from ranklens.metrics.kernels import standard_per_query
 
-    print(f"\nrun: {args.queries} queries x {args.depth} docs; run in memory "
-          f"{rl['run_nbytes_mb']:.0f} MiB (Arrow); pytrec_eval MAP {mean_map:.6f}")
-    print(f"ASL (lower_bound) {rl['values'][('lower_bound', None)]:.4f}, ASL@g1-10 "
-          f"{rl['values'][('lower_bound', 10)]:.4f}, ASL (paper) {rl['values'][('paper', None)]:.4f}")
-    print("\nstage timings (s)           ranklens   heavy ties")
-    for k in ("read", "rank+join", "kernel_all_variants", "kernel_ASL", "total"):
-        print(f"  {k:24s} {rl[k]:9.2f} {rl_ties[k]:11.2f}")
-    print(f"  pytrec_eval parse_run   {t_parse:9.2f}")
-    print(f"  pytrec_eval evaluator   {t_init:9.2f}")
-    print(f"  pytrec_eval evaluate MAP{t_eval:9.2f}")
-    print(f"  tied rows: {rl['tied_rows']} (no-ties run), {rl_ties['tied_rows']} (heavy ties)")
-    print("\nratios (peer = pytrec_eval, same process):")
-    r1 = rl["kernel_all_variants"] / t_eval
-    r1b = (rl["rank+join"] + rl["kernel_all_variants"]) / t_eval
-    r2 = (t_parse + t_init + t_eval) / rl["total"]
-    r3 = rl["peak_over_base_mb"] / rl["run_nbytes_mb"]
-    r4 = rl_ties["total"] / rl["total"]
-    print(f"  ASL kernel (9 variants) / pytrec_eval evaluate(MAP)      = {r1:6.3f}  (target <= 1)")
-    print(f"  rank+join+kernel / pytrec_eval evaluate(MAP)             = {r1b:6.3f}")
-    print(f"  pytrec_eval (parse+MAP) / ranklens (file->ASL)           = {r2:6.2f}  (target >= 2)")
-    print(f"  ranklens peak RSS increase / run in-memory size          = {r3:6.2f}  (target <= 3)"
-          f"  [{rl['peak_over_base_mb']:.0f} MiB / {rl['run_nbytes_mb']:.0f} MiB]")
-    print(f"  heavy ties / no ties, file->ASL                          = {r4:6.2f}  (target <= 3)")
-    print(f"  heavy ties / no ties, rank+join                          = "
-          f"{rl_ties['rank+join'] / rl['rank+join']:6.2f}")
-    return 0
+    import ir_measures
+
+    table, ties_t, qrels = read_run_table(run_p), read_run_table(ties_p), read_qrels_table(qrels_p)
+    with open(run_p) as f:
+        run_d = pytrec_eval.parse_run(f)
+    with open(qrels_p) as f:
+        qrels_d = pytrec_eval.parse_qrel(f)
+    ev = pytrec_eval.RelevanceEvaluator(qrels_d, {"map"})
+    ap_m = ir_measures.parse_measure("AP")
+
+    def ranklens(t):
+        def call():
+            rr = asl._rank_coded(t, qrels, "trec_eval")  # no memo: every call ranks and joins
+            asl.asl_per_query(rr)
+            standard_per_query(rr, ap_m)
+        return call
+
+    print("\nstages after parsing (ranklens: rank + join + ASL + AP; pytrec_eval: evaluate MAP):")
+    times = compare_calls({"ranklens rank+join+ASL+AP": ranklens(table),
+                           "ranklens heavy ties": ranklens(ties_t),
+                           "pytrec_eval evaluate(map)": lambda: ev.evaluate(run_d)}, reps=reps)
+    ratio(times, "ranklens rank+join+ASL+AP", "pytrec_eval evaluate(map)", goal=1.0)
+    ratio(times, "ranklens heavy ties", "ranklens rank+join+ASL+AP", goal=3.0)
 
 
 if __name__ == "__main__":
