@@ -57,6 +57,27 @@ def test_cli_tools_diagnose_splits_evaluate(files, capsys):
     assert set(t["setting"]) == {"restrain-6", "resttest"}
     per_query = Result.load(files / "eval" / "regime-table").table
     assert set(per_query["evaluation"]) == {"rerank"}  # the memorising model re-ranks BM25's top depth
+    assert (files / "eval" / "regime-table" / "regimes.png").is_file()
+
+
+def test_cli_evaluate_reads_the_authors_published_layout(files, capsys):
+    """restrain_files/<size>/{interpolate,extrapolate}.train-qrel.txt (test set = --test-queries)."""
+    tq = pd.read_csv(files / "train.tsv", sep="\t")
+    qrels = pd.read_csv(files / "qrels.trec", sep=" ", header=None, names=["q", "it", "d", "r"])
+    d = files / "restrain_files" / "toy" / "8"
+    d.mkdir(parents=True)
+    ids = list(tq["query_id"])
+    for name, part in (("interpolate", ids[:8]), ("extrapolate", ids[-8:])):
+        sub = qrels.loc[qrels["q"].isin(part)]
+        (d / f"{name}.train-qrel.txt").write_text("".join(f"{r.q}\t0\t{r.d}\t{r.r}\n" for r in sub.itertuples()))
+    assert main(["regimes", "--out", str(files / "pub"), "evaluate", *_base(files), "--corpus",
+                 str(files / "docs.jsonl"), "--splits", str(files / "restrain_files"), "--trainer", "bm25",
+                 "--measure", "nDCG@10", "--depth", "5", "--no-plot"]) == 0
+    t = Result.load(files / "pub" / "regime-table").table
+    assert set(t["setting"]) == {"restrain-8"}
+    test_ids = set(pd.read_csv(files / "test.tsv", sep="\t", header=None)[0])
+    assert set(t["query_id"]) == test_ids
+    assert not (files / "pub" / "regime-table" / "regimes.png").exists()
 
 
 def test_cli_tool_reports_missing_inputs(files, capsys):

@@ -51,7 +51,10 @@ def _split_options(t: argparse.ArgumentParser, which: str) -> None:
 
 
 def _train_options(t: argparse.ArgumentParser) -> None:
-    t.add_argument("--splits", help="folder holding split folders (from restrain/resttest)")
+    t.add_argument("--splits", help="folder holding split folders (from restrain/resttest), or the authors' published "
+                   "restrain_files/... / resttest_files/... folders (jingtaozhan/extrapolate-eval)")
+    t.add_argument("--published-test-set", default="dev", choices=["dev", "trec19", "trec20"],
+                   help="published ReSTTest buckets: which test qrels to read (default: dev)")
     t.add_argument("--corpus", help="documents: JSONL/TSV (corpus.tsv with sentence_id/sentence works too)")
     t.add_argument("--trainer", action="append", default=None,
                    help="bm25, memorizing, bi-encoder[:MODEL], cross-encoder[:MODEL], callable:MODULE:FUNC")
@@ -292,17 +295,23 @@ def _close(fig: Any) -> None:
     plt.close(fig)
 
 
-def _load_splits(path: str | None):
+def _load_splits(path: str | None, test_ids: Any = None, test_set: str = "dev"):
+    """Split folders written by restrain/resttest, or the authors' published split files
+    (extrapolate-eval: ReSTrain sizes take the test queries' ids, ReSTTest buckets ``test_set``)."""
     from ..errors import ValidationError
-    from . import Split
+    from . import Split, read_published_splits
+    from .published import is_published_split
 
     if not path:
-        raise ValidationError("--splits is required (a folder written by `resample restrain|resttest`)")
+        raise ValidationError("--splits is required (a folder written by `ranklens regimes restrain|resttest`, or "
+                              "the authors' restrain_files/... or resttest_files/... folders)")
     d = Path(path)
     dirs = [d] if (d / "split.json").is_file() else sorted(p.parent for p in d.glob("*/split.json"))
-    if not dirs:
-        raise ValidationError(f"{d}: no split folders (split.json) found")
-    return [Split.load(p) for p in dirs]
+    if dirs:
+        return [Split.load(p) for p in dirs]
+    if is_published_split(d) or any(d.rglob("*-qrel.txt")):
+        return read_published_splits(d, test_ids=test_ids, test_set=test_set)
+    raise ValidationError(f"{d}: no split folders (split.json) and no published split files (*-qrel.txt) found")
 
 
 def _train_eval(args: argparse.Namespace) -> int:
@@ -318,8 +327,8 @@ def _train_eval(args: argparse.Namespace) -> int:
     out = _out(args)
     if not args.trainer:
         raise ValidationError("give at least one --trainer (bm25, memorizing, bi-encoder, cross-encoder, callable:...)")
-    splits = _load_splits(args.splits)
     tr, te = _read_queries(args.train_queries, "train-queries"), _read_queries(args.test_queries, "test-queries")
+    splits = _load_splits(args.splits, te["query_id"].tolist(), args.published_test_set)
     qrels, corpus = _read_qrels(args.t_qrels), _read_corpus(args.corpus)
     allq = pd.concat([tr, te], ignore_index=True).drop_duplicates("query_id")
     trainers = [_trainer(s, args) for s in args.trainer]
@@ -338,6 +347,12 @@ def _train_eval(args: argparse.Namespace) -> int:
                            evaluation=args.evaluation, depth=args.depth, first_stage=first,
                            random_negatives=args.random_negatives, seed=args.seed)
     res.save(out / "regime-table")
+    if not args.no_plot and len(res.tables["regime_table"]):
+        from . import plot_regimes
+
+        fig = plot_regimes(res)
+        fig.savefig(out / "regime-table" / "regimes.png", dpi=110)
+        _close(fig)
     _echo(res.tables["paper"].to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     for w in res.warnings:
         sys.stderr.write(f"ranklens: warning: {w}\n")
