@@ -79,7 +79,7 @@ def run_real():
     coll = collection(classic_docs())
     cheap = {"tfidf": {"spec": "tfidf"},
              "tfidf-old": {"spec": "tfidf", "params": {"idf": "smooth", "stem": True, "stopwords": True,
-                                                        "max_features": 4096}},
+                                                        "max_features": 4096, "tokenizer": "ranklens"}},
              "word2vec": {"spec": "word2vec"}, "fasttext": {"spec": "fasttext"}}
     base = {"sentences": tuple(STS), "pairs": tuple(STS[1:]), "analyses": ("matrix", "robustness", "tokens",
                                                                              "outliers", "needle")}

@@ -14,12 +14,23 @@ CORPUS = ["It is what it is.", "The cat sat on the mat.", "The dog sat.", "Cats 
           "running runners run"]
 
 
+CORPUS = [*CORPUS, "Don't stop: 2010's café, naïve Zoë!", "GDP rose 3.6% in Q2-2011"]
+
+
+def _gensim_tokens(text):
+    """The paper's tokenizer, from gensim itself."""
+    from gensim.utils import tokenize as gensim_tokenize
+
+    return list(gensim_tokenize(text, lowercase=True))
+
+
 def _paper_tfidf(corpus, text):
-    """Plain-Python gensim TfidfModel defaults: raw tf * log2(N/df) over lower-cased tokens, L2."""
-    docs = [tokenize(t) for t in corpus]
+    """Plain-Python gensim TfidfModel defaults: raw tf * log2(N/df) over gensim's lower-cased
+    tokens, L2."""
+    docs = [_gensim_tokens(t) for t in corpus]
     vocab = sorted({w for d in docs for w in d})
     df = {w: sum(w in d for d in docs) for w in vocab}
-    toks = tokenize(text)
+    toks = _gensim_tokens(text)
     v = {w: toks.count(w) * math.log2(len(docs) / df[w]) for w in set(toks) if w in df}
     norm = math.sqrt(sum(x * x for x in v.values()))
     return {w: x / norm for w, x in v.items() if x} if norm else {}
@@ -28,8 +39,9 @@ def _paper_tfidf(corpus, text):
 def test_tfidf_default_is_the_papers_full_vocabulary_gensim_weighting():
     e = make_embedder("tfidf", corpus=CORPUS)
     terms = e._vec.get_feature_names_out().tolist()
-    assert len(terms) == len({w for t in CORPUS for w in tokenize(t)})  # no cap, no stopwords, no stems
-    texts = [*CORPUS, "It is what it is, the cat!", "zebra"]
+    assert len(terms) == len({w for t in CORPUS for w in _gensim_tokens(t)})  # no cap, no stopwords, no stems
+    assert "q" in terms and "don" in terms and "café" in terms and "2010" not in terms  # gensim's letter runs
+    texts = [*CORPUS, "It is what it is, the cat!", "zebra", "3.6 2010"]
     x = e.encode_sparse(texts).toarray()
     for row, text in zip(x, texts):
         ref = _paper_tfidf(CORPUS, text)
@@ -45,7 +57,7 @@ def test_tfidf_equals_gensim_tfidfmodel():
     from gensim.corpora import Dictionary
     from gensim.models import TfidfModel
 
-    docs = [tokenize(t) for t in CORPUS]
+    docs = [_gensim_tokens(t) for t in CORPUS]
     dct = Dictionary(docs)
     model = TfidfModel([dct.doc2bow(d) for d in docs])
     e = make_embedder("tfidf", corpus=CORPUS)
@@ -68,7 +80,7 @@ def test_old_variant_equals_sklearn_tfidfvectorizer():
         return stem_tokens([w for w in tokenize(t) if w not in STOPWORDS])
 
     ref = TfidfVectorizer(analyzer=analyzer).fit(CORPUS)
-    e = make_embedder("tfidf", corpus=CORPUS, idf="smooth", stem=True, stopwords=True)
+    e = make_embedder("tfidf", corpus=CORPUS, idf="smooth", stem=True, stopwords=True, tokenizer="ranklens")
     assert e._vec.get_feature_names_out().tolist() == ref.get_feature_names_out().tolist()
     np.testing.assert_allclose(e.encode(CORPUS), ref.transform(CORPUS).toarray(), rtol=1e-5, atol=1e-7)
 
@@ -127,3 +139,15 @@ def test_trained_specs_need_a_corpus():
         make_embedder("word2vec")
     e = make_embedder("fasttext-nosub", corpus=CORPUS, vector_size=4)
     assert e.name == "fasttext-nosub" and e.encode(["cat"]).shape == (1, 4)
+
+
+def test_tfidf_ranklens_tokenizer_is_a_named_variant():
+    """tokenizer="ranklens": ranklens.text.tokenize (digits kept) with the same gensim weighting."""
+    from ranklens.embedders.tfidf import gensim_tokens
+
+    e = make_embedder("tfidf", corpus=CORPUS, tokenizer="ranklens")
+    terms = e._vec.get_feature_names_out().tolist()
+    assert set(terms) == {w for t in CORPUS for w in tokenize(t)} and "2011" in terms
+    assert e.fingerprint != make_embedder("tfidf", corpus=CORPUS).fingerprint
+    for t in CORPUS:
+        assert gensim_tokens(t) == _gensim_tokens(t)

@@ -84,7 +84,7 @@ def test_n2o_tfidf_variants(real):
     take = np.sort(np.random.default_rng(1).choice(len(full), 3000, replace=False))
     corpus = SentenceCorpus(tuple(full.ids[i] for i in take), tuple(full.texts[i] for i in take), 0, 0)
     texts = list(corpus.texts)
-    old = dict(idf="smooth", stem=True, stopwords=True, max_features=4096)
+    old = dict(idf="smooth", stem=True, stopwords=True, max_features=4096, tokenizer="ranklens")
     embs = {"paper": TfidfEmbedder().fit(texts), "old": TfidfEmbedder(**old).fit(texts),
             "old-nostem": TfidfEmbedder(**{**old, "stem": False}).fit(texts),
             "random": FunctionEmbedder(fn=_rand, name_="r")}

@@ -8,23 +8,25 @@ sentence as a "document", over the full vocabulary of lower-cased tokens:
 * no stemming, no stopword removal, no vocabulary cap; terms not seen in the fitting corpus are
   ignored; a term that occurs in every fitted text has idf 0 (gensim drops it, so do we).
 
-Tokens come from :func:`ranklens.text.tokenize` (lower-cased words, digits and inner apostrophes
-kept); the paper's gensim tokenizer keeps only alphabetic runs, so "3.6" is a token here and not
-there. The vectors are sparse (:meth:`TfidfEmbedder.encode_sparse`, ``scipy.sparse.csr_matrix``),
+Tokens come from gensim's tokenizer, as in the paper (``tokenizer="gensim"``, the default:
+``gensim.utils.tokenize(text, lowercase=True)``, maximal runs of letters -- "3.6" and "2010" are
+no tokens, "don't" is "don" and "t"); ``tokenizer="ranklens"`` uses :func:`ranklens.text.tokenize`
+(lower-cased words, digits and inner apostrophes kept; ranklens <= 0.x). The vectors are sparse (:meth:`TfidfEmbedder.encode_sparse`, ``scipy.sparse.csr_matrix``),
 so the vocabulary is never capped; :meth:`encode` gives the dense array the engine expects (one
 column per term: for small corpora only).
 
-Named deviations (every one a field, recorded in the fingerprint): ``idf="smooth"``
+Named deviations (every one a field, recorded in the fingerprint): ``tokenizer="ranklens"``, ``idf="smooth"``
 (scikit-learn's ``ln((1+N)/(1+df)) + 1``), ``sublinear_tf`` (``1 + ln tf``), ``stem`` (Porter),
 ``stopwords`` (scikit-learn's English list), ``max_features`` (keep the most frequent terms) and
 ``dim`` (LSA: a seeded ``TruncatedSVD``). ranklens <= 0.x used ``stem=True, stopwords=True,
-max_features=4096, idf="smooth"``: give those values to get it back.
+max_features=4096, idf="smooth", tokenizer="ranklens"``: give those values to get it back.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,16 +39,25 @@ from ..errors import ValidationError
 from ..rankers.base import component_fingerprint
 from .base import BaseEmbedder
 
-__all__ = ["IDF_KINDS", "TfidfEmbedder", "tfidf_weights"]
+__all__ = ["IDF_KINDS", "TOKENIZERS", "TfidfEmbedder", "gensim_tokens", "tfidf_weights"]
 
 IDF_KINDS = ("gensim", "smooth")
+TOKENIZERS = ("gensim", "ranklens")
+_GENSIM_ALPHABETIC = re.compile(r"(((?![\d])\w)+)", re.UNICODE)  # gensim.utils.PAT_ALPHABETIC
 
 
-def _analyzer(stem: bool, stopwords: bool):
+def gensim_tokens(text: str) -> list[str]:
+    """``list(gensim.utils.tokenize(text, lowercase=True))``: lower-cased maximal letter runs."""
+    return [m.group() for m in _GENSIM_ALPHABETIC.finditer(text.lower())]
+
+
+def _analyzer(stem: bool, stopwords: bool, tokenizer: str = "gensim"):
     from ..text import STOPWORDS, stem_tokens, tokenize
 
+    split = gensim_tokens if tokenizer == "gensim" else tokenize
+
     def analyze(text: str) -> list[str]:
-        toks = tokenize(text)
+        toks = split(text)
         if stopwords:
             toks = [t for t in toks if t not in STOPWORDS]
         return stem_tokens(toks) if stem else toks
@@ -80,6 +91,8 @@ class TfidfEmbedder(BaseEmbedder):
     """TF-IDF vectors fitted on a corpus; the paper's tf-idf by default (module docstring).
 
     Args:
+        tokenizer: ``"gensim"`` (the paper's: lower-cased letter runs) or ``"ranklens"``
+            (:func:`ranklens.text.tokenize`: digits and inner apostrophes kept).
         idf: ``"gensim"`` (``log2(N/df)``, the paper's) or ``"smooth"`` (scikit-learn's).
         stem: Porter-stem tokens (not in the paper).
         stopwords: drop scikit-learn's English stopwords (not in the paper).
@@ -92,6 +105,7 @@ class TfidfEmbedder(BaseEmbedder):
     vocabulary, the idf values and the SVD components.
     """
 
+    tokenizer: str = "gensim"
     idf: str = "gensim"
     stem: bool = False
     stopwords: bool = False
@@ -108,6 +122,8 @@ class TfidfEmbedder(BaseEmbedder):
     def __post_init__(self) -> None:
         if self.idf not in IDF_KINDS:
             raise ValidationError(f"TfidfEmbedder: idf must be one of {IDF_KINDS}, got {self.idf!r}")
+        if self.tokenizer not in TOKENIZERS:
+            raise ValidationError(f"TfidfEmbedder: tokenizer must be one of {TOKENIZERS}, got {self.tokenizer!r}")
         if self.max_features is not None and self.max_features < 1:
             raise ValidationError(f"TfidfEmbedder: max_features must be >= 1 or None, got {self.max_features}")
 
@@ -147,7 +163,7 @@ class TfidfEmbedder(BaseEmbedder):
         for i, t in enumerate(docs):
             if not isinstance(t, str):
                 raise ValidationError(f"{owner}.fit: corpus_texts[{i}] must be str, got {type(t).__name__}")
-        vec = CountVectorizer(analyzer=_analyzer(self.stem, self.stopwords), max_features=self.max_features,
+        vec = CountVectorizer(analyzer=_analyzer(self.stem, self.stopwords, self.tokenizer), max_features=self.max_features,
                               dtype=np.float64)
         try:
             counts = vec.fit_transform(docs).tocsr()

@@ -63,6 +63,9 @@ class Params:
     rbo_p: float = param(0.9, "rankers: RBO persistence", min=0.0, max=1.0)
     embedders: tuple[str, ...] = param((), "embedders besides the models, [NAME=]SPEC (e.g. word2vec, "
                                        "cls=hf:minilm:cls, w2v=wordvec:GoogleNews.bin)")
+    tfidf_tokenizer: str = param("gensim", "tfidf models: gensim's tokenizer (lower-cased letter runs; the paper's) "
+                                 "or ranklens's (digits and inner apostrophes kept; ranklens <= 0.x)",
+                                 choices=("gensim", "ranklens"))
     tfidf_idf: str = param("gensim", "tfidf models: idf log2(N/df) as gensim's (the paper's) or sklearn's smooth",
                            choices=("gensim", "smooth"))
     tfidf_stem: bool = param(False, "tfidf models: Porter-stem tokens (ranklens <= 0.x did; the paper does not)")

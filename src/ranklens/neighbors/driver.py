@@ -81,7 +81,7 @@ def _model_params(spec: str, own: Mapping[str, Any], p: Any) -> dict[str, Any]:
     kind = split_spec(spec)[0]
     base: dict[str, Any] = {}
     if kind == "tfidf":
-        base = {"idf": p.tfidf_idf, "stem": p.tfidf_stem, "stopwords": p.tfidf_stopwords,
+        base = {"tokenizer": p.tfidf_tokenizer, "idf": p.tfidf_idf, "stem": p.tfidf_stem, "stopwords": p.tfidf_stopwords,
                 "max_features": p.tfidf_max_features or None, "sublinear_tf": p.tfidf_sublinear}
     elif kind == "wordvec":
         base = {"case": p.wordvec_case}
