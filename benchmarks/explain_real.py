@@ -13,6 +13,9 @@ Parts:
   passages re-ranked; same measures.
 - ``dl19run``: the paper's protocol on a real first stage: each model re-ranks the official DL19
   ``bm25base_p`` top-100 run (``trec_dl_runs``; the passages with texts in the reannotation set).
+- ``dl19w``: the paper's Fig. 2 on DL19: MRC@10 over window widths w = 1, 3, 5, 7, 9, 11 and
+  m = 1, 3, 5 (lexical models; masked sets capped at ``--w-samples`` per passage, every
+  singleton kept, so window:1 stays affordable; recorded as sampled).
 - ``wikiqa`` (the paper's document task, Table 2): a document = one Wikipedia page (its WikiQA
   sentences joined by a space, cut by the project's segmenter); every model is MaxP over fixed
   3-sentence chunks (``maxp:SPEC:3``) and explained in document mode (greedy eq. 5, sentence
@@ -229,6 +232,24 @@ def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=N
             _mer_variants(rankers, qs, docs, kw, out / f"{name}-{tier}", args, texts)
 
 
+def window_sweep(docs, queries, qrels, cand, out, args):
+    """Paper Fig. 2: MRC@10 as a function of the window width w for m = 1, 3, 5."""
+    from ranklens.engine import ScoringEngine
+    from ranklens.explain import OcclusionExplainer, explanation_sweep
+    from ranklens.rankers import make_ranker
+
+    texts = list(docs.values())
+    rankers = {m: make_ranker(m, corpus=texts) for m in ("bm25", "tfidf")}
+    c = cand[cand["query_id"].isin(set(queries["query_id"]))]
+    sw = explanation_sweep(rankers, queries, docs, ms=(1, 3, 5), windows=(1, 3, 5, 7, 9, 11), granularities=(),
+                           qrels=qrels, candidates=c, ks=(10,), engine=ScoringEngine(str(out / "cache")),
+                           explainer=OcclusionExplainer(samples=args.w_samples))
+    sw.save(out / "dl19-window-sweep")
+    log(f"dl19 window sweep: {len(queries)} queries")
+    wide = sw.table.pivot_table(index=["model", "m"], columns="granularity", values="mrc@10")
+    print(wide[[f"window:{w}" for w in (1, 3, 5, 7, 9, 11)]].to_string(float_format="%.4f"), flush=True)
+
+
 def _mer_variants(rankers, qs, docs, kw, out, args, texts):
     """MER@50 (eq. 3), MER@10 with the former ``skip``, and (``--mer-tfidf``) MER with tf-idf cosine."""
     from ranklens.embedders import make_embedder
@@ -253,6 +274,7 @@ def main() -> None:
     ap.add_argument("--neural-queries", type=int, default=5)
     ap.add_argument("--pool", type=int, default=100, help="Cranfield BM25 pool depth (paper: 1000)")
     ap.add_argument("--samples", type=int, default=0, help="masked sets per document (0: every combination)")
+    ap.add_argument("--w-samples", type=int, default=100, help="masked sets per passage in the window sweep")
     ap.add_argument("--wikiqa-pool", type=int, default=50, help="BM25 pages per WikiQA question")
     ap.add_argument("--neural-sentence-only", default="cranfield", help="parts whose neural tier uses sentences only")
     ap.add_argument("--mer-tfidf", action="store_true", help="also MER with tf-idf cosine (bag-of-words)")
@@ -268,6 +290,9 @@ def main() -> None:
         elif part == "dl19":
             docs, queries, qrels, cand = load_dl19(shared)
             run_part("dl19", docs, queries, qrels, cand, out, args)
+        elif part == "dl19w":
+            docs, queries, qrels, cand = load_dl19(shared)
+            window_sweep(docs, queries.head(args.queries), qrels, cand, out, args)
         elif part == "dl19run":
             docs, queries, qrels, _ = load_dl19(shared)
             run = load_dl19_run(shared, docs, queries)
