@@ -93,7 +93,7 @@ def test_nonrelevant_sentence_source(source):
     assert out.info["sentence_source"] == source
 
 
-def _mm_reference(coll, variable, control, len_tol=0.0):
+def _mm_reference(coll, variable, control, len_tol=0.0, zeros=False):
     def feats(qtext, doc, rel):
         qt = sorted(set(content_terms(qtext)))
         dt = content_terms(doc)
@@ -103,15 +103,15 @@ def _mm_reference(coll, variable, control, len_tol=0.0):
     def same(k, a, b):
         if k == "len":
             return abs(a - b) <= len_tol * max(a, b, 1)
-        if k == "overlap":
-            return a[0] * b[1] == b[0] * a[1]
+        if k == "overlap":  # overlap 0 takes no part unless zeros (the reference code)
+            return (zeros or 0 not in (a[0], b[0])) and a[0] * b[1] == b[0] * a[1]
         return a == b
 
     def more(k, a, b):
         if k == "tf":
             return all(x >= y for x, y in zip(a, b)) and a != b
         if k == "overlap":
-            return a[0] * b[1] > b[0] * a[1]
+            return (zeros or 0 not in (a[0], b[0])) and a[0] * b[1] > b[0] * a[1]
         return a > b and not same(k, a, b)
 
     out = set()
@@ -126,11 +126,21 @@ def _mm_reference(coll, variable, control, len_tol=0.0):
 
 @pytest.mark.parametrize("variable,control", [(v, c) for v in ("rel", "len", "tf", "overlap")
                                               for c in ("rel", "len", "tf", "overlap") if v != c])
-def test_measure_and_match_controls_identical(variable, control):
+@pytest.mark.parametrize("zeros", [False, True])
+def test_measure_and_match_controls_identical(variable, control, zeros):
     coll = _coll(DOCS, QUERIES, QRELS)
-    p = get_probe(f"mm-{variable}-ctrl-{control}")
+    p = get_probe(f"mm-{variable}-ctrl-{control}", overlap_zeros=zeros)
     got = {(s.query_id, s.doc_1_id, s.doc_2_id) for s in p.generate(coll, rng=probe_rng(0, p.name)).samples}
-    assert got == _mm_reference(coll, variable, control)
+    assert got == _mm_reference(coll, variable, control, zeros=zeros)
+
+
+
+def test_measure_and_match_overlap_zeros_matter():
+    """The hand data has overlap-0 documents that would pair (so the rule above is exercised)."""
+    coll = _coll(DOCS, QUERIES, QRELS)
+    combos = [(v, c) for v in ("rel", "len", "tf", "overlap") for c in ("rel", "len", "tf", "overlap")
+              if v != c and "overlap" in (v, c)]
+    assert any(_mm_reference(coll, v, c) != _mm_reference(coll, v, c, zeros=True) for v, c in combos)
 
 
 def test_measure_and_match_length_tolerance_is_an_option():

@@ -71,6 +71,8 @@ class Params:
                                     "'equal length' (the paper: 0, identical)", min=0.0, max=1.0)
     mm_overlap_tolerance: float = param(0.0, "measure-and-match: overlap difference still matched as equal "
                                         "(the paper: 0, identical)", min=0.0, max=1.0)
+    mm_overlap_zeros: bool = param(False, "measure-and-match: let documents with overlap 0 (no query term) form "
+                                   "overlap pairs (the reference code, whose counts the paper reports, leaves them out)")
     require_lemma_overlap: bool = param(True, "transfer probes: drop samples whose query shares no non-stopword "
                                         "lemma with both texts (the paper)")
     transfer_split: str = param("all", "MRPC, JFLEG and TurkCorpus split(s) (the paper: all)",
@@ -100,7 +102,8 @@ def probe_options(p: Params) -> dict[str, Any]:
     return {"cap": p.cap or None, "data_dir": p.data_dir, "misspellings": p.misspellings, "rate": p.typo_rate,
             "typo_stopwords": p.typo_stopwords, "nonrel_source": p.nonrel_source,
             "lemmatize_stopwords": p.lemmatize_stopwords, "len_tolerance": p.mm_len_tolerance,
-            "overlap_tolerance": p.mm_overlap_tolerance, "require_lemma_overlap": p.require_lemma_overlap,
+            "overlap_tolerance": p.mm_overlap_tolerance,
+            "overlap_zeros": p.mm_overlap_zeros, "require_lemma_overlap": p.require_lemma_overlap,
             "split": p.transfer_split, "reference": p.transfer_reference, "question_filter": p.nq_question_filter,
             "expander": p.expander or None, "pairs_path": p.pairs_file or None,
             "pairs_symmetric": p.pairs_symmetric}

@@ -56,9 +56,9 @@ def data_path(data_dir: str | None, sub: str, path: str | None, name: str) -> st
 
 def _mm(variable: str, control: str):
     def factory(cap: int | None = DEFAULT_CAP, len_tolerance: float = 0.0,
-                overlap_tolerance: float = 0.0) -> MeasureMatchProbe:
-        return MeasureMatchProbe(variable=variable, control=control, cap=cap,
-                                 len_tolerance=len_tolerance, overlap_tolerance=overlap_tolerance)
+                overlap_tolerance: float = 0.0, overlap_zeros: bool = False) -> MeasureMatchProbe:
+        return MeasureMatchProbe(variable=variable, control=control, cap=cap, len_tolerance=len_tolerance,
+                                 overlap_tolerance=overlap_tolerance, overlap_zeros=overlap_zeros)
     return factory
 
 
