@@ -27,7 +27,7 @@ from .asl import (
     search_lengths,
     with_default_rel,
 )
-from .evaluation import load_runs, per_query_values, qrels_to_dict
+from .evaluation import load_runs, per_query_values
 
 __all__ = ["BETTER_SPACES", "STAGES", "TABLE2_ROWS", "across_tracks", "better_counts", "coverage_per_query",
            "map_coverage", "map_to_asl_chain", "sig_round"]
@@ -254,12 +254,11 @@ def chain_per_query(qrels: Any, runs: Any, *, ties: str = DEFAULT_TIES, rel: int
                     grades: Any = None) -> dict[str, pd.DataFrame]:
     """Per-query values of every chain stage, per run."""
     qt = map_grades(qrels, grades)
-    qdict = qrels_to_dict(qt)
     out = {}
     for name, run in load_runs(runs).items():
         rr = ranked(run, qt, ties=ties, duplicates=duplicates, depth=depth,
                     source=str(run) if isinstance(run, (str, os.PathLike)) else name)
-        out[name] = _per_query_chain(rr, qdict, rel, unretrieved, collection_size, missing)
+        out[name] = _per_query_chain(rr, None, rel, unretrieved, collection_size, missing)
     return out
 
 
@@ -336,12 +335,11 @@ def map_coverage(
     from ..results import Result
 
     qt = map_grades(qrels, grades)
-    qdict = qrels_to_dict(qt)
     rows, per_q = [], []
     for name, run in load_runs(runs).items():
         rr = ranked(run, qt, ties=ties, duplicates=duplicates, depth=depth,
                     source=str(run) if isinstance(run, (str, os.PathLike)) else name)
-        judged = np.isin(rr.query_ids, np.asarray(list(qdict), dtype=object))
+        judged = rr.judged_queries()
         keep = judged & (rr.n_relevant(rel) > 0) & (rr.in_run if missing == "skip" else True)
         prec, nrel = _map_precisions(rr, rel)
         n, ap = coverage_per_query(prec, nrel)
