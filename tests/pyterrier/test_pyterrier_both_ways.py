@@ -171,3 +171,14 @@ def test_readers_take_pyterrier_column_names():
     assert list(zip(topics["query_id"], topics["text"])) == list(zip(TOPICS["qid"], TOPICS["query"]))
     r = read_run(candidates().assign(score=[float(i) for i in range(12)]))
     assert {"query_id", "doc_id", "score"} <= set(r.columns)
+
+
+def test_transformer_pickles_for_parallel_pipelines():
+    import pickle
+
+    from ranklens.rankers import BM25Ranker
+
+    t = as_transformer(BM25Ranker().fit(list(DOCS.values())), engine=None)
+    back = pickle.loads(pickle.dumps(t))
+    assert type(back) is type(t) and back.ranker.fingerprint == t.ranker.fingerprint
+    pd.testing.assert_frame_equal(back.transform(candidates()), t.transform(candidates()))

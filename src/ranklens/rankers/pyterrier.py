@@ -280,5 +280,14 @@ def _transformer_class() -> Any:
         def __repr__(self) -> str:
             return f"RankerTransformer({getattr(self.ranker, 'fingerprint', type(self.ranker).__name__)})"
 
+    RankerTransformer.__module__ = __name__
+    RankerTransformer.__qualname__ = "RankerTransformer"  # picklable: found again through __getattr__
     _CLASS.append(RankerTransformer)
     return RankerTransformer
+
+
+def __getattr__(name: str) -> Any:
+    """``RankerTransformer``: the ``pt.Transformer`` subclass (imports PyTerrier on first access)."""
+    if name == "RankerTransformer":
+        return _transformer_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
