@@ -11,6 +11,7 @@ import pytest
 from ranklens.engine import ScoringEngine
 from ranklens.errors import ValidationError
 from ranklens.resampling import (
+    EXTRAPOLATION,
     INTERPOLATION,
     ReSTrain,
     evaluate_regimes,
@@ -71,6 +72,9 @@ def test_zero_similarity_neighbours_never_enter_the_interpolation_set():
     s = f.splits_[0]
     assert s.train_ids(INTERPOLATION) == ("a",)  # y shares no term: no arbitrary lowest-index neighbour
     assert s.params["n_test_without_similar"] == 1 and any("1 of 2 test queries" in w for w in f.warnings)
+    # y cannot be an interpolation query: kept out of that regime's test set, not of extrapolation's
+    assert s.test_ids(INTERPOLATION) == ("x",) and s.test_ids(EXTRAPOLATION) == ("x", "y")
+    assert s.params["test_without_similar"] == ["y"]
 
 
 def test_no_query_is_emptied_by_the_stop_list():

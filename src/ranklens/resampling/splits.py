@@ -409,8 +409,10 @@ class ReSTrain(_SplitterMixin):
         backend: ``"exact"`` or ``"faiss"`` (embedders).
 
     Neighbours with similarity <= 0 (no shared term under BM25/TF-IDF) are never "similar": a
-    test query without any is reported (``params["n_test_without_similar"]``) and adds nothing
-    to the interpolation set.
+    test query without any is reported (``params["n_test_without_similar"]``,
+    ``params["test_without_similar"]``), adds nothing to the interpolation set and is left out of
+    the interpolation test set (it cannot be an interpolation query); it stays in the
+    extrapolation test set, and paired comparisons use the queries in both.
     """
 
     k: int = 1
@@ -522,19 +524,23 @@ class ReSTrain(_SplitterMixin):
                 f"{len(remaining)} training queries remain, fewer than the {len(interp)} of the interpolation "
                 "set; lower k/size or k_exclude"
             )
-        no_similar = int(np.count_nonzero(sc[:, 0] <= 0))
+        no_sim = sc[:, 0] <= 0
+        no_similar = int(np.count_nonzero(no_sim))
         if no_similar:
             warns.append(f"ReSTrain: {no_similar} of {len(te)} test queries have no training query with a "
                          f"positive {similarity_name(self.similarity)} similarity; they add nothing to the "
-                         "interpolation set")
+                         "interpolation set and are kept out of the interpolation test set (they cannot be "
+                         "interpolation queries); they stay in the extrapolation test set")
         extrap = np.sort(np.random.default_rng(self.seed).choice(remaining, size=len(interp), replace=False))
         ids = tr["query_id"].to_numpy(dtype=object)
         test_ids = tuple(te["query_id"].tolist())
         params = {**self.params(), "k_used": used_k, "k_exclude_used": int(k_ex), "k_exclude_rule": rule,
                   "n_test_without_similar": no_similar,
+                  "test_without_similar": [test_ids[i] for i in np.flatnonzero(no_sim)],
                   "n_test_lacking_nearest": _lacking_nearest(idx, sc, set(interp))}
         split = Split(name=self.name or f"restrain-n{len(interp)}", method="restrain", params=params,
-                      regimes={INTERPOLATION: (tuple(ids[sorted(interp)]), test_ids),
+                      regimes={INTERPOLATION: (tuple(ids[sorted(interp)]),
+                                               tuple(q for q, z in zip(test_ids, no_sim) if not z)),
                                EXTRAPOLATION: (tuple(ids[extrap]), test_ids)})
         return FittedSplits(splits_=[split], pool_=pd.concat([tr, te], ignore_index=True), warnings=tuple(warns))
 
