@@ -44,6 +44,8 @@ def _reference(coll, variable, control, probe):
                 continue
             if variable == "tf":
                 more = all(a >= b for a, b in zip(fx["tf"], fy["tf"])) and fx["tf"] != fy["tf"]
+            elif variable == "overlap" and 0 in (fx["overlap"], fy["overlap"]):
+                more = False  # overlap-0 documents take no part (the reference code)
             elif variable in ("len", "overlap"):
                 more = not probe._match(variable, fx, fy) and fx[variable] > fy[variable]
             else:
