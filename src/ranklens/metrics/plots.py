@@ -177,6 +177,40 @@ def plot_rrie(result, ax=None):
     return fig
 
 
+MANY_SYSTEMS = 8  # more systems than this: one small panel per measure (dots with CI whiskers)
+
+
+def _evaluation_dots(result, measures):
+    """Small multiples for a track of many systems: one panel per measure, systems in the
+    table's order on a shared y axis, a dot per system with its bootstrap CI."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    t = result.table
+    systems = list(t["model"])
+    ci = result.tables.get("ci")
+    y = np.arange(len(systems))
+    fig, axes = plt.subplots(1, len(measures), sharey=True, squeeze=False,
+                             figsize=(1.4 * len(measures) + 1.6, 1.0 + 0.16 * len(systems)))
+    for a, m in zip(axes[0], measures):
+        vals = t[m].to_numpy(np.float64)
+        err = None
+        if ci is not None and not ci.empty:
+            c = ci[ci["measure"] == m].set_index("model").reindex(systems)
+            lo, hi = c["ci_low"].to_numpy(np.float64), c["ci_high"].to_numpy(np.float64)
+            err = np.nan_to_num(np.vstack([np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)]))
+        a.errorbar(vals, y, xerr=err, fmt="o", ms=3, lw=0.6, color="tab:red" if m.startswith("ASL") else "tab:blue")
+        a.set_title(m + (" ↓" if m.startswith("ASL") else " ↑"), fontsize=9)
+        a.grid(axis="x", lw=0.3)
+        a.tick_params(axis="x", labelsize=9)
+    axes[0][0].set_yticks(y, systems, fontsize=9)
+    axes[0][0].invert_yaxis()
+    fig.suptitle("Measures per system (dots: mean over queries; whiskers: bootstrap CI; ↓ lower is better)",
+                 fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 def plot_evaluation(result, ax=None):
     """Each system's measures from an ``asl-evaluate`` result: horizontal bars per system, one
     panel for the measures where higher is better (AP, P@k, RR, nDCG...) and one for the ASL
@@ -194,6 +228,8 @@ def plot_evaluation(result, ax=None):
               [m for m in measures if m.startswith("ASL")]]
     groups = [g for g in groups if g]
     systems = list(t["model"])
+    if ax is None and len(systems) > MANY_SYSTEMS and measures:
+        return _evaluation_dots(result, measures)
     widest = max((len(g) for g in groups), default=1)
     height = 1.7 + 0.11 * max(len(systems), 1) * max(1, widest)  # + the legend above the panels
     if ax is not None and len(groups) <= 1:
