@@ -275,3 +275,25 @@ def _whole_word_frame(f):
         return load_nq_factuality(f)
     finally:
         nlp.answer_entity_types = real
+
+
+def test_summaries_without_title_warn(tmp_path):
+    """The paper's summarisation queries are article titles; XSum as shipped has none, so the
+    probe uses shared noun chunks and says so in the result's warnings."""
+    from ranklens.engine import ScoringEngine
+    from ranklens.probes import run_probes
+    from ranklens.rankers.base import FunctionRanker
+
+    x = tmp_path / "xsum.jsonl"
+    rows = [{"document": "The old bridge over the river was closed. Engineers inspect the old bridge.",
+             "summary": "The old bridge is closed.", "id": "1"},
+            {"document": "Rain fell on the city. The city council met.", "summary": "The city council met in rain.",
+             "id": "2", "title": "City council meets"}]
+    x.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    p = get_probe("ds-succinct-xsum", path=str(x))
+    out = p.generate(None, rng=probe_rng(0, p.name))
+    assert {s.query for s in out.samples} >= {"City council meets"}
+    assert out.info["deviation"].startswith("1 of 2 pairs have no title")
+    res = run_probes([p], {"len": FunctionRanker(fn=lambda qs, ts: np.array([len(t) for t in ts], float), name_="l")},
+                     delta=0.0, engine=ScoringEngine(cache=False), n_boot=10)
+    assert any("have no title" in w and "article title" in w for w in res.warnings)

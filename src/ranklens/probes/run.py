@@ -204,6 +204,8 @@ def probe_warnings(objs: Sequence[Probe], gen: Mapping[str, ProbeSamples], infos
             v = str(ps.info.get(key, ""))
             if v.startswith("fallback"):
                 out.append(f"probe {p.name}: {key} {v}")
+        if ps.info.get("deviation"):
+            out.append(f"probe {p.name}: {ps.info['deviation']}")
     for label, info in infos.items():
         if info.delta == 0 and info.spec.mode != "explicit":
             out.append(f"model {label}: calibrated delta is 0 (ties in the calibration ranking)")

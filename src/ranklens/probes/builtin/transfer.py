@@ -390,6 +390,10 @@ LOADERS: dict[str, Callable[..., pd.DataFrame]] = {
 }
 
 
+#: loaders whose queries the paper takes from the data (titles), not from noun chunks
+_TITLED = {"xsum": "article title", "cnndm": "article title", "gyafc": "Yahoo Answers question title"}
+
+
 @dataclass(frozen=True, repr=False)
 class PairsProbe(Probe):
     """Text pairs -> samples ``<q, text_a, text_b>`` (see module docstring).
@@ -478,6 +482,11 @@ class PairsProbe(Probe):
             "convention": "d1 = text_a (attributed), d2 = text_b",
             "pairs_in_file": len(rows), "pairs_dropped_no_query": dropped,
         }
+        made = methods - {"given"}
+        if self.loader in _TITLED and made:
+            info["deviation"] = (f"{len(rows) - sum(1 for r in rows if str(r[3] or '').strip())} of {len(rows)} "
+                                 f"pairs have no title: their queries are shared noun chunks (the paper: the "
+                                 f"{_TITLED[self.loader]})")
         if any(m.startswith("fallback") for m in methods):
             info["fallback"] = "no spaCy pipeline: queries from shared content-word runs, lemma table"
         return ProbeSamples(tuple(s for _i, s in kept), info=info, available=len(rows))
