@@ -101,6 +101,7 @@ def test_sweep_and_rationale_results_carry_unit_diagnostics_per_m():
         assert diag.loc[m, "whole_document_share"] == pytest.approx(sum(n <= m for n in n_units) / 3)
     assert any(w.startswith("m=3:") and "whole document" in w for w in sw.warnings)
     assert not any(w.startswith("m=1:") for w in sw.warnings)  # no document has a single sentence
+    assert sw.tables["per_query"][["query_id", "query"]].drop_duplicates().values.tolist() == [["q", "x"]]
     run = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": list(docs), "score": [3.0, 2.0, 1.0]})
     ex = explain_run(X_RANKER, run, q, docs, k=3, m=3, engine=_engine())
     d = ex.tables["unit_diagnostics"].iloc[0]

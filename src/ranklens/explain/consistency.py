@@ -543,13 +543,13 @@ def _granularity_sets(name, ranker, top, qmap, docs, ms, granularities, explaine
     return out
 
 
-def _query_rows(name, gname, sets, top, mrc, mer, ks, mer_k, ndcg) -> list[dict]:
+def _query_rows(name, gname, sets, top, mrc, mer, ks, mer_k, ndcg, qmap) -> list[dict]:
     rows = []
     for m in sets:
         sub = mrc[mrc["set"] == m]
         wide = sub.pivot(index="query_id", columns="k", values="mrc")
         for q in sorted(set(top["query_id"])):
-            row = {"model": name, "granularity": gname, "m": int(m), "query_id": q}
+            row = {"model": name, "granularity": gname, "m": int(m), "query_id": q, "query": qmap.get(q, "")}
             for k in ks:
                 row[f"mrc@{k}"] = float(wide.loc[q, k]) if q in wide.index else np.nan
             if mer is not None:
@@ -589,7 +589,7 @@ def _run_grid(
             label = {"model": name, "granularity": gname}
             rat_tables.append(_rationale_rows(top, sets[max(sets)], label))
             doc_tables.append(_document_rows(top, qmap, docs, label, display_queries, display_docs))
-            rows.extend(_query_rows(name, gname, sets, top, mrc, mer, ks, mer_k, ndcg))
+            rows.extend(_query_rows(name, gname, sets, top, mrc, mer, ks, mer_k, ndcg, qmap))
     table = pd.DataFrame(rows)
     rats = pd.concat(rat_tables, ignore_index=True) if rat_tables else pd.DataFrame()
     docs_t = pd.concat(doc_tables, ignore_index=True) if doc_tables else pd.DataFrame(columns=_DOC_COLUMNS)
@@ -797,7 +797,7 @@ def explanation_consistency(
         engine: scoring engine.
 
     Returns:
-        Result ``"explain-consistency"``: ``table`` per (model, granularity, m, query) with
+        Result ``"explain-consistency"``: ``table`` per (model, granularity, m, query; with the query text) with
         ``mrc@k``, ``mer@k``, ``ndcg@10``; tables ``summary``, ``ci``, ``comparisons`` (paired
         tests), ``units`` and ``unit_diagnostics``, ``correlations`` (vs nDCG@10),
         ``rationales`` (top-m spans and weights) and ``documents`` (the display set's texts).
