@@ -127,7 +127,7 @@ def _vectors(args) -> Path:
         return path
     rng = np.random.default_rng(0)
     centers = rng.standard_normal((2000, DIM)).astype(np.float32)
-    basis = (rng.standard_normal((48, DIM)) * 0.15).astype(np.float32)
+    basis = (rng.standard_normal((48, DIM)) * 0.05).astype(np.float32)
     out = np.lib.format.open_memmap(path.with_suffix(".tmp.npy"), mode="w+", dtype=np.float32, shape=(args.n, DIM))
     for s in range(0, args.n, 100_000):
         m = min(100_000, args.n - s)
