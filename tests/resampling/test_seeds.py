@@ -48,6 +48,11 @@ def test_seeds_mean_and_sd_match_single_seed_runs(coll):
     assert "gap sd" in " ".join(reg.tables["paper"].columns)
     assert reg.provenance.params["seeds"] == list(seeds)
     assert list(reg.tables["regime_table_by_seed"]["seed"].unique()) == list(seeds)
+    from ranklens.resampling.evaluation import REGIME_COLUMNS
+
+    assert set(REGIME_COLUMNS) <= set(reg.tables["regime_table"].columns)  # readers of one-seed tables work
+    by = reg.tables["regime_table_by_seed"].groupby(["model", "setting", "measure"])["n_paired"].mean()
+    assert long["n_paired"].to_dict() == pytest.approx(by.to_dict())
 
 
 def test_no_seeds_is_one_run(coll):

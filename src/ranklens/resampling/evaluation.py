@@ -449,7 +449,12 @@ def combine_seeds(results: Sequence[Any], seeds: Sequence[int]) -> Any:
     for c in vals:
         long[f"{c}_sd"] = g[c].std(ddof=1)
     long["n_seeds"] = g["seed"].nunique()
+    for c in ("n_interpolation", "n_extrapolation", "n_paired"):
+        long[c] = g[c].mean()
     long = long.reset_index()
+    for c in REGIME_COLUMNS:  # per-query CIs and tests are per seed (regime_table_by_seed)
+        if c not in long.columns:
+            long[c] = np.nan
     order = [str(m) for m in (results[0].provenance.params or {}).get("measures", [])]
     summary = {f"{r.model}|{r.setting}|{r.measure}|{k}": getattr(r, k)
                for r in long.itertuples() for k in ("interpolation", "extrapolation", "gap", "gap_sd")}
