@@ -1,5 +1,6 @@
-"""Standard measures reported through ranklens (ir_measures/pytrec_eval after ranklens's own
-trec_eval-rule ranking) reproduce trec_eval 9.0.8's expected outputs, per query and ``all``.
+"""Standard measures reported through ranklens -- its own kernels (``provider="ranklens"``) and
+the oracle path (``provider="pytrec_eval"``: ir_measures/pytrec_eval after ranklens's own
+trec_eval-rule ranking) -- reproduce trec_eval 9.0.8's expected outputs, per query and ``all``.
 
 Expected files and commands: ``trec_eval_tests/SOURCE.md``. Only measures both sides support are
 compared (listed in ``COMPARED``); trec_eval prints 4 decimals, so values must agree to 5e-5.
@@ -49,8 +50,9 @@ def _six_fields(path: Path, tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.parametrize("provider", ["ranklens", "pytrec_eval"])
 @pytest.mark.parametrize("expected,qrels,run,rel,missing", CASES)
-def test_reproduces_trec_eval_908(shared_data, tmp_path, expected, qrels, run, rel, missing):
+def test_reproduces_trec_eval_908(shared_data, tmp_path, expected, qrels, run, rel, missing, provider):
     import ir_measures
 
     from ranklens.metrics.asl import rank_coded
@@ -63,7 +65,7 @@ def test_reproduces_trec_eval_908(shared_data, tmp_path, expected, qrels, run, r
     measures = {n: ir_measures.parse_trec_measure(n)[0] for n in names}
     rr = rank_coded(run_path, base / "test" / qrels)
     qd = qrels_to_dict(base / "test" / qrels)
-    pq = per_query_values(rr, qd, list(measures.values()), rel=rel, missing=missing)
+    pq = per_query_values(rr, qd, list(measures.values()), rel=rel, missing=missing, provider=provider)
     by = {(m, q): v for q, m, v in pq[["query_id", "measure", "value"]].itertuples(index=False)}
     compared = 0
     for (name, q), value in exp.items():
