@@ -39,6 +39,16 @@ def test_engine_scores_each_distinct_pair_once(tiny):
     distinct = {(s.query, t) for ps in samples.values() for s in ps.samples for t in (s.text_1, s.text_2)}
     assert e.stats.by_fingerprint[r.fingerprint] == len(distinct)
     assert set(res.table.probe) == set(PROBES)
+    # with calibration: calls = distinct pairs of the probes and of δ's re-ranking together
+    from ranklens.probes.delta import _bm25_topk
+
+    e = ScoringEngine(cache=False)
+    res = run_probes(PROBES, {"o": r}, tiny, engine=e)
+    qs = tiny.queries_dict()
+    calib = {(qs[q], tiny.docs[d]) for q, ds in _bm25_topk(tiny, sorted(qs), 20).items() for d in ds}
+    assert res.summary["probe_pairs_distinct"] == len(distinct)
+    assert res.summary["model_calls"]["o"] == e.stats.by_fingerprint[r.fingerprint] == len(distinct | calib)
+    assert res.summary["model_calls_probes"]["o"] == len(distinct - calib)
 
 
 def test_delta_applied_and_stored(tiny, tmp_path):

@@ -273,6 +273,7 @@ def run_probes(
     calls_before = dict(engine.stats.by_fingerprint)
     infos = _deltas(labelled, delta, calibration_collection if calibration_collection is not None else collection,
                     engine)
+    calls_after_delta = dict(engine.stats.by_fingerprint)
     scores = _score(labelled, objs, gen, engine)
     rows, sample_rows = _rows(objs, gen, hashes, infos, scores, collection, seed=seed, n_boot=n_boot,
                               symmetric_test=symmetric_test)
@@ -282,8 +283,11 @@ def run_probes(
     for idx in groups.values():
         table.loc[idx, "p_adjusted"] = adjust_pvalues(table.loc[idx, "p_value"].to_numpy(np.float64), correction)
     table["significant"] = (table["p_adjusted"] < alpha).astype(bool)
-    calls = {label: engine.stats.by_fingerprint.get(r.fingerprint, 0) - calls_before.get(r.fingerprint, 0)
-             for label, r in labelled.items()}
+    def _calls(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int]:
+        return {label: after.get(r.fingerprint, 0) - before.get(r.fingerprint, 0) for label, r in labelled.items()}
+
+    calls = _calls(engine.stats.by_fingerprint, calls_before)
+    probe_calls = _calls(engine.stats.by_fingerprint, calls_after_delta)
     distinct = len({(s.query, t) for ps in gen.values() for s in ps.samples for t in (s.text_1, s.text_2)})
     summary = {
         "n_probes": len(objs), "models": list(labelled), "alpha": alpha, "correction": correction,
@@ -292,7 +296,7 @@ def run_probes(
         "calibration": {k: v.describe for k, v in infos.items()},
         "sign_convention": SIGN_CONVENTION,
         "skipped": {name: ps.skipped for name, ps in gen.items() if ps.skipped},
-        "probe_pairs_distinct": distinct, "model_calls": calls,
+        "probe_pairs_distinct": distinct, "model_calls": calls, "model_calls_probes": probe_calls,
     }
     return Result(kind="probe-table", summary=summary, table=table[PROBE_TABLE_COLUMNS],
                   provenance=_provenance(objs, gen, hashes, labelled, infos, collection, seed=seed, params={
