@@ -96,11 +96,13 @@ def _pick_models(models: list[str], base: str, first: dict[str, Any]) -> list[st
 
 
 def _best(row: dict[str, Any], models: list[str]) -> set[str]:
-    vals = {m: row["values"][m] for m in models if m in row["values"]}
+    """The shown models holding the best value of the row over ALL its models (a hidden model
+    that is better leaves the row without bold)."""
+    vals = {m: v for m, v in row["values"].items() if v == v}
     if len(vals) < 2:
         return set()
     target = max(vals.values()) if row["higher"] else min(vals.values())
-    return {m for m, v in vals.items() if v == target}
+    return {m for m in models if vals.get(m) == target}
 
 
 def _cell(row: dict[str, Any], m: str, places: int | None) -> str:

@@ -19,6 +19,7 @@ OPEN_FIGURES = 2          # figures shown before the fold
 MAIN_TABLE_ROWS = 12      # a result table this small is its main table (when no paper table)
 MAIN_PAGE_ROWS = 40       # a paper table is paginated only beyond this
 MIN_FONT_PT = 9.0         # labels at report size
+PAIR_WIDTH_IN = 5.5       # two figures side by side in the page's width
 HIDDEN_COLUMNS = ("hash", "fingerprint", "describe")  # column-name endings kept out of shown tables
 
 
@@ -80,6 +81,7 @@ def figures(result: Result) -> tuple[list[str], list[str], list[str]]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    made: list[Any] = []
     for spec in specs:
         try:
             with plt.rc_context({"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10,
@@ -100,12 +102,32 @@ def figures(result: Result) -> tuple[list[str], list[str], list[str]]:
                     errors.append(f"plot {spec} returned neither a Figure nor an Axes")
                     continue
             _readable(fig)
-            buf = io.StringIO()
-            fig.savefig(buf, format="svg", bbox_inches="tight")
-            plt.close(fig)
-            svg = buf.getvalue()
-            svgs.append(svg[svg.find("<svg"):])
+            made.append(fig)
+    _fit_pair(made[:OPEN_FIGURES])
+    for fig in made:
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", bbox_inches="tight")
+        plt.close(fig)
+        svg = buf.getvalue()
+        svgs.append(svg[svg.find("<svg"):])
     return svgs, notes, errors
+
+
+def _fit_pair(figs: list[Any]) -> None:
+    """Two figures shown side by side: narrow each to half the page (fonts keep their size in
+    points, so labels stay readable; the layout is redone)."""
+    import warnings
+
+    if len(figs) != 2 or sum(f.get_size_inches()[0] for f in figs) <= 2 * PAIR_WIDTH_IN:
+        return
+    for fig in figs:
+        w, h = fig.get_size_inches()
+        if PAIR_WIDTH_IN < w <= 1.5 * PAIR_WIDTH_IN:
+            fig.set_size_inches(PAIR_WIDTH_IN, h)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if not fig.get_constrained_layout():
+                    fig.tight_layout()
 
 
 def paper_frame(result: Result) -> pd.DataFrame | None:
