@@ -82,6 +82,12 @@ def test_turk_wnc(tmp_path):
     got = load_turkcorpus(tmp_path, split="test")
     assert got.text_a.tolist() == [f"simple sentence {k} ." for k in range(8)]  # all eight Turkers
     assert load_turkcorpus(tmp_path, split="test", reference=3).text_a.tolist() == ["simple sentence 3 ."]
+    # PTB bracket tokens are brackets again (the reference code): a pair that differs only there is dropped
+    (tmp_path / "tune.8turkers.tok.norm").write_text("a town -lrb- in kent -rrb- .\nx -lrb- y -rrb- z .\n")
+    for k in range(8):
+        (tmp_path / f"tune.8turkers.tok.turk.{k}").write_text("a town ( in kent ) .\nx y z .\n")
+    got = load_turkcorpus(tmp_path, split="tune")
+    assert got.text_b.tolist() == ["x ( y ) z ."] * 8 and got.text_a.tolist() == ["x y z ."] * 8
     (tmp_path / "pre.test").write_text("the great leader spoke .\n")
     (tmp_path / "post.test").write_text("the leader spoke .\n")
     w = load_wnc(tmp_path)

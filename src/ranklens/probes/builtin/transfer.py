@@ -167,19 +167,28 @@ def load_gyafc(path: str | os.PathLike[str], *, reference: int = 0) -> pd.DataFr
     return _frame(rows)
 
 
+def _unbracket(text: str) -> str:
+    """PTB bracket tokens back to brackets (``-lrb-`` -> ``(``, ``-rrb-`` -> ``)``), as the
+    reference code does: the Turkers often typed real brackets, so the tokens alone would make
+    the pairs differ."""
+    return text.strip().replace("-lrb-", "(").replace("-rrb-", ")")
+
+
 def load_turkcorpus(path: str | os.PathLike[str], *, split: str = "all",
                     reference: int | str = "all") -> pd.DataFrame:
     """TurkCorpus/WikiTurk (``<split>.8turkers.tok.{norm,turk.K}``): ``text_a`` = a Turker
     simplification (``reference``: ``all`` = the eight of them, or 0..7), ``text_b`` = the original
-    (``norm``). Identical pairs are dropped. Defaults follow the paper (all simplifications of
+    (``norm``); ``-lrb-``/``-rrb-`` become brackets (the reference code). Identical pairs are
+    dropped. Defaults follow the paper (all simplifications of
     ``tune`` and ``test``: 17,849 samples there)."""
     d = Path(path)
     rows = []
     for sp in (["tune", "test"] if split == "all" else [split]):
         for k in _refs(reference, 8):
             pairs = _aligned(d / f"{sp}.8turkers.tok.turk.{k}", d / f"{sp}.8turkers.tok.norm")
-            rows.extend({"pair_id": f"{sp}-{i}-turk{k}", "text_a": a.strip(), "text_b": b.strip(), "query": ""}
-                        for i, (a, b) in enumerate(pairs) if a.strip() and b.strip() and a.strip() != b.strip())
+            pairs = [(_unbracket(a), _unbracket(b)) for a, b in pairs]
+            rows.extend({"pair_id": f"{sp}-{i}-turk{k}", "text_a": a, "text_b": b, "query": ""}
+                        for i, (a, b) in enumerate(pairs) if a and b and a != b)
     return _frame(rows)
 
 
