@@ -2,12 +2,16 @@
 the CLI (``ranklens probes``), experiment files (``type = "probes"``), the demo and the report derive
 from it.
 
-Defaults follow the paper: every sample (no cap), measure-and-match controls held identical,
-typos that leave stopwords intact, the non-relevant sentence from a document judged non-relevant
-for the same query, the paper's NER types for NQ factuality, a Bonferroni-corrected paired t-test
-at p < 0.01 (symmetric probes: the reference code's test of ``|diff|``), δ the median adjacent
-top-10 difference after re-ranking (the official DL19 run in the paper: give it as
-``calibrate_on``). Every other choice is a named parameter, recorded in each result's
+Defaults follow the paper: every sample (no cap), measure-and-match controls held identical
+(overlap-0 documents left out of overlap pairs, as the reference code whose counts the paper
+reports), typos that leave stopwords intact, the non-relevant sentence from a document judged
+non-relevant for the same query, the paper's NER types for NQ factuality, a two-sided paired
+t-test at p < 0.01 with a Bonferroni correction over each table (probe family), δ the median
+adjacent top-10 difference after re-ranking (the official DL19 run in the paper: give it as
+``calibrate_on``). One default departs from the paper's text: symmetric probes (paraphrase) are
+tested with the reference code's t-test of ``|diff|``, because the text's paired test of
+``(R(q,d1), R(q,d2))`` depends on the arbitrary order of d1 and d2 (``symmetric_test="signed"``
+is the text's test). Every other choice is a named parameter, recorded in each result's
 provenance and listed in the paper tables' legend.
 """
 
