@@ -158,7 +158,7 @@ def headline_markdown(blocks: list[Block], places: int | None = None) -> str:
 
     out = []
     for b in blocks:
-        out.append(f"**{_md_text(b.section)}** ({_md_text(b.label)})\n")
+        out.append(f"**{_md_text(b.section)}**" + (f" ({_md_text(b.label)})" if b.label else "") + "\n")
         cols = [f"{m} (base)" if m == b.baseline else m for m in b.models]
         out.append("| metric | " + " | ".join(_md_text(c).replace("|", r"\|") for c in cols) + " |")
         out.append("|---|" + "---:|" * len(cols))
