@@ -283,3 +283,27 @@ def test_bonferroni_over_each_table(scope):
         want = min(1.0, row["p_value"] * m) if row["p_value"] == row["p_value"] else float("nan")
         assert row["p_adjusted"] == pytest.approx(want, nan_ok=True)
     assert res.summary["correction_scope"] == scope
+
+
+def test_paper_tables_keep_two_models_of_one_label_apart(tmp_path):
+    """An older and a newer result whose models share a label are never folded into one cell:
+    each result keeps its own rows (datasets numbered, transfer rows named by run)."""
+    from ranklens.probes import paper_tables
+
+    coll = _coll(DOCS, QUERIES, QRELS)
+    pairs = tmp_path / "p.tsv"
+    pairs.write_text("text_a\ttext_b\tquery\nthe wind flow is strong here\twind flow\twind flow\n"
+                     "a wing stall happens now and early\twing stall\twing stall\n")
+    probes = ["mm-len-ctrl-rel", "tr-shuffle-words"]
+    old = FunctionRanker(fn=lambda qs, ts: np.array([len(t) for t in ts], dtype=np.float64), name_="m")
+    new = FunctionRanker(fn=lambda qs, ts: np.array([-len(t) for t in ts], dtype=np.float64), name_="m2")
+    a, b = (run_probes([*probes, get_probe("pairs", pairs_path=str(pairs))], {"m": r}, coll, delta=0.0,
+                       engine=ScoringEngine(cache=False), n_boot=10) for r in (old, new))
+    rows = [ln.split() for ln in paper_tables([a, b], fmt="text").splitlines()]
+    for name, res in (("hand", a), ("hand #2", b)):  # Table 1: one block per result
+        want = res.table.set_index("probe").loc["mm-len-ctrl-rel"]
+        cell = f"{want.score:+.2f}" + ("" if want.significant else "*")
+        assert [*name.split(), "Length", "Relevance", cell] in [r[:len(name.split()) + 3] for r in rows]
+    pair_rows = [r for r in rows if r and r[0] == "pairs"]  # Table 3: both runs, named
+    assert [r[1:3] for r in pair_rows] == [["[hand]", "+1.00*"], ["[hand", "#2]"]]
+    assert pair_rows[1][3] == "-1.00*"

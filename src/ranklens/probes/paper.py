@@ -47,6 +47,8 @@ def _frames(results: Sequence[Result], models: list[str]) -> list[tuple[str, dic
             raise ValidationError(f"expected probe-table results, got {r.kind!r}")
         f = paper_table(r, models=[m for m in models if m in set(r.table["model"])])
         name = str(r.provenance.params.get("collection") or "")
+        same = sum(1 for n, _ in out if n == name or n.startswith(f"{name} #"))
+        name = f"{name} #{same + 1}" if same else name  # two results of one dataset stay apart
         out.append((name, {p: rec for p, rec in zip(r.table.drop_duplicates("probe")["probe"], f.to_dict("records"))}))
     return out
 
@@ -84,17 +86,19 @@ def _table2(frames: list[tuple[str, dict[str, dict]]], models: list[str]) -> lis
 
 
 def _table3(frames: list[tuple[str, dict[str, dict]]], models: list[str]) -> list[list[str]]:
-    merged: dict[str, dict] = {}
-    for _d, recs in frames:  # transfer probes do not depend on the collection: the first result wins
+    merged: dict[str, list[tuple[str, dict]]] = {}
+    for d, recs in frames:  # transfer probes do not depend on the collection: identical rows once
         for p, rec in recs.items():
             if p.startswith(("ds-", "demo-", "pairs")):
-                merged.setdefault(p, rec)
+                seen = merged.setdefault(p, [])
+                if not any(_cells(r, models) == _cells(rec, models) and r["n"] == rec["n"] for _d, r in seen):
+                    seen.append((d, rec))
     known = [p for p, _a, _b in _DTP]
     rows = []
     for probe, attr, data in [*_DTP, *((p, p, "") for p in sorted(set(merged) - set(known)))]:
-        rec = merged.get(probe)
-        if rec is not None:
-            rows.append([attr, data, *_cells(rec, models), str(rec["n"])])
+        got = merged.get(probe, [])
+        for d, rec in got:  # different results for one probe: one row each, named by their run
+            rows.append([attr, data + (f" [{d}]" if len(got) > 1 else ""), *_cells(rec, models), str(rec["n"])])
     return rows
 
 
