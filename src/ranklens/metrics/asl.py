@@ -396,16 +396,17 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULT_DUPLI
     qrels_row = np.full(jn["ku"].size, -1, np.int64)
     qrels_row[jn["hit_pos"]] = jn["hit_rows"]
     return RankedRun(
-        query_ids=np.asarray(all_q, dtype=object), in_run=counts > 0, lengths=counts,
+        query_ids=all_q, in_run=counts > 0, lengths=counts,
         flat_grades=grades, flat_rows=order, doc_ids=rd, qrels_q=jn["ku"] // jn["nj"],
         qrels_rel=jn["rel_u"], qrels_doc=_col(qt, DOC_ID).take(pa.array(jn["src_u"])),
         qrels_row=qrels_row, ties=ties, tied_rows=tied_rows, scores=rt.column(SCORE),
     )
 
 
-def _query_codes(rq, qq) -> tuple[list, np.ndarray, np.ndarray]:
-    """Sorted union of run and qrels query ids; int32 codes of the run rows, int64 codes of the
-    qrels rows (one dictionary encoding per column; only the unique ids go through Python)."""
+def _query_codes(rq, qq) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted union of run and qrels query ids (object array, byte order = code-point order);
+    int32 codes of the run rows, int64 codes of the qrels rows. One dictionary encoding per
+    column; the union, its sort and the code maps stay in Arrow (no Python dict of ids)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -418,16 +419,17 @@ def _query_codes(rq, qq) -> tuple[list, np.ndarray, np.ndarray]:
     else:
         r_dictionary, r_indices = renc.dictionary, renc.indices.to_numpy()
     qenc = pc.dictionary_encode(qq) if len(qq) else None
-    run_dict = r_dictionary.to_pylist()
-    qrels_dict = qenc.dictionary.to_pylist() if qenc is not None else []
-    all_q = sorted(set(run_dict) | set(qrels_dict))
-    index = {q: i for i, q in enumerate(all_q)}
-    qcode = np.asarray([index[q] for q in run_dict], np.int32)[r_indices]
+    q_dictionary = qenc.dictionary if qenc is not None else pa.array([], pa.string())
+    union = pc.unique(pa.concat_arrays([r_dictionary.cast(pa.string()), q_dictionary.cast(pa.string())]))
+    union = union.take(pc.array_sort_indices(union))
+    run_map = pc.index_in(r_dictionary, value_set=union).to_numpy(zero_copy_only=False).astype(np.int32)
+    qcode = run_map[r_indices] if r_indices.size else np.zeros(0, np.int32)
     if qenc is not None:
-        qr_code = np.asarray([index[q] for q in qrels_dict], np.int64)[qenc.indices.to_numpy()]
+        q_map = pc.index_in(q_dictionary, value_set=union).to_numpy(zero_copy_only=False).astype(np.int64)
+        qr_code = q_map[qenc.indices.to_numpy()]
     else:
         qr_code = np.zeros(0, np.int64)
-    return all_q, qcode, qr_code
+    return union.to_numpy(zero_copy_only=False).astype(object), qcode, qr_code
 
 
 def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray) -> dict[str, Any]:
