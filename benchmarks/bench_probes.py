@@ -4,11 +4,13 @@ collection with BM25 (cheap model, so the overhead is visible).
     python benchmarks/bench_probes.py
 
 Prints: sample generation time; run_probes time (engine: dedupe + in-memory cache + stats +
-bootstrap) vs. the peer "score every requested pair with ranker.score, no dedupe"; the ratio.
+bootstrap) vs. the peer "score every requested pair with ranker.score, no dedupe"; warm-up, 5
+alternating repetitions, min and median, the ratio.
 """
 
 from __future__ import annotations
 
+import statistics
 import time
 
 
@@ -27,23 +29,34 @@ def main() -> None:
     n_pairs = 2 * sum(len(ps.samples) for ps in samples.values())
     ranker = make_ranker("bm25", corpus=coll.docs)
 
-    t = time.perf_counter()
-    for ps in samples.values():  # peer: every requested pair, no dedupe, no cache
-        qs = [s.query for s in ps.samples for _ in (0, 1)]
-        ts = [x for s in ps.samples for x in (s.text_1, s.text_2)]
-        if qs:
-            ranker.score(qs, ts)
-    t_peer = time.perf_counter() - t
 
-    e = ScoringEngine(cache=False)
-    t = time.perf_counter()
-    run_probes(probes, {"bm25": ranker}, coll, delta=0.5, engine=e, samples=samples, n_boot=1000)
-    t_run = time.perf_counter() - t
-    print(f"probes {len(probes)}, requested pairs {n_pairs}, distinct scored {e.stats.pairs_scored}")
+    def peer() -> None:  # every requested pair, no dedupe, no cache
+        for ps in samples.values():
+            qs = [s.query for s in ps.samples for _ in (0, 1)]
+            ts = [x for s in ps.samples for x in (s.text_1, s.text_2)]
+            if qs:
+                ranker.score(qs, ts)
+
+    stats = {}
+
+    def ours() -> None:
+        e = ScoringEngine(cache=False)
+        run_probes(probes, {"bm25": ranker}, coll, delta=0.5, engine=e, samples=samples, n_boot=1000)
+        stats["distinct"] = e.stats.pairs_scored
+
+    times: dict[str, list[float]] = {"peer": [], "run_probes": []}
+    peer(), ours()  # warm-up (tokeniser caches, imports)
+    for rep in range(5):  # alternating order
+        for name, fn in ((("peer", peer), ("run_probes", ours)) if rep % 2 == 0 else (("run_probes", ours), ("peer", peer))):
+            t = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t)
+    print(f"probes {len(probes)}, requested pairs {n_pairs}, distinct scored {stats['distinct']}")
     print(f"sample generation {t_gen:.2f}s")
-    print(f"peer (direct ranker.score of all requested pairs) {t_peer:.2f}s")
-    print(f"run_probes (engine + stats + bootstrap) {t_run:.2f}s")
-    print(f"ratio run_probes / peer = {t_run / t_peer:.2f}")
+    for name, ts in times.items():
+        print(f"{name}: min {min(ts):.3f}s median {statistics.median(ts):.3f}s over {len(ts)} reps")
+    print(f"ratio run_probes / peer (min) = {min(times['run_probes']) / min(times['peer']):.2f}, "
+          f"(median) = {statistics.median(times['run_probes']) / statistics.median(times['peer']):.2f}")
 
 
 if __name__ == "__main__":
