@@ -35,8 +35,8 @@ def _first_measure(columns: Any, prefixes: tuple[str, ...] = ("mrc@", "mer@")) -
 
 
 def _finish(fig: Any, ax: Any) -> None:
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small")
+    if ax.get_legend_handles_labels()[0]:  # outside the data, right of the axes
+        ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
 
 

@@ -796,6 +796,6 @@ def plot_regimes(result: Any, *, measure: str | None = None, ax: Any = None) -> 
     ax.bar(x + 0.2, t["extrapolation"], width=0.4, label="extrapolation")
     ax.set_xticks(x, [f"{m}\n{s}" for m, s in zip(t["model"], t["setting"])], fontsize="small")
     ax.set_ylabel(measure)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize=9, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)  # above the bars
     fig.tight_layout()
     return fig
