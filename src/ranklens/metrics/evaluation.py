@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -330,6 +331,9 @@ def evaluate(
         raise ValidationError(f"baseline {baseline!r} is not one of the runs "
                               f"({', '.join(sorted(run_map)[:10])}...)")
     qt = map_grades(qrels, grades)
+    pool = ThreadPoolExecutor(1)  # input files hashed while the runs are scored (hashlib frees the GIL)
+    hashes = pool.submit(_file_hashes, qrels, run_map)
+    pool.shutdown(wait=False)
     conv = {"ties": ties, "rel": rel, "unretrieved": unretrieved, "collection_size": collection_size,
             "missing": missing, "duplicates": duplicates, "depth": depth, "provider": provider}
     pq_all, per_doc, info = _score_runs(run_map, qt, mlist, conv, per_document)
@@ -350,7 +354,7 @@ def evaluate(
                                                "ir_measures" if provider == "ranklens"
                                                else "ir_measures.pytrec_eval"),
                 "asl_query_mean": "mean over queries with >= 1 relevant document"},
-        inputs=_inputs(qrels, qt, run_map), seed=seed,
+        inputs=_inputs(qrels, qt, run_map, hashes.result()), seed=seed,
     )
     res = Result(kind="asl-evaluate", summary=summary, table=table, tables=tables, provenance=prov)
     return res.with_warnings(*evaluation_warnings(info, depth_ratio, unretrieved))
@@ -495,17 +499,26 @@ def evaluation_warnings(info: Mapping[str, Mapping[str, Any]], depth_ratio: floa
     return out
 
 
-def _inputs(qrels: Any, qt: Any, run_map: Mapping[str, Any]) -> dict[str, str]:
+def _file_hashes(qrels: Any, run_map: Mapping[str, Any]) -> dict[str, str]:
+    """``sha256:`` digests of the input files (run names as ``run:NAME``, ``qrels``)."""
     from .._hashing import sha256_file
 
+    out = {f"run:{name}": "sha256:" + sha256_file(run) for name, run in run_map.items()
+           if isinstance(run, (str, os.PathLike))}
+    if isinstance(qrels, (str, os.PathLike)) and not str(qrels).startswith("irds:"):
+        out["qrels"] = "sha256:" + sha256_file(qrels)
+    return out
+
+
+def _inputs(qrels: Any, qt: Any, run_map: Mapping[str, Any], file_hashes: Mapping[str, str]) -> dict[str, str]:
     inputs: dict[str, str] = {}
     for name, run in run_map.items():
         if isinstance(run, (str, os.PathLike)):
-            inputs[f"run:{name}"] = "sha256:" + sha256_file(run)
+            inputs[f"run:{name}"] = file_hashes[f"run:{name}"]
         elif isinstance(run, pd.DataFrame):
             inputs[f"run:{name}"] = "sha256:" + sha256_frame(run)
-    if isinstance(qrels, (str, os.PathLike)) and not str(qrels).startswith("irds:"):
-        inputs["qrels"] = "sha256:" + sha256_file(qrels)
+    if "qrels" in file_hashes:
+        inputs["qrels"] = file_hashes["qrels"]
     elif isinstance(qrels, str):
         inputs["qrels"] = qrels
     else:
