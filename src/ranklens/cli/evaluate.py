@@ -230,6 +230,8 @@ def _write_ir_measures(res, args: argparse.Namespace) -> None:
         rows: list[tuple[str, str, float]] = []
         if args.by_query:
             sub = pq[pq["model"] == run_name]
+            rank = {m: i for i, m in enumerate(names)}  # per query, the measures in the order given
+            sub = sub.assign(_m=sub["measure"].map(rank)).sort_values(["query_id", "_m"], kind="stable")
             rows.extend(sub[["query_id", "measure", "value"]].itertuples(index=False, name=None))
         if not (args.by_query and args.no_summary):
             rows.extend(("all", n, float(means.loc[run_name, n])) for n in names)
