@@ -42,7 +42,10 @@ def test_cli_tools_diagnose_splits_evaluate(files, capsys):
     assert main(["regimes", "--out", str(files / "splits"), "resttest", *base, "--buckets", "2"]) == 0
     assert main(["regimes", "--out", str(files / "splits"), "restrain", *base, "--size", "6",
                  "--size-rule", "fill"]) == 0
-    assert sorted(p.name for p in (files / "splits").iterdir()) == ["restrain-6", "resttest-fold0", "resttest-fold1"]
+    assert sorted(p.name for p in (files / "splits").iterdir()) == ["restrain-6", "restrain-figure1", "resttest-figure1",
+                                                                    "resttest-fold0", "resttest-fold1"]
+    fig1 = Result.load(files / "splits" / "resttest-figure1")
+    assert fig1.summary["resampled_in"] == "2-D projection" and (files / "splits" / "resttest-figure1" / "figure1.png").is_file()
     for name in ("restrain-6", "resttest-fold0", "resttest-fold1"):
         pca = Result.load(files / "splits" / name / "split-pca")
         assert pca.kind == "split-pca" and pca.summary["split"] == name

@@ -85,3 +85,55 @@ def test_split_pca_errors(data):
     with pytest.raises(ValidationError, match="split-pca"):
         plot_split_pca_result(Result(kind="regime-table", summary={}, table=pd.DataFrame(),
                                      provenance=split_pca(s, allq).provenance))
+
+
+def test_illustrate_split_resamples_in_the_plane_vs_brute_force(data):
+    """Fig. 1: ReSTrain on the 2-D points. The interpolation set is the union of every test
+    query's nearest training query by plain 2-D Euclidean distance (ties: lower index), read off
+    the Result's own coordinates; the extrapolation set avoids every test query's top-k'."""
+    from ranklens.resampling import illustrate_split
+
+    tq, eq, _ = data
+    res = illustrate_split(tq, eq, method="restrain", k=1, k_exclude=2)
+    assert res.kind == "split-pca" and res.summary["resampled_in"] == "2-D projection"
+    t = res.table
+    pool = pd.concat([tq, eq], ignore_index=True)
+    coords = project_2d(pool["text"].tolist())  # the plane the split was made in
+    xy = {q: (float(x), float(y)) for q, (x, y) in zip(pool["query_id"], coords)}
+    assert all(xy[q] == pytest.approx((x, y)) for q, x, y in zip(t["query_id"], t["x"], t["y"]))
+    train_ids = list(tq["query_id"])
+
+    def ranked(q):
+        d = [((xy[q][0] - xy[c][0]) ** 2 + (xy[q][1] - xy[c][1]) ** 2) ** 0.5 for c in train_ids]
+        return [train_ids[i] for i in sorted(range(len(d)), key=lambda i: (d[i], i))]
+
+    want = {ranked(q)[0] for q in eq["query_id"]}
+    excluded = {c for q in eq["query_id"] for c in ranked(q)[:2]}
+    got_i = set(t.loc[(t["regime"] == INTERPOLATION) & (t["side"] == "train"), "query_id"])
+    got_e = set(t.loc[(t["regime"] == EXTRAPOLATION) & (t["side"] == "train"), "query_id"])
+    assert got_i == want
+    assert len(got_e) == len(want) and not got_e & excluded
+
+
+def test_illustrate_split_resttest_buckets_are_plane_regions(data):
+    from sklearn.cluster import KMeans
+
+    from ranklens.resampling import illustrate_split
+
+    tq, eq, _ = data
+    res = illustrate_split(tq, eq, method="resttest", n_buckets=3)
+    t = res.table
+    test = t.loc[t["side"] == "test"].drop_duplicates("query_id")
+    train = t.loc[(t["side"] == "train")].drop_duplicates("query_id")
+    pts = pd.concat([train, test])
+    labels = KMeans(n_clusters=3, n_init=10, random_state=0).fit_predict(pts[["x", "y"]].to_numpy())
+    lab = dict(zip(pts["query_id"], labels))
+    extrap = set(t.loc[(t["regime"] == EXTRAPOLATION) & (t["side"] == "test"), "query_id"])
+    # fold 0: the extrapolation test queries are exactly the test queries of one k-means region,
+    # and the fold's training queries are the training queries outside it
+    regions = {lab[q] for q in extrap}
+    assert len(regions) == 1
+    inside_train = {q for q in train["query_id"] if lab[q] in regions}
+    assert not inside_train & set(t.loc[(t["regime"] == EXTRAPOLATION) & (t["side"] == "train"), "query_id"])
+    with pytest.raises(ValidationError, match="restrain"):
+        illustrate_split(tq, eq, method="other")

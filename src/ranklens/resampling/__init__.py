@@ -37,10 +37,10 @@ from .evaluation import (
     variant_key,
     variant_scores,
 )
-from .plots import plot_nn_similarity, plot_split_pca, plot_split_pca_result, project_2d, split_pca
+from .plots import illustrate_split, plot_nn_similarity, plot_split_pca, plot_split_pca_result, project_2d, split_pca
 from .published import read_published_split, read_published_splits
 from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker, MemorizingRanker, tuned_bm25
-from .similarity import analyze, bm25_matrix, nearest_queries, query_similarity
+from .similarity import PlaneVectors, analyze, bm25_matrix, nearest_queries, query_similarity
 from .splits import (
     EXTRAPOLATION,
     INTERPOLATION,
@@ -79,6 +79,7 @@ __all__ = [
     "INTERPOLATION",
     "MemorizingRanker",
     "MemorizingTrainer",
+    "PlaneVectors",
     "REGIMES",
     "SIZE_RULES",
     "ReSTTest",
@@ -96,6 +97,7 @@ __all__ = [
     "evaluation_mode",
     "model_run",
     "export_annotation_sheet",
+    "illustrate_split",
     "label_overlap",
     "near_duplicates",
     "nearest_queries",

@@ -197,12 +197,23 @@ def _first_stage(p: Params) -> Any:
     return read_run(p.first_stage)
 
 
-def _pca_results(splits: list[Any], allq: Any, sim: Any, seed: int, engine: Any) -> list[Any]:
-    from .plots import split_pca
+def _pca_results(splits: list[Any], allq: Any, sim: Any, seed: int, engine: Any, pool: Any, test: Any,
+                 p: Params) -> list[Any]:
+    """Per method: the actual first split projected to 2-D, and the paper's Figure 1 illustration
+    (queries reduced to 2-D first, then resampled there; ``summary["resampled_in"]``)."""
+    from .plots import illustrate_split, split_pca
 
     vectors = "tfidf" if isinstance(sim, str) else sim
     firsts = {s.method: s for s in reversed(splits)}  # the first split of each method
-    return [split_pca(s, allq, vectors=vectors, seed=seed, engine=engine) for s in splits if firsts[s.method] is s]
+    out = [split_pca(s, allq, vectors=vectors, seed=seed, engine=engine) for s in splits if firsts[s.method] is s]
+    opts = {"restrain": {"k": p.k, "k_exclude": p.k_exclude}, "resttest": {"n_buckets": p.buckets}}
+    for method in firsts:
+        try:
+            out.append(illustrate_split(pool, test, method=method, vectors=vectors, engine=engine, seed=seed,
+                                        **opts[method]))
+        except ValidationError:  # too small a pool for the plane split: the projected split stays
+            continue
+    return out
 
 
 def _one_seed(collection: Any, p: Params, seed: int, engine: Any, models_dir: Path, first: bool,
@@ -220,7 +231,7 @@ def _one_seed(collection: Any, p: Params, seed: int, engine: Any, models_dir: Pa
     results = _diagnostics(test, pool, qrels, sim, p, engine) if first else []
     splits, warns = _splits(pool, test, sim, p, seed, collection.name, engine)
     if first:
-        results += _pca_results(splits, allq, sim, seed, engine)
+        results += _pca_results(splits, allq, sim, seed, engine, pool, test, p)
     variants = train_variants(_trainers(p, seed), splits, allq, qrels, collection.docs, models_dir, engine=engine)
     reg = evaluate_regimes(variants, splits, allq, qrels, collection.docs, measures=p.measures,
                            evaluation=p.evaluation, depth=p.depth, first_stage=_first_stage(p),

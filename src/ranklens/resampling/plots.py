@@ -18,7 +18,7 @@ from ..results import Result
 from .similarity import _check_queries
 from .splits import Split, _ordered
 
-__all__ = ["plot_nn_similarity", "plot_split_pca", "plot_split_pca_result", "project_2d", "split_pca"]
+__all__ = ["illustrate_split", "plot_nn_similarity", "plot_split_pca", "plot_split_pca_result", "project_2d", "split_pca"]
 
 SPLIT_PCA_COLUMNS = ["query_id", "side", "regime", "x", "y"]
 
@@ -56,6 +56,44 @@ def project_2d(texts: list[str], *, vectors: Any = "tfidf", engine: Any = None, 
     return _project_2d(texts, vectors=vectors, engine=engine, seed=seed)[0]
 
 
+def illustrate_split(train_queries: pd.DataFrame, test_queries: pd.DataFrame, *, method: str = "restrain",
+                     vectors: Any = "tfidf", engine: Any = None, seed: int = 0, **options: Any) -> Result:
+    """The paper's Figure 1: project the training and test queries to two dimensions *first*,
+    then resample in that plane (ReSTrain neighbours by 2-D distance, ReSTTest k-means on the
+    2-D points), so that the drawn split shows the resampling itself. (A split made in the full
+    embedding space and projected afterwards, :func:`split_pca`, need not look separated.)
+
+    Args:
+        train_queries, test_queries: ``query_id``, ``text``.
+        method: ``"restrain"`` or ``"resttest"`` (the first fold is drawn).
+        vectors: ``"tfidf"`` or an embedder, projected as in :func:`split_pca`.
+        options: :class:`~.splits.ReSTrain` / :class:`~.splits.ReSTTest` arguments (``k``,
+            ``k_exclude``, ``size``, ``n_buckets``, ...).
+
+    Returns:
+        ``Result(kind="split-pca")`` (see :func:`split_pca`) with ``summary["resampled_in"] =
+        "2-D projection"``; draw it with :func:`plot_split_pca_result`.
+    """
+    import dataclasses
+
+    from .similarity import PlaneVectors
+    from .splits import ReSTrain, ReSTTest
+
+    tr, te = _check_queries(train_queries, "train_queries"), _check_queries(test_queries, "test_queries")
+    pool = pd.concat([tr, te], ignore_index=True)
+    xy, ratio, how = _project_2d(pool["text"].tolist(), vectors=vectors, engine=engine, seed=seed)
+    plane = PlaneVectors({t: (float(x), float(y)) for t, (x, y) in zip(pool["text"], xy)}, name=f"2-D {how}")
+    if method == "restrain":
+        split = ReSTrain(similarity=plane, seed=seed, **options).fit(tr, te).splits_[0]
+    elif method == "resttest":
+        split = ReSTTest(vectors=plane, seed=seed, **options).fit(tr, te).splits_[0]
+    else:
+        raise ValidationError(f"method must be 'restrain' or 'resttest', got {method!r}")
+    res = _pca_result(split, pool["query_id"].tolist(), xy, ratio, how, vectors, seed,
+                      "all training and test queries; resampled in this plane")
+    return dataclasses.replace(res, summary={**res.summary, "resampled_in": "2-D projection"})
+
+
 def split_pca(split: Split, queries: pd.DataFrame, *, vectors: Any = "tfidf", engine: Any = None,
               seed: int = 0) -> Result:
     """2-D projection of all the split's queries (training and test together), per regime (Fig. 1).
@@ -72,8 +110,6 @@ def split_pca(split: Split, queries: pd.DataFrame, *, vectors: Any = "tfidf", en
         the split's name, the sizes per regime and ``explained_variance`` (ratio per component)
         and ``explained_variance_total``.
     """
-    from ..results import make_provenance
-    from .similarity import similarity_name
 
     q = _check_queries(queries, "queries")
     text = dict(zip(q["query_id"], q["text"]))
@@ -86,6 +122,15 @@ def split_pca(split: Split, queries: pd.DataFrame, *, vectors: Any = "tfidf", en
             "training and test queries together"
         )
     xy, ratio, how = _project_2d([text[x] for x in ids], vectors=vectors, engine=engine, seed=seed)
+    return _pca_result(split, ids, xy, ratio, how, vectors, seed,
+                       "all the split's queries (training and test, every regime) together")
+
+
+def _pca_result(split: Split, ids: list[str], xy: np.ndarray, ratio: list[float], how: str, vectors: Any,
+                seed: int, fitted_on: str) -> Result:
+    from ..results import make_provenance
+    from .similarity import similarity_name
+
     pos = {x: i for i, x in enumerate(ids)}
     parts = []
     for regime in _ordered(split.regimes):
@@ -104,7 +149,7 @@ def split_pca(split: Split, queries: pd.DataFrame, *, vectors: Any = "tfidf", en
     }
     prov = make_provenance(
         params={"vectors": similarity_name(vectors), "projection": how, "seed": seed,
-                "fitted_on": "all the split's queries (training and test, every regime) together"},
+                "fitted_on": fitted_on},
         components={"vectors": getattr(vectors, "fingerprint", str(vectors))},
         inputs={"split": split.fingerprint}, seed=seed)
     return Result(kind="split-pca", summary=summary, table=table, provenance=prov)

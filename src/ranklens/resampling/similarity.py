@@ -16,7 +16,8 @@ when the stop list would empty a text), so BM25 and TF-IDF see the same terms.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ import pandas as pd
 from ..errors import ValidationError
 
 __all__ = [
+    "PlaneVectors",
     "analyze",
     "bm25_matrix",
     "embed_queries",
@@ -150,10 +152,39 @@ def _topk_blocked(matrix_fn, n: int, k: int, block: int):
     return np.vstack(idx_parts), np.vstack(val_parts)
 
 
+@dataclass(frozen=True)
+class PlaneVectors:
+    """Fixed low-dimensional coordinates of query texts (e.g. a 2-D PCA projection), used as a
+    similarity method: similarity = 1 / (1 + Euclidean distance), so nearer is more similar and
+    every pair is "similar" (> 0). The paper's Figure 1 reduces to two dimensions *before*
+    resampling so that the drawn splits show the resampling itself
+    (:func:`~ranklens.resampling.plots.illustrate_split`).
+
+    Attributes:
+        coords: ``text -> coordinates``.
+        name: provenance name.
+    """
+
+    coords: Mapping[str, tuple[float, ...]]
+    name: str = "plane"
+
+    def vectors(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
+        missing = [t for t in texts if t not in self.coords]
+        if missing:
+            raise ValidationError(f"PlaneVectors: no coordinates for {len(missing)} text(s), e.g. {missing[0]!r}")
+        return np.asarray([self.coords[t] for t in texts], dtype=np.float64)
+
+    def similarity(self, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        d = np.sqrt(np.maximum(((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=2), 0.0))
+        return 1.0 / (1.0 + d)
+
+
 def similarity_name(method: Any) -> str:
     """Display/provenance name of a similarity method (string or embedder fingerprint)."""
     if isinstance(method, str):
         return method
+    if isinstance(method, PlaneVectors):
+        return method.name
     fp = getattr(method, "fingerprint", None)
     if not isinstance(fp, str):
         raise ValidationError(
@@ -205,6 +236,9 @@ def nearest_queries(
         else:
             raise ValidationError(f"unknown similarity method {method!r}; use 'bm25', 'tfidf' or an embedder")
         return _topk_blocked(lambda s, e: mat[s:e].toarray(), n, k, block)
+    if isinstance(method, PlaneVectors):
+        pa, pt = method.vectors(list(test_texts)), method.vectors(list(train_texts))
+        return _topk_blocked(lambda s, e: method.similarity(pa[s:e], pt), n, k, block)
     a = embed_queries(method, test_texts, engine=engine)
     t = embed_queries(method, train_texts, engine=engine)
     if backend == "faiss":

@@ -42,7 +42,7 @@ import pandas as pd
 
 from .._hashing import sha256_json
 from ..errors import DataFormatError, ValidationError
-from .similarity import _check_queries, nearest_queries, similarity_name, tfidf_vectors
+from .similarity import PlaneVectors, _check_queries, nearest_queries, similarity_name, tfidf_vectors
 
 __all__ = [
     "EXTRAPOLATION",
@@ -580,6 +580,8 @@ class ReSTTest(_SplitterMixin):
             if self.vectors != "tfidf":
                 raise ValidationError(f"vectors must be 'tfidf' or an embedder, got {self.vectors!r}")
             x, _ = tfidf_vectors(texts)
+        elif isinstance(self.vectors, PlaneVectors):
+            x = self.vectors.vectors(list(texts))  # fixed coordinates, as they are (Fig. 1)
         else:
             from .similarity import embed_queries
 

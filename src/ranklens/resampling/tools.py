@@ -285,8 +285,27 @@ def _splits(args: argparse.Namespace) -> int:
             fig.savefig(d / "pca.png", dpi=110)
             _close(fig)
         _echo(st.to_string(index=False, header=s is splits[0]))
+    if not args.no_plot:
+        _figure1(args, tr, te, pca_vectors, out)
     _echo(f"{len(splits)} split(s) written under {out}")
     return 0
+
+
+def _figure1(args: argparse.Namespace, tr: Any, te: Any, vectors: Any, out: Path) -> None:
+    """The paper's Figure 1: the queries reduced to 2-D first, then resampled in that plane."""
+    from ..errors import ValidationError
+    from . import illustrate_split, plot_split_pca_result
+
+    opts = {"k": args.k, "k_exclude": args.k_exclude} if args.action == "restrain" else {"n_buckets": args.buckets}
+    try:
+        res = illustrate_split(tr, te, method=args.action, vectors=vectors, seed=args.seed, **opts)
+    except ValidationError as exc:
+        sys.stderr.write(f"ranklens: warning: no 2-D illustration ({exc})\n")
+        return
+    res.save(out / f"{args.action}-figure1")
+    fig = plot_split_pca_result(res)
+    fig.savefig(out / f"{args.action}-figure1" / "figure1.png", dpi=110)
+    _close(fig)
 
 
 def _close(fig: Any) -> None:
