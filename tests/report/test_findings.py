@@ -3,9 +3,11 @@ against a small obviously-correct reference written here."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -81,7 +83,7 @@ def test_headline_significance_matches_a_brute_force_paired_t_test():
     assert rows.loc["good", "p_vs_baseline"] == pytest.approx(_holm(raw)[0])
     assert rows.loc["good", "value"] == pytest.approx(np.mean(per_query["good"]))
     # the best (lowest ASL) is bold and the significant one marked; the baseline carries no mark
-    html = Report([(__import__("pathlib").Path("ev"), res)]).render_html()
+    html = Report([(Path("ev"), res)]).render_html()
     card = html.split('class="hcard"', 1)[1]
     best = min(per_query, key=lambda m: np.mean(per_query[m]))
     assert re.search(rf'<td class="num best" data-model="{best}">', card)
@@ -136,7 +138,7 @@ def test_tsv_download_holds_the_whole_table_and_is_inert():
     assert html.count("<tr>") == 11  # header + 10 rows in the page
     data = re.search(r'<script type="application/json" class="tsvdata" id="(\w+)">(.*?)</script>', html, re.S)
     assert "<" not in data.group(2)
-    back = pd.read_csv(__import__("io").StringIO(json.loads(data.group(2))), sep="\t")
+    back = pd.read_csv(io.StringIO(json.loads(data.group(2))), sep="\t")
     pd.testing.assert_frame_equal(back, frame)
     assert 'download TSV (60 rows)' in html and "first 10 of 60 rows" in html
 

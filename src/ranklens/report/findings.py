@@ -203,16 +203,19 @@ def ranker_overlap(result: Any) -> list[str]:
 
 # --------------------------------------------------------------------------- regimes
 def regime_table(result: Any) -> list[str]:
+    """Per model and setting: interpolation -> extrapolation of each measure, the relative gap and
+    the analysis's paired randomization test (extrapolation vs interpolation, same queries)."""
     long = result.tables.get("regime_table")
     if long is None or long.empty:
         return []
     out = []
-    for r in long.head(6).itertuples():
-        out.append(f"{r.model} ({r.setting}) {r.measure}: interpolation {_n(r.interpolation)}, extrapolation "
-                   f"{_n(r.extrapolation)}, gap {_signed(r.gap * 100)}% ({p_text(r.randomization_pvalue)}, "
-                   f"n = {int(r.n_paired)} paired queries)")
-    more = f" ({len(long) - 6} more rows in the table)" if len(long) > 6 else ""
-    return [s + "." for s in out[:-1]] + [out[-1] + more + "."] if out else []
+    for (model, setting), g in long.groupby(["model", "setting"], sort=False):
+        parts = [f"{r.measure} {_n(r.interpolation)} → {_n(r.extrapolation)} ({_signed(r.gap * 100)}%, "
+                 f"{p_text(r.randomization_pvalue)})" for r in g.itertuples()]
+        n = int(g["n_paired"].max()) if "n_paired" in g else 0
+        out.append(f"{model} ({setting}), interpolation → extrapolation: " + "; ".join(parts)
+                   + (f"; n = {n} paired queries." if n else "."))
+    return out
 
 
 # --------------------------------------------------------------------------- explain
