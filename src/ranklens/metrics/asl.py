@@ -35,9 +35,11 @@ measure is computed, so ASL and the ir_measures measures see the same ranking.
 
 Runs are ordered under a tie rule (:data:`ranklens.types.TieRule`) exactly like
 :func:`ranklens.io.rank_run`: ``"trec_eval"`` compares scores as float32 and breaks ties by
-``doc_id`` descending (byte order, as ``strcmp``). The kernel works on int-coded arrays in a
-padded queries x depth matrix: one row-wise ``argsort``, doc ids are only compared inside rows
-that actually contain ties, relevance comes from a hashed join of the judged documents.
+``doc_id`` descending (byte order, as ``strcmp``). The ranked run is ragged (CSR, see
+:class:`RankedRun`): memory proportional to the rows, query ids coded to integers once; a file
+already grouped by query in score order is not sorted again, doc ids are only compared among
+rows that tie, relevance comes from a hashed join of the judged documents, and every kernel is
+a ``bincount``/``cumsum`` over the rows.
 """
 
 from __future__ import annotations
