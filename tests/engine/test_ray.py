@@ -300,3 +300,42 @@ def test_any_callable_runs_on_the_actors_once_per_batch(dispatcher):
     assert {pid for pid, _ in got.values()} <= set(dispatcher.actor_pids())
     for b, positions in batches:
         assert got[b][1] == [2 * j for j in positions]
+
+
+def test_back_pressure_bounds_the_batches_in_flight(dispatcher, monkeypatch):
+    """Never more than actors x in_flight batches queued on the cluster, however many batches."""
+    seen: list[int] = []
+    real_wait = ray.wait
+
+    def spy(refs, **kw):
+        seen.append(len(refs))
+        return real_wait(refs, **kw)
+
+    monkeypatch.setattr(ray, "wait", spy)
+    qs, ts = _pairs(400)
+    remote = ScoringEngine(cache=False, dispatcher=dispatcher, show_progress=False)
+    remote.score(OverlapRanker(batch_size=5), qs, ts)
+    assert len(seen) >= 40 and max(seen) == 2 * dispatcher.in_flight
+
+
+def test_cli_engine_option_runs_an_analysis_on_ray(tmp_path, cluster, monkeypatch):
+    """``ranklens --engine ray neighbors ...`` gives the results of the local run, and its
+    batches went through the RayDispatcher."""
+    import gzip
+
+    from ranklens.cli import main
+    from ranklens.engine.ray import RayDispatcher
+
+    calls: list[int] = []
+    original = RayDispatcher.run
+    monkeypatch.setattr(RayDispatcher, "run", lambda self, call, bs: (calls.append(len(bs)), original(self, call, bs))[1])
+    args = ["neighbors", "--collection", "demo", "--model", "tfidf", "--n-queries", "5", "--n-samples", "1",
+            "--k", "3", "--max-sentences", "300", "--no-plots"]
+    assert main(["-q", "--no-cache", *args, "--out", str(tmp_path / "local")]) == 0
+    assert main(["-q", "--no-cache", "--engine", "ray", *args, "--out", str(tmp_path / "ray")]) == 0
+    assert sum(calls) > 0
+    tables = sorted(p.relative_to(tmp_path / "local") for p in (tmp_path / "local").rglob("*.tsv.gz"))
+    assert tables
+    for rel in tables:
+        assert gzip.decompress((tmp_path / "local" / rel).read_bytes()) == \
+            gzip.decompress((tmp_path / "ray" / rel).read_bytes()), rel
