@@ -53,7 +53,8 @@ def diagnostics(w, pool, test, embedder, engine, out):
     tq = w.qrels.loc[w.qrels["query_id"].isin(set(test["query_id"]))]
     trq = w.qrels.loc[w.qrels["query_id"].isin(set(pool["query_id"]))]
     lo = label_overlap(tq, trq)
-    log(f"wikiqa label overlap: {lo.summary['share@1']:.4f} of {lo.summary['n_queries@1']}")
+    log(f"wikiqa label overlap: {lo.summary['share@1']:.4f} of {lo.summary['n_queries@1']} test queries with a "
+        f"positive (the paper's denominator); {lo.summary['share_of_all@1']:.4f} of all judged test queries")
     d = load_dl_vs_dev(DATA / "trec_dl_msmarco_passage")
     for year in ("dl19", "dl20"):
         sim = query_similarity(d[f"{year}_queries"], d["dev_queries"], method=embedder, k=10, engine=engine)
