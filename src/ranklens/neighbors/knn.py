@@ -21,8 +21,9 @@ queries only and each corpus block goes straight into the product.
 Sparse vectors (``scipy.sparse`` rows, e.g. full-vocabulary tf-idf) are searched exactly with
 the same blocked running top-k: each block's similarities come from one sparse product.
 
-Similarity: ``"cosine"`` (vectors L2-normalised on the fly, zero vectors stay zero and have
-similarity 0 to everything) or ``"ip"`` (raw inner product, for pre-normalised vectors).
+Similarity: ``"cosine"`` (queries L2-normalised; corpus blocks too, unless the corpus is
+:class:`UnitRows` or a unit view, normalised once; zero vectors stay zero and have similarity 0
+to everything) or ``"ip"`` (raw inner product).
 
 Zero-vector queries (e.g. TF-IDF of a text made only of unknown or stop words, averaged word
 vectors with no known token) have no neighbours: their rows are all ``-1`` with score ``-inf``.
