@@ -203,6 +203,15 @@ def test_real_report_of_a_small_experiment_in_headless_chromium(small_experiment
         box.find_element(By.CSS_SELECTOR, ".rl-pager .prev").click()
         assert driver.execute_script(shown, box) == first
         assert box.find_elements(By.CSS_SELECTOR, "mark"), "no highlighted rationale"
+        # the probes section's model filter also hides the other model's column of the paper table
+        from selenium.webdriver.support.ui import Select
+
+        probes = driver.find_element(By.CSS_SELECTOR, "section[data-section='Behavioural probes (ABNIRML)']")
+        Select(probes.find_element(By.CSS_SELECTOR, "select.section-filter")).select_by_value("tfidf")
+        heads = driver.execute_script(
+            "return Array.from(arguments[0].querySelectorAll('table.main th'))"
+            ".filter(h => h.style.display !== 'none').map(h => h.textContent)", probes)
+        assert "tfidf" in heads and "bm25" not in heads
         assert _console_errors(driver) == []
         height = _screenshots(driver, "report-experiment")
         assert height < 15000, f"the report is {height} px tall at 1400 px"

@@ -47,6 +47,22 @@
     each(scope.querySelectorAll("table.sortable[data-model-col]"), function(t){
       t.setAttribute("data-filter", want); t.setAttribute("data-at", "0"); refresh(t);
     });
+    var select = scope.querySelector("select.section-filter");
+    var models = select ? Array.prototype.map.call(select.options, function(o){ return o.value; }).filter(Boolean) : [];
+    // wide tables (one column per model): hide the other models' columns
+    each(scope.querySelectorAll("table.sortable:not([data-model-col])"), function(t){
+      var heads = t.tHead ? t.tHead.rows[0].cells : [];
+      var hide = [];
+      each(heads, function(h, i){ if (want !== "" && models.indexOf(h.textContent) >= 0 && h.textContent !== want) hide.push(i); });
+      each(t.rows, function(r){ each(r.cells, function(c, i){ c.style.display = hide.indexOf(i) >= 0 ? "none" : ""; }); });
+    });
+    // findings about one model ("minilm: ...", "minilm vs bm25: ...", "minilm (setting) ...")
+    each(scope.querySelectorAll(".findings li"), function(li){
+      var label = li.querySelector(".flabel");
+      var text = li.textContent.slice(label ? label.textContent.length : 0).trim();
+      var about = models.filter(function(m){ return [":", " vs ", " ("].some(function(sep){ return text.indexOf(m + sep) === 0; }); });
+      li.style.display = (want === "" || about.length === 0 || about.indexOf(want) >= 0) ? "" : "none";
+    });
   }
   function addPager(table){
     var div = document.createElement("div");
