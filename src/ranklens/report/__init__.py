@@ -32,7 +32,7 @@ from ..errors import ValidationError
 from ..results import Result
 from .headline import LEGEND, Block, headline_block, headline_html, headline_markdown
 from .tables import MAX_ROWS, Ids, fmt, parenthesise, table_html
-from .views import main_frame, result_view
+from .views import kind_info, main_frame, result_view
 
 __all__ = ["Report", "load_results", "table_html"]
 
@@ -125,7 +125,11 @@ class Report:
     def _blocks(self, items: list[_Item]) -> list[Block]:
         blocks = []
         for it in items:
-            b = headline_block(it.result, section=_family(it.result.kind), label=it.label, anchor=it.anchor,
+            fam = _family(it.result.kind)
+            info = kind_info(it.result.kind)
+            kind_title = info.title if info is not None and info.title else it.result.kind
+            title = fam if kind_title in (fam, "") else f"{fam}: {kind_title}"
+            b = headline_block(it.result, section=title, label=it.label, anchor=it.anchor,
                                dataset=it.dataset, baseline=self.baseline)
             if b is not None:
                 blocks.append(b)
@@ -208,8 +212,6 @@ class Report:
 
 
 def _md_result(it: _Item, places: int | None) -> list[str]:
-    from .views import kind_info
-
     res = it.result
     info = kind_info(res.kind)
     title = info.title if info is not None and info.title else res.kind
