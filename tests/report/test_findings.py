@@ -166,3 +166,13 @@ def test_a_degenerate_chart_is_left_out_with_a_note(tmp_path):
     html = Report.from_dirs([tmp_path]).render_html()
     assert "Chart left out: Kendall τ between the orderings of 2 systems is 1 at every step" in html
     assert "<svg" not in html.split('id="res1"', 1)[1].split("</article>", 1)[0]
+
+
+def test_cli_baseline_and_places(tmp_path, capsys):
+    res, _ = _evaluate_result()
+    res.save(tmp_path / "ev")
+    assert main(["report", str(tmp_path / "ev"), "-o", str(tmp_path / "r.md"), "--baseline", "good"]) == 0
+    md = (tmp_path / "r.md").read_text()
+    assert "| metric | good (base) | bm25 | same |" in md
+    assert main(["report", str(tmp_path / "ev"), "-o", str(tmp_path / "r.md"), "--places", "11"]) == 1
+    assert "--places" in capsys.readouterr().err
