@@ -3,6 +3,8 @@
 
     python benchmarks/probes_cranfield.py [--out DIR] [--cap N] [--models bm25,tfidf,minilm]
 
+* models: ranklens' BM25 (Anserini's k1=0.9, b=0.4), the paper's BM25 (PyTerrier: Terrier's
+  k1=1.2, b=0.75), TF-IDF and MiniLM (all-MiniLM-L6-v2, a bi-encoder like the paper's SBERT);
 * Cranfield: measure-and-match and manipulation probes (the paper's Tables 1-2), δ calibrated on
   Cranfield (ranklens' procedure for a bare collection: BM25 top-20 re-ranked);
 * DL19 passages: the same probes, δ calibrated the paper's way on the official DL19 BM25 run
@@ -29,6 +31,9 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("RANKLENS_SHARED_DATA", REPO.parent / "shared" / "data"))
 TM = ("mm-*", "tr-del-stops-punct", "tr-lemmatize", "tr-shuffle-words", "tr-shuffle-sents", "tr-shuffle-preps",
       "tr-typo", "tr-add-nonrel-sent")
+
+
+MODELS = {"bm25-terrier": {"spec": "bm25", "params": {"k1": 1.2, "b": 0.75}}}
 
 
 def dl19_collection(out: Path) -> Path:
@@ -85,14 +90,16 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/tmp/ranklens_probes_real")
     ap.add_argument("--cap", type=int, default=0, help="samples per probe (0 = all, the paper)")
-    ap.add_argument("--models", default="bm25,tfidf,minilm")
+    ap.add_argument("--models", default="bm25,bm25-terrier,tfidf,minilm",
+                    help="bm25 = ranklens' BM25 (k1=0.9, b=0.4); bm25-terrier = the paper's PyTerrier BM25 "
+                         "(Terrier's k1=1.2, b=0.75)")
     ap.add_argument("--parts", default="cranfield,dl19,transfer")
     ap.add_argument("--rerun", default="cranfield", help="parts re-run from the engine cache (0 model calls)")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("RANKLENS_SHARED_DATA", str(DATA))
-    models = {m: {"spec": m} for m in a.models.split(",")}
+    models = {m: MODELS.get(m, {"spec": m}) for m in a.models.split(",")}
     dl19 = dl19_collection(out)
     bm25_run = str(DATA / "trec_dl_runs" / "official" / "dl19" / "bm25base_p.top100.run.gz")
     base = {"cap": a.cap}  # the default sweep: the three probes of the paper's Fig. 2 where present
