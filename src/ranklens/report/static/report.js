@@ -146,7 +146,10 @@
         links[current.id].classList.add("active");
         var sec = current.closest("section.analysis");
         if (sec && sec.id !== current.id && links[sec.id]) links[sec.id].classList.add("active");
-        links[current.id].scrollIntoView({block: "nearest"});
+        var nav = document.querySelector("nav.toc"), a = links[current.id];
+        if (a.offsetTop < nav.scrollTop || a.offsetTop > nav.scrollTop + nav.clientHeight - 40) {
+          nav.scrollTop = Math.max(0, a.offsetTop - nav.clientHeight / 2);  // the nav only, never the page
+        }
       }
     }
     window.addEventListener("scroll", update, {passive: true});
