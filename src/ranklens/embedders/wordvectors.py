@@ -16,8 +16,9 @@ Two sources of word vectors:
 
 A text's embedding is the mean of the vectors of its tokens (:func:`ranklens.text.tokenize`).
 The paper tokenized with spaCy for word2vec and GloVe and with fastText's own tokenizer for
-fastText (App. A); ``ranklens.text.tokenize`` splits words the same way on plain prose but drops
-punctuation tokens (which have no vector in most files) -- a deviation that is not an option yet.
+fastText (App. A); ``ranklens.text.tokenize`` keeps contractions whole ("don't", where spaCy
+gives "do" + "n't") and drops punctuation tokens (which have no vector in most files) -- a
+deviation that is not an option yet.
 Lookups in a vectors file keep the case of the text (``case="preserve"``, the default): cased
 vectors (GoogleNews, GloVe 840B, fastText) are looked up as written ("Paris" gets "Paris"'s
 vector), and a token missing in its written case falls back to its lower-case form, so uncased
