@@ -135,6 +135,8 @@ class RayDispatcher:
         in_flight: batches queued per actor (back-pressure).
         max_retries: times a batch is re-sent after losing its actor before the run fails.
         keep_models: component replicas an actor keeps loaded (least recently used dropped).
+        start_timeout: seconds the actors may take to start (placed on the cluster) before
+            the run is refused with the resources they asked for.
     """
 
     address: str | None = None
@@ -144,6 +146,7 @@ class RayDispatcher:
     in_flight: int = 2
     max_retries: int = 3
     keep_models: int = 2
+    start_timeout: float = 120.0
     retried: int = field(default=0, init=False)  # batches re-sent after a lost actor, all runs
     _pool: list[Any] = field(default_factory=list, init=False, repr=False)
     _started_ray: bool = field(default=False, init=False, repr=False)
@@ -156,6 +159,8 @@ class RayDispatcher:
                 raise ValidationError(f"engine: {name} must be an integer >= 1, got {v!r}")
         if not isinstance(self.max_retries, int) or self.max_retries < 0:
             raise ValidationError(f"engine: max_retries must be an integer >= 0, got {self.max_retries!r}")
+        if not isinstance(self.start_timeout, (int, float)) or self.start_timeout <= 0:
+            raise ValidationError(f"engine: start_timeout must be > 0 seconds, got {self.start_timeout!r}")
         if self.gpus_per_actor is not None and not (0 <= float(self.gpus_per_actor) <= 64):
             raise ValidationError(f"engine: gpus_per_actor must be >= 0, got {self.gpus_per_actor!r}")
 
@@ -206,7 +211,17 @@ class RayDispatcher:
         if not self._pool:
             n, cpus, gpus = self._shape(ray)
             self._spec = (cpus, gpus)
-            self._pool = [self._new_actor(ray, cpus, gpus) for _ in range(n)]
+            pool = [self._new_actor(ray, cpus, gpus) for _ in range(n)]
+            ready, _ = ray.wait([a.pid.remote() for a in pool], num_returns=n, timeout=self.start_timeout)
+            if len(ready) < n:
+                for a in pool:
+                    ray.kill(a)
+                free = ray.available_resources()
+                raise ValidationError(
+                    f"engine: only {len(ready)} of {n} Ray actors ({cpus:g} CPU, {gpus:g} GPU each) started in "
+                    f"{self.start_timeout:g} s; the cluster has {free.get('CPU', 0):g} CPUs and {free.get('GPU', 0):g} "
+                    "GPUs free -- ask for fewer actors ([engine] actors = N) or free the cluster")
+            self._pool = pool
         return ray
 
     def actor_pids(self) -> list[int]:
