@@ -348,3 +348,18 @@ def test_more_actors_than_the_cluster_can_place_is_refused_by_name(cluster):
     with pytest.raises(ValidationError, match=r"only 2 of 3 Ray actors .* started in 5 s"):
         ScoringEngine(cache=False, dispatcher=d, show_progress=False).score(OverlapRanker(), ["q"], ["t"])
     d.close()
+
+
+def test_components_ship_without_loaded_weights():
+    from ranklens.engine.ray import _shippable
+    from ranklens.rankers import BiEncoderRanker
+
+    ranker = BiEncoderRanker()
+    emb = HashEmbedder(dim=8)
+    object.__setattr__(emb, "_loaded", "pretend weights")
+    object.__setattr__(ranker, "_emb", emb)
+    shipped = _shippable(ranker)
+    assert shipped._emb._loaded is None and shipped._emb.dim == 8 and shipped.fingerprint == ranker.fingerprint
+    assert emb._loaded == "pretend weights" and ranker._emb is emb  # the driver's copy is untouched
+    plain = OverlapRanker()
+    assert _shippable(plain) is plain  # nothing loaded: shipped as is

@@ -106,13 +106,22 @@ class _Replica:
             return out  # the engine's check names what is wrong with it
 
 
-def _shippable(component: Any) -> Any:
-    """A shallow copy without a loaded model (``_loaded``): each actor loads its own replica
-    instead of unpickling the driver's weights."""
-    if getattr(component, "_loaded", None) is None:
+def _shippable(component: Any, depth: int = 2) -> Any:
+    """A shallow copy without loaded models (``_loaded``, also in the components it holds, e.g.
+    a bi-encoder ranker's embedder): each actor loads its own replica instead of unpickling the
+    driver's weights. The component itself is left unchanged."""
+    attrs = getattr(component, "__dict__", None)
+    if not isinstance(attrs, dict) or depth == 0:
+        return component
+    changes = {k: _shippable(v, depth - 1) for k, v in attrs.items() if hasattr(v, "__dict__") and k != "_loaded"}
+    changes = {k: v for k, v in changes.items() if v is not attrs[k]}
+    if attrs.get("_loaded") is not None:
+        changes["_loaded"] = None
+    if not changes:
         return component
     clone = copy.copy(component)
-    object.__setattr__(clone, "_loaded", None)
+    for k, v in changes.items():
+        object.__setattr__(clone, k, v)
     return clone
 
 
