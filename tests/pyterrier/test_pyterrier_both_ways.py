@@ -161,7 +161,7 @@ def test_frames_between_the_two_conventions():
 
 
 def test_readers_take_pyterrier_column_names():
-    from ranklens.io import read_qrels, read_queries, read_run
+    from ranklens.io import read_docs, read_qrels, read_queries, read_run
 
     q = read_qrels(QRELS)
     assert list(q.columns) == ["query_id", "doc_id", "relevance"]
@@ -171,6 +171,8 @@ def test_readers_take_pyterrier_column_names():
     assert list(zip(topics["query_id"], topics["text"])) == list(zip(TOPICS["qid"], TOPICS["query"]))
     r = read_run(candidates().assign(score=[float(i) for i in range(12)]))
     assert {"query_id", "doc_id", "score"} <= set(r.columns)
+    docs = read_docs(pd.DataFrame({"docno": list(DOCS), "text": list(DOCS.values())}))
+    assert dict(docs.iter_docs()) == DOCS
 
 
 def test_transformer_pickles_for_parallel_pipelines():

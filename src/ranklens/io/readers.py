@@ -228,6 +228,29 @@ def _doc_text(rec: dict, text_field: str | None, include_title: bool, title_sep:
     return body
 
 
+def _docs_frame(frame: pd.DataFrame, *, include_title: bool, title_sep: str, text_field: str | None) -> DocStore:
+    """A docs frame under any accepted column names -> :class:`DocStore` (other columns as metadata)."""
+    idf = next((f for f in DOC_ID_FIELDS if f in frame.columns), None)
+    txf = text_field if text_field in frame.columns else next((f for f in DOC_TEXT_FIELDS if f in frame.columns), None)
+    if idf is None or txf is None:
+        raise DataFormatError(f"docs frame has columns {list(frame.columns)}; expected an id column "
+                              f"({'|'.join(DOC_ID_FIELDS)}) and a text column ({'|'.join(DOC_TEXT_FIELDS)})",
+                              path="docs frame")
+    ids = frame[idf].astype(str).str.strip()
+    texts = frame[txf].fillna("").astype(str)
+    if "title" in frame.columns:  # as the JSONL reader: title in front on request, and where the text is empty
+        titles = frame["title"].fillna("").astype(str)
+        empty = texts.str.strip() == ""
+        if include_title:
+            texts = (titles + title_sep + texts).str.strip()
+        texts = texts.where(~empty, titles)
+    rest = frame.drop(columns=[c for c in (idf, txf) if c in frame.columns])
+    df = pd.concat([pd.DataFrame({DOC_ID: ids, TEXT: texts}).reset_index(drop=True), rest.reset_index(drop=True)],
+                   axis=1)
+    _no_dup_ids(df, DOC_ID, "docs frame")
+    return DocStore.from_frame(df.loc[:, ~df.columns.duplicated()], name="docs frame")
+
+
 def read_docs(path: PathLike, *, include_title: bool = False, title_sep: str = " ", text_field: str | None = None,
               encoding: str = "utf-8", stream: bool = False) -> DocStore:
     """Read a corpus into a :class:`DocStore`.
@@ -243,9 +266,13 @@ def read_docs(path: PathLike, *, include_title: bool = False, title_sep: str = "
         stream: For plain JSONL, return a :class:`JsonlDocStore` (byte-offset index, texts read
             on demand) instead of loading everything.
 
+    A DataFrame is accepted too (PyTerrier's ``docno``, ``text``; or any id/text field above).
+
     Raises:
         DataFormatError: naming the file, line and problem (missing fields, bad JSON, duplicates).
     """
+    if isinstance(path, pd.DataFrame):
+        return _docs_frame(path, include_title=include_title, title_sep=title_sep, text_field=text_field)
     p = Path(path)
     if stream:
         return JsonlDocStore(p, include_title=include_title, title_sep=title_sep, text_field=text_field,
