@@ -126,7 +126,7 @@ def explaining_load_errors(component: Any) -> Iterator[None]:
     except (OSError, ValueError) as exc:
         if isinstance(exc, ValueError) and not _raised_by_loader(exc):
             raise
-        model = getattr(component, "model", None)
+        model = getattr(component, "model", None) or getattr(component, "path", None)
         path = str(model) if model else "the default model"
         if hasattr(component, "_path"):
             try:
