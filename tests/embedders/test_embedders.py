@@ -98,3 +98,24 @@ def test_minilm_st_hf_mean_bf16_and_biencoder():
     dot = BiEncoderRanker(similarity="dot").score([TEXTS[0]], [TEXTS[1]])
     # all-MiniLM-L6-v2 ends with a Normalize module, so its raw dot product is the cosine
     assert dot[0] == pytest.approx(got[0], abs=1e-4)
+
+
+def test_make_embedder_builds_through_the_one_spec_registry(monkeypatch):
+    """A spec added to ranklens.specs is reachable from make_embedder (no second table), and a
+    ranker-only spec is refused as an embedder by the registry."""
+    import ranklens.specs as specs
+    from ranklens.embedders import make_embedder
+    from ranklens.testing import HashEmbedder
+
+    seen = {}
+
+    def factory(arg, corpus, params):
+        seen.update(arg=arg, corpus=corpus, params=params)
+        return HashEmbedder(dim=4)
+
+    toy = specs.ModelSpec("toyemb", "toyemb:<x>", "a test embedder", embedder=factory, needs_corpus=True)
+    monkeypatch.setitem(specs._BY_KIND, "toyemb", toy)
+    e = make_embedder("toyemb:abc", corpus=["a b", "c"], dim=3)
+    assert isinstance(e, HashEmbedder) and seen == {"arg": "abc", "corpus": ["a b", "c"], "params": {"dim": 3}}
+    with pytest.raises(ValidationError, match="cannot be used as a"):
+        make_embedder("bm25")
