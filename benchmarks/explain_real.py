@@ -302,7 +302,7 @@ def main() -> None:
         elif part == "wikiqa":
             from ranklens.explain import read_subdoc_qrels
 
-            docs, queries, qrels, subdoc = load_wikiqa(shared, args.queries)
+            docs, queries, qrels, subdoc = load_wikiqa(shared, max(args.queries, args.neural_queries))
             # the paper's document task: MaxP rankers, sentence rationales by greedy eq. 5
             run_part("wikiqa", docs, queries, qrels, None, out, args, subdoc=read_subdoc_qrels(subdoc),
                      pool=args.wikiqa_pool, granularities=("sentence",), maxp=True)
