@@ -166,7 +166,16 @@ def _as_qrels_table(qrels: Any):
         return _as_qrels_table(read_qrels(qrels))
     from ._trec import read_qrels_table
 
-    return read_qrels_table(qrels)
+    fk = _file_key(qrels)
+    if fk is not None and fk in _QRELS_CACHE:  # one (immutable) table per file: the ranked-run
+        _QRELS_CACHE.move_to_end(fk)           # cache then recognises it across analyses
+        return _QRELS_CACHE[fk]
+    table = read_qrels_table(qrels)
+    if fk is not None:
+        _QRELS_CACHE[fk] = table
+        while len(_QRELS_CACHE) > 8:
+            _QRELS_CACHE.popitem(last=False)
+    return table
 
 
 def _col(table, name):
@@ -309,7 +318,8 @@ def _doc_desc_keys(docs) -> np.ndarray:
     return pc.rank(docs, sort_keys="descending", tiebreaker="dense").to_numpy().astype(np.int64)
 
 
-_CACHE: OrderedDict[tuple, RankedRun] = OrderedDict()
+_CACHE: OrderedDict[tuple, tuple[Any, RankedRun]] = OrderedDict()
+_QRELS_CACHE: OrderedDict[tuple, Any] = OrderedDict()
 _CACHE_MAX_ENTRIES = 512
 _CACHE_MAX_ROWS = 1_000_000
 
@@ -324,13 +334,24 @@ def _file_key(x: Any) -> tuple | None:
     return None
 
 
+def _qrels_key(qrels: Any) -> tuple | None:
+    """Cache key of qrels: the file, or the identity of an Arrow table (a table read from a
+    file is one object per file, see :func:`_as_qrels_table`)."""
+    import pyarrow as pa
+
+    if isinstance(qrels, pa.Table):  # only the tables read from files (no unbounded retention)
+        return ("table", id(qrels)) if any(qrels is t for t in _QRELS_CACHE.values()) else None
+    return _file_key(qrels)
+
+
 def rank_coded(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES,
                duplicates: str = DEFAULT_DUPLICATES, source: str | None = None) -> RankedRun:
     """Order a run under ``ties`` and join it with ``qrels`` (memoised for small files).
 
-    When both ``run`` and ``qrels`` are file paths and the run has fewer than a million rows,
-    the result is kept in a small in-process LRU keyed by (path, size, mtime, tie rule), so the
-    analyses of one track (evaluate, chain, coverage, ...) read and rank each file once.
+    When ``run`` is a file path, ``qrels`` a file path or an Arrow table (the qrels file's one
+    table), and the run has fewer than a million rows, the result is kept in a small in-process
+    LRU keyed by (path, size, mtime, qrels, tie rule), so the analyses of one track (evaluate,
+    chain, coverage, ...) read and rank each file once.
 
     Args:
         run: path to a TREC run (``.gz`` ok), a run DataFrame, or an Arrow table.
@@ -354,16 +375,16 @@ def rank_coded(run: Any, qrels: Any, *, ties: str = DEFAULT_TIES,
     if duplicates not in DUPLICATE_POLICIES:
         raise ValidationError(f"unknown duplicates policy {duplicates!r}; choose one of "
                               f"{', '.join(DUPLICATE_POLICIES)}")
-    rk, qk = _file_key(run), _file_key(qrels)
+    rk, qk = _file_key(run), _qrels_key(qrels)
     key = (rk, qk, ties, duplicates) if rk is not None and qk is not None else None
     if key is not None and key in _CACHE:
         _CACHE.move_to_end(key)
-        return _CACHE[key]
+        return _CACHE[key][1]
     if source is None:
         source = str(run) if isinstance(run, (str, os.PathLike)) else "run"
     out = _rank_coded(run, qrels, ties, duplicates, source)
     if key is not None and len(out.scores) < _CACHE_MAX_ROWS:
-        _CACHE[key] = out
+        _CACHE[key] = (qrels, out)  # the qrels object is kept alive: its id stays its own
         while len(_CACHE) > _CACHE_MAX_ENTRIES:
             _CACHE.popitem(last=False)
     return out
