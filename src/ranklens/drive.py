@@ -82,8 +82,10 @@ def run_analysis(analysis: str | Analysis, collection: Any, models: Mapping[str,
     if a.needs_qrels and (collection.qrels is None or collection.qrels.empty):
         raise ValidationError(f"{collection.name}: the {a.name} analysis needs qrels")
     models = {str(k): {"spec": v["spec"], "params": dict(v.get("params") or {})} for k, v in models.items()}
-    return list(a.driver()(collection, models, params, engine=engine, seed=seed,
-                           work_dir=None if work_dir is None else Path(work_dir)))
+    results = list(a.driver()(collection, models, params, engine=engine, seed=seed,
+                              work_dir=None if work_dir is None else Path(work_dir)))
+    notes = tuple((getattr(collection, "meta", None) or {}).get("warnings") or ())  # e.g. irds: conventions mapped
+    return [r.with_warnings(*notes) for r in results] if notes else results
 
 
 def save_results(results: Sequence[Any], out_dir: str | Path, *, plots: bool = True,

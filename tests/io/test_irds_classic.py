@@ -81,6 +81,15 @@ def test_irds_cranfield_equals_the_raw_files(local_cranfield, cran_dir):
         assert _rows(read_qrels(f"irds:{local_cranfield}")) == reference_qrels()
 
 
+def test_the_mapping_reaches_every_result_of_the_one_door(local_cranfield):
+    from ranklens.drive import run_analysis
+
+    with pytest.warns(RanklensWarning):
+        c = load_collection(f"irds:{local_cranfield}")
+    results = run_analysis("asl", c, {"bm25": {"spec": "bm25"}}, {"k": 3, "n_resamples": 50})
+    assert results and all(any("5 - code" in w for w in r.warnings) for r in results)
+
+
 def test_irds_conventions_keep_ir_datasets_values_with_a_warning(local_cranfield):
     with pytest.warns(RanklensWarning, match="inverted"):
         q = irds_qrels(local_cranfield, conventions="irds")
