@@ -88,8 +88,8 @@ def offline_hint(path: str) -> str:
 
 def model_load_error(spec: str, path: str, reason: str) -> ModelLoadError:
     """The one message of a model that cannot be loaded."""
-    reason = " ".join(str(reason).split()) or "no reason given"
-    return ModelLoadError(f"cannot load model {spec!r}: tried {path}: {reason[:300]}; {offline_hint(path)}")
+    reason = " ".join(str(reason).split())[:300].rstrip(" .;") or "no reason given"
+    return ModelLoadError(f"cannot load model {spec!r}: tried {path}: {reason}; {offline_hint(path)}")
 
 
 def spec_of(component: Any) -> str:
