@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from ._lazy import require
-from .errors import RanklensError
+from .errors import ModelLoadError, RanklensError
+
+__all__ = ["DEFAULT_ST_MODEL", "ModelLoadError", "default_model_path", "explaining_load_errors", "missing_local_path",
+           "model_load_error", "offline_hint", "resolve_device", "resolve_model", "spec_of"]
 
 DEFAULT_ST_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -45,12 +48,6 @@ def resolve_device(device: str | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- load errors
-
-class ModelLoadError(RanklensError):
-    """A model cannot be loaded: the message names the spec, the path tried, what the loader
-    said and, for hub names, the offline hint. The CLI prints it as one line (no traceback
-    without ``--debug``); the loader's own exception is chained as ``__cause__``."""
-
 
 # component class -> the spec kind that builds it (to name the spec in a load error)
 _SPEC_KINDS = {"SentenceTransformerEmbedder": "st", "BiEncoderRanker": "st", "CrossEncoderRanker": "cross-encoder",

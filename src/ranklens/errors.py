@@ -6,6 +6,7 @@ __all__ = [
     "CacheError",
     "DataFormatError",
     "MissingDependencyError",
+    "ModelLoadError",
     "OutputError",
     "RanklensError",
     "RanklensWarning",
@@ -55,6 +56,12 @@ class ValidationError(RanklensError, ValueError):
 
 class MissingDependencyError(RanklensError, ImportError):
     """An optional dependency is needed; the message names the pip extra that provides it."""
+
+
+class ModelLoadError(RanklensError):
+    """A model cannot be loaded (missing path, not a saved model, offline and not cached): the
+    message names the spec, the path tried, what the loader said and what to do; the loader's own
+    exception is chained as ``__cause__``. The CLI prints it as one line (``--debug``: traceback)."""
 
 
 class RanklensWarning(UserWarning):

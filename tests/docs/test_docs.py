@@ -113,4 +113,6 @@ def test_site_builds_strict(tmp_path):
     asl = (tmp_path / "site" / "analyses" / "asl" / "index.html").read_text(encoding="utf-8")
     assert "unretrieved" in asl and "ranklens:params" not in asl
     api = (tmp_path / "site" / "reference" / "models" / "index.html").read_text(encoding="utf-8")
-    assert "as_transformer" in api and "ModelLoadError" in api
+    assert "as_transformer" in api
+    errors = (tmp_path / "site" / "reference" / "errors" / "index.html").read_text(encoding="utf-8")
+    assert "ModelLoadError" in errors
