@@ -23,6 +23,7 @@ FENCE = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
 SLOW = {
     "analyses/probes.md": "spaCy and probe sample generation (~10 s)",
     "analyses/regimes.md": "loads the MiniLM sentence embedder",
+    "experiments.md": "two experiment steps and the HTML report (~7 s)",
 }
 
 
