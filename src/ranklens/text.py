@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 __all__ = [
-    "STOPWORDS",
+    "STOPWORDS",  # noqa: F822 -- provided by the module __getattr__ (loaded on first use)
     "content_terms",
     "SEGMENTER",
     "load_spacy",
