@@ -122,7 +122,10 @@ def _fit_pair(figs: list[Any]) -> None:
         return
     for fig in figs:
         w, h = fig.get_size_inches()
-        if PAIR_WIDTH_IN < w <= 1.5 * PAIR_WIDTH_IN:
+        # a legend anchored outside its axes would squeeze the data: such a figure keeps its width
+        outside = fig.legends or any(getattr(a.get_legend(), "_bbox_to_anchor", None) is not None
+                                     for a in fig.axes if a.get_legend() is not None)
+        if PAIR_WIDTH_IN < w <= 1.5 * PAIR_WIDTH_IN and not outside:
             fig.set_size_inches(PAIR_WIDTH_IN, h)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -151,9 +154,10 @@ def main_frame(result: Result) -> tuple[str, pd.DataFrame | None]:
     paper = paper_frame(result)
     if paper is not None:
         return "paper table (values in parentheses: not significant)", paper
-    t = result.table
-    if 0 < len(t) <= MAIN_TABLE_ROWS and len(t.columns) <= 16:
-        return "", shown_columns(t)
+    # an analysis's own paper-shaped or summary table first
+    for t in (result.tables.get("paper"), result.tables.get("summary"), result.table):
+        if isinstance(t, pd.DataFrame) and 0 < len(t) <= MAIN_TABLE_ROWS and len(t.columns) <= 16:
+            return "", shown_columns(t)
     return "", None
 
 
