@@ -260,7 +260,7 @@ def _mer_variants(rankers, qs, docs, kw, out, args, texts):
         runs.append(("mer@10 tf-idf cosine", dict(kw, embedder=make_embedder("tfidf", corpus=texts))))
     for label, k in runs:
         sw = explanation_sweep(rankers, qs, docs, ms=(1, 3, 5), granularities=("sentence",), **k)
-        sw.save(Path(f"{out}-{label.split()[0]}-{label.split()[1]}"))
+        sw.save(Path(f"{out}-{re.sub(r'[^A-Za-z0-9@]+', '-', label).strip('-')}"))
         log(f"{out.name}: {label}")
         print(sw.table.to_string(index=False, float_format="%.4f"), flush=True)
 
