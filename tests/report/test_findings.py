@@ -109,7 +109,8 @@ def test_asl_findings_state_the_analysis_own_tests():
                  provenance=make_provenance())
     out = asl_evaluate(res)
     assert out[0] == "Best of 2 systems: ASL minilm 3.29 (lower is better); AP minilm 0.866; n = 40 queries."
-    assert out[1] == "minilm vs bm25: ASL 3.29 vs 6.84 (better, p < 0.001); AP 0.866 vs 0.743 (better, p = 0.02)."
+    assert out[1] == ("minilm vs bm25: ASL 3.29 vs 6.84 (better, p < 0.001); AP 0.866 vs 0.743 (better, p = 0.02) "
+                      "(randomization test, adjusted).")
     assert p_text(0.0049) == "p = 0.005" and p_text(float("nan")) == "p n/a"
 
 

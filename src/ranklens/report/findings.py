@@ -69,6 +69,9 @@ def asl_evaluate(result: Any) -> list[str]:
     if sig is None or sig.empty or not base:
         return out
     pcol = "rand_p_adj" if "rand_p_adj" in sig else "ttest_p_adj"
+    test = {"rand_p_adj": "randomization test", "ttest_p_adj": "paired t-test"}[pcol]
+    corr = dict(result.provenance.params or {}).get("correction")
+    corr = f"{corr}-adjusted" if corr else "adjusted"
     measures = [m for m in ("ASL", "AP", "nDCG@10", "P@20", "RR") if m in set(sig["measure"])]
     models = [m for m in dict.fromkeys(sig["model"]) if m != base]
     if len(models) > 4:  # a track of many runs: counts, not one sentence per run
@@ -77,7 +80,7 @@ def asl_evaluate(result: Any) -> list[str]:
             up = int(((g[pcol] < ALPHA) & g["better"].astype(bool)).sum())
             down = int(((g[pcol] < ALPHA) & ~g["better"].astype(bool)).sum())
             out.append(f"{m}: {up} of {len(g)} systems significantly better than {base}, {down} worse "
-                       f"({pcol.split('_')[0]} test, adjusted p < {ALPHA}).")
+                       f"({test}, {corr} p < {ALPHA}).")
         return out
     for model in models:
         g = sig[(sig["model"] == model) & sig["measure"].isin(measures)].set_index("measure")
@@ -88,7 +91,7 @@ def asl_evaluate(result: Any) -> list[str]:
                 word = "better" if bool(r["better"]) else "worse"
                 parts.append(f"{m} {_n(r['mean'])} vs {_n(r['baseline_mean'])} ({word}, {p_text(r[pcol])})")
         if parts:
-            out.append(f"{model} vs {base}: " + "; ".join(parts) + ".")
+            out.append(f"{model} vs {base}: " + "; ".join(parts) + f" ({test}, {corr}).")
     return out
 
 
