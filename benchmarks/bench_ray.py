@@ -79,6 +79,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--overhead-batches", type=int, default=400)
+    ap.add_argument("--worker-niceness", type=int, default=0, help="Ray workers' nice value (Ray's default: 15)")
     ap.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
     args = ap.parse_args()
     import ray
@@ -91,9 +92,12 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
-    ray.init(num_cpus=args.threads, include_dashboard=False, log_to_driver=False)
+    # as RayDispatcher starts a local Ray: workers at the driver's priority (Ray's default is nice 15)
+    ray.init(num_cpus=args.threads, include_dashboard=False, log_to_driver=False,
+             _system_config={"worker_niceness": args.worker_niceness})
     print(f"ray {ray.__version__} started in {time.perf_counter() - t0:.1f} s; torch {torch.__version__}, "
-          f"local threads {torch.get_num_threads()}, {args.threads} single-threaded actors, cpus {os.cpu_count()}")
+          f"local threads {torch.get_num_threads()}, {args.threads} single-threaded actors (nice "
+          f"{args.worker_niceness}), cpus {os.cpu_count()}")
     qs, ts = npl_pairs(Path(args.shared), args.pairs)
     print(f"pairs {len(qs)}: distinct queries {len(set(qs))}, distinct passages {len(set(ts))}")
     disp = RayDispatcher(actors=args.threads, threads_per_actor=1)
