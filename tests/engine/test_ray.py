@@ -363,3 +363,24 @@ def test_components_ship_without_loaded_weights():
     assert emb._loaded == "pretend weights" and ranker._emb is emb  # the driver's copy is untouched
     plain = OverlapRanker()
     assert _shippable(plain) is plain  # nothing loaded: shipped as is
+
+
+def test_cli_starts_and_stops_its_own_local_ray(tmp_path):
+    """``RANKLENS_ENGINE=ray`` in a fresh process: the dispatcher starts a local Ray (workers at
+    nice 0), runs the analysis on it and shuts it down; the tables equal a local run's."""
+    import gzip
+
+    args = ["-q", "--no-cache", "neighbors", "--collection", "demo", "--model", "tfidf", "--n-queries", "5",
+            "--n-samples", "1", "--k", "3", "--max-sentences", "300", "--no-plots"]
+    code = ("import os, sys, ray; from ranklens.cli import main; rc = main(sys.argv[1:]); "
+            "print('RAY_LEFT_RUNNING', ray.is_initialized()); sys.exit(rc)")
+    runs = {}
+    for name, engine in (("local", "local"), ("ray", "ray")):
+        env = dict(os.environ, RANKLENS_ENGINE=engine)
+        proc = subprocess.run([sys.executable, "-c", code, *args, "--out", str(tmp_path / name)],
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert "RAY_LEFT_RUNNING False" in proc.stdout
+        runs[name] = {p.relative_to(tmp_path / name): gzip.decompress(p.read_bytes())
+                      for p in (tmp_path / name).rglob("*.tsv.gz")}
+    assert runs["local"] and runs["local"] == runs["ray"]

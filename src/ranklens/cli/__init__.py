@@ -134,5 +134,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ..engine import set_default_engine
 
             set_default_engine(previous)
-            if getattr(args, "engine", None):  # the Ray actors (and a local Ray) this run started
+            if engine.dispatcher is not previous.dispatcher:  # the Ray actors (and local Ray) this run started
                 getattr(engine.dispatcher, "close", lambda: None)()
