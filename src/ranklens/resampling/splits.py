@@ -611,18 +611,22 @@ class ReSTTest(_SplitterMixin):
             ))
         bucket = pd.DataFrame({"query_id": pool["query_id"], "part": ["train"] * len(tr) + ["test"] * len(te),
                                "bucket": b})
-        return FittedSplits(splits_=splits, pool_=pool, bucket_=bucket, warnings=_bucket_warnings(bucket, self.n_buckets))
+        return FittedSplits(splits_=splits, pool_=pool, bucket_=bucket,
+                            warnings=_bucket_warnings(bucket, self.n_buckets, self.vectors == "tfidf"))
 
 
-def _bucket_warnings(bucket: pd.DataFrame, k: int) -> tuple[str, ...]:
+def _bucket_warnings(bucket: pd.DataFrame, k: int, tfidf: bool = True) -> tuple[str, ...]:
     """Lopsided buckets: a bucket holding over half of the training or test queries, or none."""
+    hint = ("embedding vectors cluster more evenly than TF-IDF" if tfidf else
+            "a fold without extrapolation test queries adds nothing to that regime; small test sets give small "
+            "buckets")
     out = []
     for part in ("train", "test"):
         counts = np.bincount(bucket.loc[bucket["part"] == part, "bucket"].to_numpy(), minlength=k)
         total = int(counts.sum())
         if total and (counts.max() > total / 2 or (counts == 0).any()):
             out.append(f"ReSTTest: lopsided buckets of {part} queries {counts.tolist()} (one bucket holds "
-                       f"{counts.max() / total:.0%}); embedding vectors cluster more evenly than TF-IDF")
+                       f"{counts.max() / total:.0%}); {hint}")
     return tuple(out)
 
 
