@@ -13,7 +13,8 @@ Each phase runs in its own process so its peak RSS (``ru_maxrss``) is its own:
   queries (``neighbors.knn.exact_knn`` over the memmap, top-10), saved as ground truth;
 - ``dense-ivf``: FAISS ``IndexIVFFlat`` (nlist = 4 sqrt(N), trained on 100k rows), recall@10 vs
   exact at several ``nprobe``;
-- ``dense-hnsw``: ``neighbors.knn.build_hnsw`` (FAISS HNSW, M = 16, efConstruction = 40) over the
+- ``dense-hnsw``: ``neighbors.knn.build_hnsw`` (FAISS HNSW, M = 16, efConstruction = 40 -- its
+  defaults; ``--hnsw-m``, ``--hnsw-efc``) over the
   first ``--hnsw-n`` rows, recall@10 vs exact (on those rows) at several ``efSearch``.
 
 Usage: flock /tmp/ranklens-heavy.lock python benchmarks/bench_corpus_scale.py [--n 1000000] [--work DIR]
@@ -205,11 +206,11 @@ def dense_hnsw(args) -> dict:
     n = min(args.hnsw_n, args.n)
     corpus = np.load(_vectors(args), mmap_mode="r")
     t0 = time.perf_counter()
-    index = build_hnsw(corpus[:n], metric="ip", M=16, ef_construction=40)
+    index = build_hnsw(corpus[:n], metric="ip", M=args.hnsw_m, ef_construction=args.hnsw_efc)
     t_build = time.perf_counter() - t0
     q = _queries(args, args.n)
     exact = np.load(Path(args.work) / f"exact-{n}.npy")
-    out = {"hnsw_n": n, "build_s": t_build}
+    out = {"hnsw_n": n, "M": args.hnsw_m, "efConstruction": args.hnsw_efc, "build_s": t_build}
     for ef in (64, 128, 256):
         t0 = time.perf_counter()
         res = hnsw_knn(index, q, 10, metric="ip", ef_search=ef)
@@ -228,6 +229,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--queries", type=int, default=1000)
     ap.add_argument("--hnsw-n", type=int, default=1_000_000)
+    ap.add_argument("--hnsw-m", type=int, default=16)
+    ap.add_argument("--hnsw-efc", type=int, default=40)
     ap.add_argument("--work", default="/tmp/ranklens-corpus-scale")
     ap.add_argument("--phases", nargs="+", default=list(PHASES), choices=list(PHASES))
     ap.add_argument("--one", choices=list(PHASES), help=argparse.SUPPRESS)  # a phase in this process
@@ -238,7 +241,8 @@ def main() -> None:
         return
     for phase in args.phases:
         cmd = [sys.executable, __file__, "--one", phase, "--n", str(args.n), "--queries", str(args.queries),
-               "--hnsw-n", str(args.hnsw_n), "--work", args.work]
+               "--hnsw-n", str(args.hnsw_n), "--hnsw-m", str(args.hnsw_m), "--hnsw-efc", str(args.hnsw_efc),
+               "--work", args.work]
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True)
         line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
