@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from ranklens.errors import ValidationError
 from ranklens.metrics.asl import (
+    tie_totals,
     ASL,
     asl_per_query,
-    count_ties,
     parse_measure,
     rank_coded,
     search_lengths,
@@ -100,14 +100,13 @@ def test_tie_rules_order():
     qrels = frame_qrels([("1", "a", 1)])
     assert asl_per_query(rank_coded(run, qrels, ties="trec_eval"))[0] == 2.0  # b > a
     assert asl_per_query(rank_coded(run, qrels, ties="float64"))[0] == 1.0
-    t = count_ties(run)
+    t = tie_totals(run)
     assert t["tied_rows_float32"] == 2 and t["tied_rows_float64"] == 0
 
 
 def test_rank_order_equals_io_rank_run():
-    io = pytest.importorskip("ranklens.io")
-    if not hasattr(io, "rank_run"):
-        pytest.skip("ranklens.io.rank_run not available")
+    from ranklens import io
+
     rng = np.random.default_rng(3)
     n = 400
     run = frame_run(zip(rng.integers(0, 7, n).astype(str),
@@ -309,9 +308,16 @@ def test_row_order_does_not_matter_under_fixed_tie_rule(data, seed):
 @given(data=run_and_qrels())
 def test_tied_rows_agree_with_count_ties(data):
     run, qrels = data
-    t = count_ties(run) if len(run) else {"tied_rows_float32": 0, "tied_rows_float64": 0}
+    t = tie_totals(run) if len(run) else {"tied_rows_float32": 0, "tied_rows_float64": 0}
     assert rank_coded(run, qrels, ties="trec_eval").tied_rows == t["tied_rows_float32"]
     assert rank_coded(run, qrels, ties="float64").tied_rows == t["tied_rows_float64"]
+    if len(run):  # the run totals are the per-query counts of ranklens.io.count_ties, summed
+        from ranklens.io import count_ties
+
+        for name, rule in (("float32", "trec_eval"), ("float64", "float64")):
+            per_query = count_ties(run, ties=rule)
+            assert t[f"tied_rows_{name}"] == per_query["tied_rows"].sum()
+            assert t[f"tie_groups_{name}"] == per_query["tied_groups"].sum()
 
 
 def test_rows_not_grouped_by_query_and_ragged_lists():

@@ -25,7 +25,6 @@ __all__ = [
     "across_tracks",
     "asl_distribution",
     "asl_per_query",
-    "count_ties",
     "depth_stats",
     "evaluate",
     "load_runs",
@@ -51,7 +50,7 @@ __all__ = [
 _WHERE = {
     "ASL": "asl", "DEFAULT_UNRETRIEVED": "asl", "DEFAULT_DUPLICATES": "asl",
     "DUPLICATE_POLICIES": "asl", "UNRETRIEVED_POLICIES": "asl",
-    "asl_per_query": "asl", "count_ties": "asl", "parse_measure": "asl", "rank_coded": "asl",
+    "asl_per_query": "asl", "parse_measure": "asl", "rank_coded": "asl",
     "search_lengths": "asl",
     "DEFAULT_MEASURES": "evaluation", "evaluate": "evaluation", "load_runs": "evaluation",
     "as_ir_measure": "ir_measures_ext",

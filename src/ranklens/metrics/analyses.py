@@ -33,9 +33,9 @@ from .asl import (
     DEFAULT_DUPLICATES,
     DEFAULT_UNRETRIEVED,
     _as_qrels_table,
-    count_ties,
     rank_coded,
     search_lengths,
+    tie_totals,
 )
 from .chain import map_coverage, map_to_asl_chain  # noqa: F401  (re-exported)
 from .evaluation import load_runs, per_query_values, qrels_to_dict
@@ -387,7 +387,7 @@ def tie_report(
     qdict = qrels_to_dict(qt)
     rows = []
     for name, run in load_runs(runs).items():
-        row: dict[str, Any] = {"model": name, **count_ties(run)}
+        row: dict[str, Any] = {"model": name, **tie_totals(run)}
         asl_by, ap_by = {}, {}
         for rule in TIE_RULES:
             rr = rank_coded(run, qt, ties=rule, duplicates=duplicates,

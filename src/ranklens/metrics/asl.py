@@ -66,7 +66,6 @@ __all__ = [
     "RankedRun",
     "asl_per_query",
     "below_optimum",
-    "count_ties",
     "depth_stats",
     "map_grades",
     "ranked",
@@ -685,8 +684,10 @@ def _duplicate_message(dup: dict, query_ids: list, scores, source: str) -> str:
             "pass duplicates='best' (CLI: --duplicates best) to keep each pair's best-ranked row")
 
 
-def count_ties(run: Any) -> dict[str, int]:
-    """Score ties of a run under float32 (trec_eval) and float64 comparison.
+def tie_totals(run: Any) -> dict[str, int]:
+    """Score ties of a whole run under float32 (trec_eval) and float64 comparison: the totals of
+    :func:`ranklens.io.count_ties` (per query) over both rules, computed on the Arrow run table
+    the metrics read (duplicate pairs allowed: the duplicates policy is applied later).
 
     Returns:
         ``rows``, ``queries``, ``tied_rows_float32``, ``tied_rows_float64`` (rows sharing their

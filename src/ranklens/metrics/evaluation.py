@@ -511,6 +511,8 @@ def _file_hashes(qrels: Any, run_map: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _inputs(qrels: Any, qt: Any, run_map: Mapping[str, Any], file_hashes: Mapping[str, str]) -> dict[str, str]:
+    from .._hashing import sha256_frame
+
     inputs: dict[str, str] = {}
     for name, run in run_map.items():
         if isinstance(run, (str, os.PathLike)):
@@ -528,17 +530,6 @@ def _inputs(qrels: Any, qt: Any, run_map: Mapping[str, Any], file_hashes: Mappin
 def _source(name: str, run: Any) -> str:
     """How a run is named in error messages: its path, else its name."""
     return str(run) if isinstance(run, (str, os.PathLike)) else f"run {name!r}"
-
-
-def sha256_frame(frame: pd.DataFrame) -> str:
-    """Order-independent digest of a frame's rows (local: ``_hashing.sha256_frame`` sorts a
-    read-only array under pandas 3 copy-on-write)."""
-    import hashlib
-
-    hashed = np.sort(pd.util.hash_pandas_object(frame.astype(str), index=False).to_numpy())
-    h = hashlib.sha256(",".join(map(str, frame.columns)).encode())
-    h.update(hashed.tobytes())
-    return h.hexdigest()
 
 
 def _best(table: pd.DataFrame, name: str, m: Any) -> dict[str, Any]:

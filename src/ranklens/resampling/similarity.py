@@ -257,15 +257,11 @@ def nearest_queries(
 
 
 def frame_digest(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> str:
-    """Order-independent SHA-256 of a frame's rows (``columns``: all by default).
+    """Order-independent SHA-256 of a frame's rows (``columns``: all by default): the one frame
+    digest, :func:`ranklens._hashing.sha256_frame`."""
+    from .._hashing import sha256_frame
 
-    (Local stand-in for ``_hashing.sha256_frame``, which fails on pandas 3 read-only arrays.)
-    """
-    from .._hashing import sha256_texts
-
-    cols = list(columns) if columns is not None else list(frame.columns)
-    rows = sorted("\t".join(str(v) for v in row) for row in frame[cols].itertuples(index=False, name=None))
-    return sha256_texts(["\t".join(cols), *rows])
+    return sha256_frame(frame, list(columns) if columns is not None else None)
 
 
 def _check_queries(frame: pd.DataFrame, what: str) -> pd.DataFrame:
