@@ -21,35 +21,20 @@ CORRELATIONS = ("kendall", "spearman", "rbo")
 
 
 def rbo(ranking_a: list[str] | tuple[str, ...], ranking_b: list[str] | tuple[str, ...], *, p: float = 0.9) -> float:
-    """Extrapolated rank-biased overlap (Webber, Moffat & Zobel 2010, eq. 32) of two rankings.
-
-    ``RBO_ext = X_k/k · p^k + (1-p)/p · Σ_{d=1..k} (X_d/d) p^d`` where ``X_d`` is the size of the
-    overlap of the two depth-``d`` prefixes and ``k`` the common depth. 1 for identical
-    rankings; in ``[0, 1]``; top-weighted (``p`` closer to 1 = flatter).
+    """Extrapolated rank-biased overlap (Webber, Moffat & Zobel 2010, eq. 32) of two rankings:
+    the one implementation, :func:`ranklens.neighbors.overlap.rbo`; NaN when either is empty.
 
     Examples:
         >>> rbo(["a", "b", "c"], ["a", "b", "c"])
         1.0
     """
+    from ..neighbors.overlap import rbo as _rbo
+
     if not 0 < p < 1:
         raise ValidationError(f"RBO persistence p must be in (0, 1), got {p}")
-    k = min(len(ranking_a), len(ranking_b))
-    if k == 0:
+    if min(len(ranking_a), len(ranking_b)) == 0:
         return float("nan")
-    seen_a: set[str] = set()
-    seen_b: set[str] = set()
-    overlap = 0
-    total = 0.0
-    for d in range(1, k + 1):
-        a, b = ranking_a[d - 1], ranking_b[d - 1]
-        if a == b:
-            overlap += 1
-        else:
-            overlap += (a in seen_b) + (b in seen_a)
-        seen_a.add(a)
-        seen_b.add(b)
-        total += overlap / d * p**d
-    return float(overlap / k * p**k + (1 - p) / p * total)
+    return _rbo(ranking_a, ranking_b, p)
 
 
 def rank_correlation(
