@@ -9,11 +9,14 @@ pipeline (the ``nlp`` extra; see :func:`sentence_spans` for the measurement behi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 __all__ = [
     "STOPWORDS",  # noqa: F822 -- provided by the module __getattr__ (loaded on first use)
     "content_terms",
+    "gensim_tokens",
+    "term_analyzer",
     "SEGMENTER",
     "load_spacy",
     "segmenter_name",
@@ -217,3 +220,28 @@ def segmenter_name() -> str:
     nlp = _sentence_pipeline()
     meta = getattr(nlp, "meta", {})
     return SEGMENTER.format(pipeline=f"{meta.get('lang', 'en')}_{meta.get('name', _SENT_PIPELINE)}-{meta.get('version', '?')}")
+
+
+_GENSIM_ALPHABETIC = re.compile(r"(((?![\d])\w)+)", re.UNICODE)  # gensim.utils.PAT_ALPHABETIC
+
+
+def gensim_tokens(text: str) -> list[str]:
+    """``list(gensim.utils.tokenize(text, lowercase=True))``: lower-cased maximal letter runs
+    (the tokenizer of the N2O paper's tf-idf; written here so gensim is not imported for it)."""
+    return [m.group() for m in _GENSIM_ALPHABETIC.finditer(text.lower())]
+
+
+def term_analyzer(stem: bool, stopwords: bool, tokenizer: str = "ranklens") -> Callable[[str], list[str]]:
+    """The one bag-of-words analyzer (tf-idf rankers and embedders): ``tokenizer`` ``"ranklens"``
+    (:func:`tokenize`) or ``"gensim"`` (:func:`gensim_tokens`), then stopwords removed
+    (``stopwords=True``) and Porter-stemmed (``stem=True``)."""
+    split = gensim_tokens if tokenizer == "gensim" else tokenize
+
+    def analyze(text: str) -> list[str]:
+        toks = split(text)
+        if stopwords:
+            stop = _stopwords()
+            toks = [t for t in toks if t not in stop]
+        return stem_tokens(toks) if stem else toks
+
+    return analyze

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,34 +36,13 @@ import numpy.typing as npt
 from .._hashing import sha256_json
 from ..errors import ValidationError
 from ..rankers.base import component_fingerprint
+from ..text import gensim_tokens, term_analyzer
 from .base import BaseEmbedder
 
 __all__ = ["IDF_KINDS", "TOKENIZERS", "TfidfEmbedder", "gensim_tokens", "tfidf_weights"]
 
 IDF_KINDS = ("gensim", "smooth")
 TOKENIZERS = ("gensim", "ranklens")
-_GENSIM_ALPHABETIC = re.compile(r"(((?![\d])\w)+)", re.UNICODE)  # gensim.utils.PAT_ALPHABETIC
-
-
-def gensim_tokens(text: str) -> list[str]:
-    """``list(gensim.utils.tokenize(text, lowercase=True))``: lower-cased maximal letter runs."""
-    return [m.group() for m in _GENSIM_ALPHABETIC.finditer(text.lower())]
-
-
-def _analyzer(stem: bool, stopwords: bool, tokenizer: str = "gensim"):
-    from ..text import STOPWORDS, stem_tokens, tokenize
-
-    split = gensim_tokens if tokenizer == "gensim" else tokenize
-
-    def analyze(text: str) -> list[str]:
-        toks = split(text)
-        if stopwords:
-            toks = [t for t in toks if t not in STOPWORDS]
-        return stem_tokens(toks) if stem else toks
-
-    return analyze
-
-
 def tfidf_weights(df: npt.ArrayLike, n_docs: int, idf: str) -> npt.NDArray[np.float64]:
     """Global term weights from document frequencies: gensim's ``log2(N / df)`` or sklearn's
     smoothed ``ln((1 + N) / (1 + df)) + 1``."""
@@ -163,7 +141,7 @@ class TfidfEmbedder(BaseEmbedder):
         for i, t in enumerate(docs):
             if not isinstance(t, str):
                 raise ValidationError(f"{owner}.fit: corpus_texts[{i}] must be str, got {type(t).__name__}")
-        vec = CountVectorizer(analyzer=_analyzer(self.stem, self.stopwords, self.tokenizer), max_features=self.max_features,
+        vec = CountVectorizer(analyzer=term_analyzer(self.stem, self.stopwords, self.tokenizer), max_features=self.max_features,
                               dtype=np.float64)
         try:
             counts = vec.fit_transform(docs).tocsr()

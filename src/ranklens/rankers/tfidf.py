@@ -12,21 +12,10 @@ import numpy.typing as npt
 
 from .._hashing import sha256_json
 from ..errors import ValidationError
+from ..text import term_analyzer
 from .base import BaseRanker, component_fingerprint
 
 __all__ = ["TfidfRanker", "fit_tfidf"]
-
-
-def _analyzer(stem: bool, stopwords: bool):
-    from ..text import STOPWORDS, stem_tokens, tokenize
-
-    def analyze(text: str) -> list[str]:
-        toks = tokenize(text)
-        if stopwords:
-            toks = [t for t in toks if t not in STOPWORDS]
-        return stem_tokens(toks) if stem else toks
-
-    return analyze
 
 
 def fit_tfidf(texts: Iterable[str], *, stem: bool, stopwords: bool, sublinear_tf: bool,
@@ -40,7 +29,7 @@ def fit_tfidf(texts: Iterable[str], *, stem: bool, stopwords: bool, sublinear_tf
     for i, t in enumerate(docs):
         if not isinstance(t, str):
             raise ValidationError(f"{owner}.fit: corpus_texts[{i}] must be str, got {type(t).__name__}")
-    vec = TfidfVectorizer(analyzer=_analyzer(stem, stopwords), sublinear_tf=sublinear_tf,
+    vec = TfidfVectorizer(analyzer=term_analyzer(stem, stopwords), sublinear_tf=sublinear_tf,
                           max_features=max_features, dtype=np.float64)
     try:
         vec.fit(docs)
