@@ -1,4 +1,4 @@
-"""k-NN and N2O speed, with ratios against peers measured in the same run (harness: ``_timing.py``).
+"""k-NN and N2O speed, with ratios against peers measured in the same run (harness: ``_harness.py``).
 
     python benchmarks/bench_knn.py            # 1M x 384 (about 5 GB RAM); --n 200000 for a quick run
 
@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _timing import compare, ratio  # noqa: E402
+from _harness import compare_calls as compare, ratio  # noqa: E402
 
 
 def plain_numpy(c, q, k, block=65536):

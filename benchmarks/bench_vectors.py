@@ -1,5 +1,5 @@
 """The vector store (issue 22, item 4): embeddings stored once, bytes per vector, write and read
-speed, against the floor measured in the same run (harness: ``_timing.py``).
+speed, against the floor measured in the same run (harness: ``_harness.py``).
 
     python benchmarks/bench_vectors.py              # 1M x 384 (1.5 GB on disk under $TMPDIR)
     python benchmarks/bench_vectors.py --n 200000   # quicker
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _timing import compare, ratio  # noqa: E402
+from _harness import compare_calls as compare, ratio  # noqa: E402
 
 
 def _bytes(path: Path) -> int:
