@@ -148,9 +148,8 @@ class RayDispatcher:
             the run is refused with the resources they asked for.
         worker_niceness: the ``nice`` value of the workers of a local Ray this dispatcher
             starts. Ray's default is 15, which makes the model replicas yield to every other
-            process of a shared machine (measured: MiniLM through Ray at 0.68 of the local
-            dispatcher's speed); 0 runs them at the driver's priority. A cluster keeps its own
-            setting (``RAY_worker_niceness`` when it was started).
+            process of a shared machine; 0 runs them at the driver's priority. A cluster keeps
+            its own setting (``RAY_worker_niceness`` when it was started).
     """
 
     address: str | None = None
