@@ -251,24 +251,14 @@ class ScoringEngine:
                     )
                 return out
 
-            call = BatchCall(ranker, "score", fp, inputs, check)
-            bar = progress(total=len(misses), desc=desc or f"scoring {_short(fp)}", unit="pair",
-                           show=self.show_progress)
-            token = _ACTIVE.set(self)
-            try:
-                for number, out in self.dispatcher.run(call, batches):
-                    positions = batches[number][1]
-                    items = [(misses[j][0], misses[j][1], float(s)) for j, s in zip(positions, out)]
-                    self.cache.put_scores(fp, items)
-                    for (qh, th, s) in items:
-                        found[(qh, th)] = s
-                    self.stats.batches += 1
-                    self.stats.pairs_scored += len(positions)
-                    self.stats.by_fingerprint[fp] = self.stats.by_fingerprint.get(fp, 0) + len(positions)
-                    bar.update(len(positions))
-            finally:
-                _ACTIVE.reset(token)
-                bar.close()
+            def store(positions: list[int], out: Any) -> None:
+                items = [(misses[j][0], misses[j][1], float(s)) for j, s in zip(positions, out)]
+                self.cache.put_scores(fp, items)
+                for (qh, th, s) in items:
+                    found[(qh, th)] = s
+
+            self._run_batches(BatchCall(ranker, "score", fp, inputs, check), batches, store,
+                              desc=desc or f"scoring {_short(fp)}", unit="pair", counter="pairs_scored")
         scores = np.fromiter((found[k] for k in keys), dtype=np.float64, count=n)
         if not np.isfinite(scores).all():  # only a cache written before this check can hold them
             raise ValidationError(f"ranker {fp}: the cache holds non-finite scores; clear them with "
@@ -369,21 +359,32 @@ class ScoringEngine:
         def check(raw: Any, args: tuple[list[str]]) -> npt.NDArray[np.float32]:
             return _checked_vectors(embedder, raw, args[0])
 
-        call = BatchCall(embedder, "encode", fp, inputs, check)  # a remote dispatcher ships texts, not the list
+        def store(positions: list[int], out: Any) -> None:
+            ks = [misses[j] for j in positions]
+            self.cache.put_vectors(fp, list(zip(ks, out)))
+            if sink is not None:
+                sink(ks, out)
 
-        bar = progress(total=len(misses), desc=desc or f"encoding {_short(fp)}", unit="text",
-                       show=self.show_progress)
+        # a remote dispatcher ships each batch's texts, not the whole list
+        self._run_batches(BatchCall(embedder, "encode", fp, inputs, check), batches, store,
+                          desc=desc or f"encoding {_short(fp)}", unit="text", counter="texts_encoded")
+
+    def _run_batches(self, call: BatchCall, batches: list[tuple[int, list[int]]],
+                     store: Callable[[list[int], Any], None], *, desc: str, unit: str, counter: str) -> None:
+        """The one batch loop of scoring and encoding: each batch the dispatcher finishes goes to
+        ``store(positions, output)`` (the cache first), then into the stats and the progress bar."""
+        total = sum(len(positions) for _, positions in batches)
+        bar = progress(total=total, desc=desc, unit=unit, show=self.show_progress)
         token = _ACTIVE.set(self)
         try:
             for number, out in self.dispatcher.run(call, batches):
-                ks = [misses[j] for j in batches[number][1]]
-                self.cache.put_vectors(fp, list(zip(ks, out)))
-                if sink is not None:
-                    sink(ks, out)
+                positions = batches[number][1]
+                store(positions, out)
                 self.stats.batches += 1
-                self.stats.texts_encoded += len(ks)
-                self.stats.by_fingerprint[fp] = self.stats.by_fingerprint.get(fp, 0) + len(ks)
-                bar.update(len(ks))
+                setattr(self.stats, counter, getattr(self.stats, counter) + len(positions))
+                self.stats.by_fingerprint[call.key] = (self.stats.by_fingerprint.get(call.key, 0)
+                                                               + len(positions))
+                bar.update(len(positions))
         finally:
             _ACTIVE.reset(token)
             bar.close()
