@@ -119,10 +119,13 @@ def _save_plots(res: Any, specs: Sequence[str], d: Path) -> None:
     for spec in specs:
         figs = resolve(spec)(res)
         figs = figs if isinstance(figs, list) else [figs]
-        figs = [f for f in figs if not isinstance(f, str)]  # a str: why a degenerate chart is left out
-        for i, fig in enumerate(figs):
+        base = spec.rpartition(":")[2].removeprefix("plot_")
+        notes = [f for f in figs if isinstance(f, str)]  # a str: why a degenerate chart is left out
+        if notes:  # degenerate is not silent: the reason sits where the chart would have been
+            (d / f"{base}.left-out.txt").write_text("\n".join(notes) + "\n", encoding="utf-8")
+        for i, fig in enumerate(f for f in figs if not isinstance(f, str)):
             fig = getattr(fig, "figure", fig)
-            name = spec.rpartition(":")[2].removeprefix("plot_") + (f"-{i + 1}" if i else "")
+            name = base + (f"-{i + 1}" if i else "")
             fig.savefig(d / f"{name}.png", dpi=110)
             plt.close(fig)
 

@@ -345,7 +345,7 @@ def test_more_actors_than_the_cluster_can_place_is_refused_by_name(cluster):
     from ranklens.engine.ray import RayDispatcher
 
     d = RayDispatcher(actors=3, start_timeout=5)  # 3 one-CPU actors on a 2-CPU cluster
-    with pytest.raises(ValidationError, match=r"only 2 of 3 Ray actors .* started in 5 s"):
+    with pytest.raises(ValidationError, match=r"only [0-2] of 3 Ray actors .* started in 5 s"):
         ScoringEngine(cache=False, dispatcher=d, show_progress=False).score(OverlapRanker(), ["q"], ["t"])
     d.close()
 
