@@ -252,9 +252,7 @@ SUBDOC_CASES = [
 
 PAIRS_CASES = [
     ("pairs-missing-column", "pairs.tsv", "a\tb\nx\ty\n", 1, "missing column"),
-    pytest.param("pairs-ragged-tsv", "pairs.tsv", "text_a\ttext_b\nx\ty\tz\tw\n", 2, "column",
-                 marks=pytest.mark.xfail(strict=True, reason="probes/builtin/transfer.py (not io's): pandas "
-                                         "read_csv takes the extra fields as an index and accepts the line")),
+    ("pairs-ragged-tsv", "pairs.tsv", "text_a\ttext_b\nx\ty\tz\tw\n", 2, "column"),
     ("pairs-bad-json", "pairs.jsonl", '{"text_a": "x", "text_b":\n', 1, "JSON"),
 ]
 

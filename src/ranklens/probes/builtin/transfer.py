@@ -357,6 +357,29 @@ def load_nq_factuality(path: str | os.PathLike[str], *, seed: int = 0,
     return _frame(rows, ("entity_type", "answer", "replacement"))
 
 
+def _read_pairs_tsv(p: Path) -> pd.DataFrame:
+    """A TSV with a header, every line with the header's number of fields. Checked by hand:
+    pandas takes extra leading fields as an index (or drops them with ``index_col=False``) and
+    accepts the line."""
+    from ...io._columns import decode, default_encoding, read_bytes
+
+    lines = decode(read_bytes(p), p, default_encoding(None)).splitlines()  # the readers' decoding (BOM, gzip)
+    if not lines:
+        raise DataFormatError("empty pairs file; the first line must be a header (text_a, text_b, ...)", path=p, line=1)
+    header = lines[0].split("\t")
+    rows = []
+    for no, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != len(header):
+            raise DataFormatError(f"{len(fields)} tab-separated fields where the header has {len(header)} columns; "
+                                  f"each line needs one field per header column (tabs inside a text must be "
+                                  f"replaced)", path=p, line=no)
+        rows.append(fields)
+    return pd.DataFrame(rows, columns=header, dtype=str)
+
+
 def load_pairs_file(path: str | os.PathLike[str], *, text_a: str = "text_a", text_b: str = "text_b",
                     query: str = "query", pair_id: str = "pair_id") -> pd.DataFrame:
     """Generic pairs from a TSV (with header) or JSONL file; column names are configurable.
@@ -365,7 +388,7 @@ def load_pairs_file(path: str | os.PathLike[str], *, text_a: str = "text_a", tex
     if p.suffix in (".jsonl", ".gz") or p.name.endswith(".jsonl.gz"):
         frame = pd.DataFrame(_jsonl(p))
     else:
-        frame = pd.read_csv(p, sep="\t", dtype=str, keep_default_na=False, quoting=csv.QUOTE_NONE)
+        frame = _read_pairs_tsv(p)
     missing = [c for c in (text_a, text_b) if c not in frame.columns]
     if missing:
         raise DataFormatError(f"missing column(s) {missing}; found {list(frame.columns)} "
