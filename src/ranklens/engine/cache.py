@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import time
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -225,10 +226,23 @@ class SQLiteCache:
         return self._guard(self._info)
 
     def _guard(self, fn, *args):
-        try:
-            return fn(*args)
-        except sqlite3.Error as exc:
-            raise self._error(exc) from None
+        # SQLite answers "database is locked" without calling its busy handler in a few cases
+        # (a reader meeting another process's WAL recovery or checkpoint), so a busy or locked
+        # database is retried with backoff until ``timeout``; reads and idempotent INSERT OR
+        # REPLACE transactions (rolled back on error) are safe to repeat.
+        deadline = time.monotonic() + self.timeout
+        wait = 0.01
+        while True:
+            try:
+                return fn(*args)
+            except sqlite3.OperationalError as exc:
+                msg = str(exc)
+                if ("locked" not in msg and "busy" not in msg) or time.monotonic() + wait > deadline:
+                    raise self._error(exc) from None
+                time.sleep(wait)
+                wait = min(wait * 2, 0.5)
+            except sqlite3.Error as exc:
+                raise self._error(exc) from None
 
     def remove_files(self) -> list[Path]:
         """Delete the cache file and its WAL/SHM companions (the fix for a corrupt cache)."""
