@@ -129,10 +129,7 @@ class SQLiteCache:
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            try:
-                conn = self._open()
-            except sqlite3.Error as exc:
-                raise self._error(exc) from None
+            conn = self._guard(self._open)  # two processes creating the WAL file at once: retried
             self._local.conn = conn
         return conn
 
