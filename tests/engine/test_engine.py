@@ -131,19 +131,10 @@ def test_cache_info_and_clear(tmp_path):
 
 _WORKER = textwrap.dedent(
     """
-    import sys, time
+    import sys
     import numpy as np
-    from dataclasses import dataclass, field
     from ranklens.engine import ScoringEngine
-    from ranklens.rankers.base import BaseRanker
-
-    @dataclass(kw_only=True)
-    class Slow(BaseRanker):
-        batch_size: int = 5
-        delay: float = field(default=0.0, compare=False)  # not part of the identity
-        def _score_batch(self, qs, ts):
-            time.sleep(self.delay)
-            return np.array([hash((q, t)) % 1000 / 7.0 for q, t in zip(qs, ts)])
+    from ranklens.testing import SlowHashRanker as Slow
 
     cache, delay, n, offset = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     qs = [f"q{(i + offset) % 7}" for i in range(n)]

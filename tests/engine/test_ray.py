@@ -12,7 +12,7 @@ import sys
 import textwrap
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -20,7 +20,7 @@ import pytest
 from ranklens.engine import LocalDispatcher, MemoryCache, ScoringEngine, SQLiteCache
 from ranklens.errors import ValidationError
 from ranklens.rankers.base import BaseRanker
-from ranklens.testing import HashEmbedder, OverlapRanker
+from ranklens.testing import HashEmbedder, OverlapRanker, SlowHashRanker
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
@@ -47,17 +47,7 @@ def dispatcher(cluster):
 
 def _sha_score(q: str, t: str) -> float:
     """Deterministic in every process (Python's hash() is salted per process)."""
-    return int.from_bytes(hashlib.sha256(f"{q}\x00{t}".encode()).digest()[:4], "big") / 1e6
-
-
-@dataclass(kw_only=True)
-class SlowRanker(BaseRanker):
-    batch_size: int = 4
-    delay: float = field(default=0.0, compare=False)
-
-    def _score_batch(self, queries, texts):
-        time.sleep(self.delay)
-        return np.array([_sha_score(q, t) for q, t in zip(queries, texts)])
+    return int.from_bytes(hashlib.sha256(f"{q}|{t}".encode()).digest()[:4], "big") / 1e6
 
 
 class CountingCache(MemoryCache):
@@ -83,7 +73,7 @@ def test_scores_and_vectors_equal_the_local_dispatcher(dispatcher):
     qs, ts = _pairs(150)  # with duplicate pairs, several batches, both actors
     local = ScoringEngine(cache=False, show_progress=False)
     remote = ScoringEngine(cache=False, dispatcher=dispatcher, show_progress=False)
-    for ranker in (OverlapRanker(batch_size=7), SlowRanker()):
+    for ranker in (OverlapRanker(batch_size=7), SlowHashRanker(batch_size=4)):
         np.testing.assert_array_equal(remote.score(ranker, qs, ts), local.score(ranker, qs, ts))
     emb = HashEmbedder(dim=24)
     np.testing.assert_array_equal(remote.encode(emb, ts, desc="x"), local.encode(emb, ts))
@@ -123,7 +113,7 @@ def test_a_killed_actor_loses_no_batch_and_writes_none_twice(dispatcher):
 
     killer = threading.Thread(target=kill_soon)
     killer.start()
-    out = engine.score(SlowRanker(delay=0.25), qs, ts)
+    out = engine.score(SlowHashRanker(batch_size=4, delay=0.25), qs, ts)
     killer.join()
     expected = np.array([_sha_score(q, t) for q, t in zip(qs, ts)])
     np.testing.assert_array_equal(out, expected)
@@ -135,22 +125,12 @@ def test_a_killed_actor_loses_no_batch_and_writes_none_twice(dispatcher):
 
 _DRIVER = textwrap.dedent(
     """
-    import hashlib, sys, time
+    import sys
     import numpy as np
     import ray
-    from dataclasses import dataclass, field
     from ranklens.engine import ScoringEngine
     from ranklens.engine.ray import RayDispatcher
-    from ranklens.rankers.base import BaseRanker
-
-    @dataclass(kw_only=True)
-    class Slow(BaseRanker):
-        batch_size: int = 5
-        delay: float = field(default=0.0, compare=False)  # not part of the identity
-        def _score_batch(self, qs, ts):
-            time.sleep(self.delay)
-            return np.array([int.from_bytes(hashlib.sha256((q + "|" + t).encode()).digest()[:4], "big") / 1e6
-                             for q, t in zip(qs, ts)])
+    from ranklens.testing import SlowHashRanker as Slow
 
     address, cache, delay, out = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
     ray.init(address=address, include_dashboard=False, log_to_driver=False)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -33,6 +34,21 @@ class OverlapRanker(BaseRanker):
             tt = _tokens(t)
             out.append(sum(1 for w in tt if w in qt) - self.length_weight * len(tt))
         return np.array(out, dtype=np.float64)
+
+
+@dataclass(kw_only=True)
+class SlowHashRanker(BaseRanker):
+    """A pseudo-random but deterministic score per (query, text) pair (from SHA-256, the same in
+    every process), after sleeping ``delay`` seconds per batch: a stand-in for a slow model in
+    kill-and-resume and multi-process tests. ``delay`` is not part of its identity (fingerprint)."""
+
+    batch_size: int = 5
+    delay: float = field(default=0.0, compare=False)
+
+    def _score_batch(self, queries, texts):
+        time.sleep(self.delay)
+        return np.array([int.from_bytes(hashlib.sha256(f"{q}|{t}".encode()).digest()[:4], "big") / 1e6
+                         for q, t in zip(queries, texts)], dtype=np.float64)
 
 
 @dataclass(kw_only=True)
