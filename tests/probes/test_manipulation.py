@@ -114,20 +114,27 @@ def test_doc2query_file_expander(tiny, tmp_path):
     assert FileExpander(path=str(f)).expand(["d9"], ["x"]) == [[]]
 
 
-@pytest.mark.slow
-def test_doc2query_tiny_random_t5(tiny, tmp_path):
+def _tiny_t5(tiny, path):
+    """A randomly initialised one-layer T5 with a word-level tokenizer over the tiny collection's
+    words, saved to ``path`` (no download)."""
     transformers = pytest.importorskip("transformers")
     from tokenizers import Tokenizer, models, pre_tokenizers
 
-    vocab = {w: i for i, w in enumerate(["<pad>", "</s>", "<unk>", *sorted({t.lower() for d in tiny.docs.values() for t in d.split()})])}
+    words = sorted({t.lower() for d in tiny.docs.values() for t in d.split()})
+    vocab = {w: i for i, w in enumerate(["<pad>", "</s>", "<unk>", *words])}
     tk = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
     tk.pre_tokenizer = pre_tokenizers.Whitespace()
-    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", eos_token="</s>", unk_token="<unk>")
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", eos_token="</s>",
+                                                unk_token="<unk>")
     cfg = transformers.T5Config(vocab_size=len(vocab), d_model=16, d_ff=32, num_layers=1, num_decoder_layers=1,
                                 num_heads=2, d_kv=8, decoder_start_token_id=0, pad_token_id=0, eos_token_id=1)
-    model = transformers.T5ForConditionalGeneration(cfg)
-    model.save_pretrained(tmp_path / "t5")
-    fast.save_pretrained(tmp_path / "t5")
+    transformers.T5ForConditionalGeneration(cfg).save_pretrained(path)
+    fast.save_pretrained(path)
+
+
+@pytest.mark.slow
+def test_doc2query_tiny_random_t5(tiny, tmp_path):
+    _tiny_t5(tiny, tmp_path / "t5")
     p = get_probe("tr-doc2query", expander=str(tmp_path / "t5"), cap=2)
     a = p.generate(tiny, rng=probe_rng(0, p.name))
     b = p.generate(tiny, rng=probe_rng(0, p.name))
@@ -149,20 +156,10 @@ def test_lemmatize_transform_keeps_stopwords():
 def test_dt5q_ranker_is_bm25_over_expanded_texts(tiny, tmp_path):
     """DT5Q (paper §3.1): 4 doc2query queries appended to each text, BM25 with the statistics of
     the expanded corpus; a text's expansion does not depend on its batch."""
-    transformers = pytest.importorskip("transformers")
-    from tokenizers import Tokenizer, models, pre_tokenizers
-
     from ranklens.probes.expansion import DT5QRanker, Seq2SeqExpander
     from ranklens.rankers import BM25Ranker, make_ranker
 
-    vocab = {w: i for i, w in enumerate(["<pad>", "</s>", "<unk>", *sorted({t.lower() for d in tiny.docs.values() for t in d.split()})])}
-    tk = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tk.pre_tokenizer = pre_tokenizers.Whitespace()
-    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", eos_token="</s>", unk_token="<unk>")
-    cfg = transformers.T5Config(vocab_size=len(vocab), d_model=16, d_ff=32, num_layers=1, num_decoder_layers=1,
-                                num_heads=2, d_kv=8, decoder_start_token_id=0, pad_token_id=0, eos_token_id=1)
-    transformers.T5ForConditionalGeneration(cfg).save_pretrained(tmp_path / "t5")
-    fast.save_pretrained(tmp_path / "t5")
+    _tiny_t5(tiny, tmp_path / "t5")
     corpus = list(tiny.docs.values())
     ranker = make_ranker(f"dt5q:{tmp_path / 't5'}", corpus=corpus)
     assert isinstance(ranker, DT5QRanker) and ranker.num_queries == 4
