@@ -34,7 +34,7 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=None)
     ap.add_argument("--unretrieved", default="paper")
     args = ap.parse_args()
-    from ranklens.metrics.analyses import rrie, run_groups, tracks_report
+    from ranklens.asl.analyses import rrie, run_groups, tracks_report
 
     d = Path(args.data)
     qrels = {y: d / "trec_dl_msmarco_passage" / f"qrels.{y}-passage.txt" for y in ("dl19", "dl20")}

@@ -102,8 +102,8 @@ def generate(workdir: Path, nq: int, depth: int, seed: int = 0) -> tuple[Path, P
 
 
 def ranklens_path(run_p: Path, qrels_p: Path, n_docs: int) -> dict:
-    from ranklens.metrics._trec import read_qrels_table, read_run_table
-    from ranklens.metrics.asl import asl_per_query, rank_coded
+    from ranklens.asl._trec import read_qrels_table, read_run_table
+    from ranklens.asl.asl import asl_per_query, rank_coded
 
     out = {}
     gc.collect()
@@ -169,9 +169,9 @@ def fair_ratios(run_p: Path, ties_p: Path, qrels_p: Path, reps: int) -> None:
     import pytrec_eval
 
     from _harness import compare_calls, ratio
-    from ranklens.metrics import asl
-    from ranklens.metrics._trec import read_qrels_table, read_run_table
-    from ranklens.metrics.kernels import standard_per_query
+    from ranklens.asl import asl
+    from ranklens.asl._trec import read_qrels_table, read_run_table
+    from ranklens.asl.kernels import standard_per_query
 
     import ir_measures
 

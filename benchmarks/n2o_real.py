@@ -95,7 +95,7 @@ def run_real():
         figures[name] = {r.kind: {"summary": r.summary, "table": r.table.to_dict("records"),
                                   "warnings": list(r.warnings)} for r in results}
         figures[name]["seconds"] = time.perf_counter() - t
-        tokens = [r for r in results if r.kind == "n2o-token-overlap"]
+        tokens = [r for r in results if r.kind == "neighbors-token-overlap"]
         variant = run_analysis("neighbors", coll, models, {**base, **extra, "analyses": ("tokens",),
                                                            "terms": "tokens"}, seed=0)
         figures[name]["token_overlap_all_tokens"] = variant[0].table.to_dict("records")

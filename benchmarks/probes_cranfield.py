@@ -107,14 +107,14 @@ def main() -> None:
     parts = a.parts.split(",")
     if "cranfield" in parts:
         run("cranfield", str(DATA / "cranfield"), models, {**base, "probes": TM}, out, "cranfield" in a.rerun)
-        done.append(out / "cranfield" / "probe-table")
+        done.append(out / "cranfield" / "probes-table")
     if "dl19" in parts:
         run("dl19", str(dl19), models, {**base, "probes": TM, "calibrate_on": bm25_run}, out, "dl19" in a.rerun)
-        done.append(out / "dl19" / "probe-table")
+        done.append(out / "dl19" / "probes-table")
     if "transfer" in parts:
         run("transfer", str(dl19), models, {**base, "probes": ("ds-*",), "calibrate_on": bm25_run}, out,
             "transfer" in a.rerun)
-        done.append(out / "transfer" / "probe-table")
+        done.append(out / "transfer" / "probes-table")
     from ranklens.probes import paper_tables
     from ranklens.results import Result
 

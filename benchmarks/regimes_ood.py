@@ -11,7 +11,7 @@ in-domain interpolation / extrapolation nDCG@10 with OOD nDCG@10 across variants
 Table 5 analysis -- here over folds of two training recipes, so it carries the pseudo-replication
 warning (the paper correlates 9 x 3 differently trained dense retrievers on BEIR).
 
-Everything goes through the declared analysis (``ranklens.resampling.declaration.run``).
+Everything goes through the declared analysis (``ranklens.regimes.declaration.run``).
 
     flock /tmp/ranklens-heavy.lock python benchmarks/regimes_ood.py > benchmarks/out/regimes_ood.log 2>&1
 """
@@ -41,15 +41,15 @@ def log(*a):
 
 def one(name: str, engine, out: Path) -> dict:
     from ranklens.io import load_collection
-    from ranklens.resampling.declaration import Params, run
+    from ranklens.regimes.declaration import Params, run
 
     coll = load_collection(name)
     p = Params(similarity="minilm", trainers=("bm25", "memorizing"), train_fraction=0.8,
                ood=tuple(c for c in COLLECTIONS if c != name))
     t0 = time.time()
     results = run(coll, {}, p, engine=engine, work_dir=out / name)
-    reg = next(r for r in results if r.kind == "regime-table")
-    ood = next(r for r in results if r.kind == "ood-correlation")
+    reg = next(r for r in results if r.kind == "regimes-table")
+    ood = next(r for r in results if r.kind == "regimes-ood-correlation")
     for r in (reg, ood):
         r.save(out / name / r.kind)
     with pd.option_context(*FMT):

@@ -41,8 +41,8 @@ def log(*a):
 
 
 def diagnostics(w, pool, test, embedder, engine, out):
-    from ranklens.resampling import label_overlap, query_similarity
-    from ranklens.resampling.data import load_dl_vs_dev
+    from ranklens.regimes import label_overlap, query_similarity
+    from ranklens.regimes.data import load_dl_vs_dev
 
     res = {}
     for name, method in (("bm25", "bm25"), ("minilm", embedder)):
@@ -66,7 +66,7 @@ def diagnostics(w, pool, test, embedder, engine, out):
 
 
 def make_splits(pool, test, embedder, engine):
-    from ranklens.resampling import ReSTrain, ReSTTest
+    from ranklens.regimes import ReSTrain, ReSTTest
 
     out, warns = [], []
     for name, kw in (("restrain-k1", {}), ("restrain-fill100", {"size": 100, "size_rule": "fill"})):
@@ -103,7 +103,7 @@ def main(argv=None) -> int:
     from ranklens._models import default_model_path
     from ranklens.embedders import SentenceTransformerEmbedder
     from ranklens.engine import ScoringEngine
-    from ranklens.resampling import (
+    from ranklens.regimes import (
         BiEncoderTrainer,
         BM25Trainer,
         CallableTrainer,
@@ -113,7 +113,7 @@ def main(argv=None) -> int:
         queries_with_positives,
         train_variants,
     )
-    from ranklens.resampling.data import load_wikiqa
+    from ranklens.regimes.data import load_wikiqa
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -93,7 +93,6 @@ class Analysis:
     params: type
     run: str
     kinds: tuple[ResultKind, ...] = ()
-    prefixes: tuple[str, ...] = ()       # result-kind prefixes of this analysis (default: name)
     demo: Mapping[str, Any] = field(default_factory=dict)  # Params overrides for `ranklens demo`
     help: str = ""                       # one line for `ranklens --help`
     description: str = ""                # paragraph for `ranklens NAME --help`
@@ -108,7 +107,14 @@ class Analysis:
         return next((k for k in self.kinds if k.name == name), None)
 
     def owns(self, kind: str) -> bool:
-        return any(kind == p or kind.startswith(p + "-") for p in (self.prefixes or (self.name,)))
+        """One name everywhere: a result kind belongs to the analysis whose name prefixes it."""
+        return kind == self.name or kind.startswith(self.name + "-")
+
+    def __post_init__(self) -> None:
+        stray = [k.name for k in self.kinds if not self.owns(k.name)]
+        if stray:
+            raise ValidationError(f"analysis {self.name!r}: result kind(s) {stray} must be named "
+                                  f"'{self.name}-...' (one name for package, command, type, kind and section)")
 
     def defaults(self) -> Any:
         return self.params()

@@ -20,10 +20,10 @@ __all__ = ["ANALYSES", "analyses", "get_analysis", "kind_info", "owner_of", "reg
 
 #: The built-in analyses, in report order.
 ANALYSES: dict[str, str] = {
-    "asl": "ranklens.metrics.declaration:ANALYSIS",
+    "asl": "ranklens.asl.declaration:ANALYSIS",
     "probes": "ranklens.probes.declaration:ANALYSIS",
     "neighbors": "ranklens.neighbors.declaration:ANALYSIS",
-    "regimes": "ranklens.resampling.declaration:ANALYSIS",
+    "regimes": "ranklens.regimes.declaration:ANALYSIS",
     "explain": "ranklens.explain.declaration:ANALYSIS",
 }
 
@@ -81,12 +81,11 @@ def register(name: str, entry: str | Analysis) -> Iterator[Analysis]:
 
 def owner_of(kind: str) -> Analysis | None:
     """The analysis a result kind belongs to (longest matching prefix)."""
-    best: tuple[int, Analysis] | None = None
+    best: Analysis | None = None
     for a in analyses().values():
-        for p in a.prefixes or (a.name,):
-            if (kind == p or kind.startswith(p + "-")) and (best is None or len(p) > best[0]):
-                best = (len(p), a)
-    return None if best is None else best[1]
+        if a.owns(kind) and (best is None or len(a.name) > len(best.name)):
+            best = a
+    return best
 
 
 def kind_info(kind: str) -> ResultKind | None:

@@ -93,7 +93,7 @@ def test_resamples_default_in_help(capsys):
 
 
 def test_pyterrier_columns():
-    from ranklens.metrics import evaluate
+    from ranklens.asl import evaluate
 
     run = pd.DataFrame({"qid": ["1", "1", "2"], "docno": ["a", "b", "x"], "score": [2.0, 1.0, 1.0]})
     qrels = pd.DataFrame({"qid": ["1", "2"], "docno": ["b", "x"], "label": [1, 1]})

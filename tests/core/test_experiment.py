@@ -44,7 +44,7 @@ def test_cheap_experiment_runs_every_analysis_resumes_and_reports(small_experime
     assert [s.analysis for s in exp.steps] == ["asl", "probes", "neighbors", "regimes", "explain"]
 
     # a crash in the fourth step: the first three are kept (markers), nothing after runs
-    import ranklens.resampling.declaration as regimes
+    import ranklens.regimes.declaration as regimes
 
     def boom(*a, **k):
         raise RuntimeError("killed")
@@ -59,12 +59,12 @@ def test_cheap_experiment_runs_every_analysis_resumes_and_reports(small_experime
     info = run_experiment(exp, show_progress=False)
     assert (info["steps_run"], info["steps_skipped"]) == (2, 3)
     kinds = set(ResultsStore(exp.results_dir).list()["kind"])
-    assert {"asl-evaluate", "asl-chain", "probe-table", "n2o-token-overlap", "ranker-overlap",
-            "regime-table", "explain-consistency", "explain-sweep"} <= kinds
+    assert {"asl-evaluate", "asl-chain", "probes-table", "neighbors-token-overlap", "neighbors-ranker-overlap",
+            "regimes-table", "explain-consistency", "explain-sweep"} <= kinds
     ev = Result.load(next(exp.results_dir.glob("asl-demo-*/asl-evaluate")))
     assert set(ev.table["model"]) == {"bm25", "tfidf"}
     # neighbors: bm25 is no embedder -> named in a warning of the result, tfidf used
-    tok = Result.load(next(exp.results_dir.glob("neighbors-demo-*/n2o-token-overlap")))
+    tok = Result.load(next(exp.results_dir.glob("neighbors-demo-*/neighbors-token-overlap")))
     assert any(w.startswith("model bm25") for w in tok.warnings)
     html = (exp.results_dir / "report.html").read_text()
     assert html.count("<svg") >= 5 and "No per-model summary rows" not in html
@@ -99,7 +99,7 @@ def test_demo_is_a_built_in_experiment_that_resumes(tmp_path, monkeypatch):
     skipped on a re-run, unknown parts rejected."""
     import pandas as pd
 
-    import ranklens.metrics.declaration as asl_decl
+    import ranklens.asl.declaration as asl_decl
     from ranklens.demo import run_demo
     from ranklens.results import make_provenance
 
@@ -133,9 +133,9 @@ def test_neighbors_step_samples_documents_when_the_corpus_is_too_big(tmp_path):
     models = {"tfidf": {"spec": "tfidf", "params": {}}}
     params = {"max_sentences": 300, "n_queries": 5, "k": 3, "n_samples": 1}
     res = run_analysis("neighbors", coll, models, params, seed=1)
-    tok = next(r for r in res if r.kind == "n2o-token-overlap")
+    tok = next(r for r in res if r.kind == "neighbors-token-overlap")
     full = tok.provenance.params["n_corpus"]
     assert 150 <= full <= 450  # about 300 sentences, from whole documents
     again = run_analysis("neighbors", coll, models, params, seed=2)
-    other = next(r for r in again if r.kind == "n2o-token-overlap")
+    other = next(r for r in again if r.kind == "neighbors-token-overlap")
     assert other.provenance.inputs["corpus"] != tok.provenance.inputs["corpus"]  # another seed, another sample

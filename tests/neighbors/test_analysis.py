@@ -107,7 +107,7 @@ def test_n2o_matrix_matches_slow_reference(corpus, tmp_path):
     assert res.provenance.seed == 3
     # round trip and plots
     back = Result.load(res.save(tmp_path / "r"))
-    assert back.kind == "n2o-matrix"
+    assert back.kind == "neighbors-matrix"
     assert plot_n2o_matrix(back).axes and plot_n2o_distribution(back).axes
 
 

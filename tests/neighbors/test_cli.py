@@ -27,12 +27,12 @@ def test_cli_matrix_and_tokens_with_options(tmp_path):
                "--model", "fasttext", "--analyses", "matrix,tokens", "--k", "3", "--n-queries", "5",
                "--n-samples", "2", "--queries", "all", "--terms", "tokens", "--out", str(tmp_path / "m")])
     assert rc == 0
-    res = Result.load(tmp_path / "m" / "n2o-matrix")
+    res = Result.load(tmp_path / "m" / "neighbors-matrix")
     assert set(res.tables["matrix"]["model"]) == {"tfidf", "w2v", "fasttext"}
     assert res.provenance.params["params"]["k"] == 3 and res.provenance.params["params"]["terms"] == "tokens"
-    assert (tmp_path / "m" / "n2o-matrix" / "n2o_matrix.png").is_file()
-    tok = Result.load(tmp_path / "m" / "n2o-token-overlap")
-    assert tok.summary["terms"] == "tokens" and not (tmp_path / "m" / "ranker-overlap").exists()
+    assert (tmp_path / "m" / "neighbors-matrix" / "n2o_matrix.png").is_file()
+    tok = Result.load(tmp_path / "m" / "neighbors-token-overlap")
+    assert tok.summary["terms"] == "tokens" and not (tmp_path / "m" / "neighbors-ranker-overlap").exists()
 
 
 def test_cli_needle_pairs_and_bad_file(tmp_path, capsys):
@@ -42,7 +42,7 @@ def test_cli_needle_pairs_and_bad_file(tmp_path, capsys):
         pairs, sep="\t", index=False)
     base = ["-q", "neighbors", "--collection", str(coll), "--model", "tfidf", "--analyses", "needle"]
     assert main([*base, "--pairs", str(pairs), "--out", str(tmp_path / "n")]) == 0
-    res = Result.load(tmp_path / "n" / "n2o-needle")
+    res = Result.load(tmp_path / "n" / "neighbors-needle")
     assert res.table["n_pairs"].item() == 1
     assert any("genre filter" in w for w in res.warnings)  # no genre column: said, not silent
     bad = tmp_path / "bad.tsv"
@@ -60,7 +60,7 @@ def test_cli_rankers_from_run_files(tmp_path):
     rc = main(["-q", "neighbors", "--collection", str(_collection(tmp_path)), "--runs", str(runs),
                "--model", "tfidf", "--analyses", "rankers", "--ranker-k", "2", "--out", str(tmp_path / "r")])
     assert rc == 0
-    t = Result.load(tmp_path / "r" / "ranker-overlap").table.set_index(["model", "other_model"])
+    t = Result.load(tmp_path / "r" / "neighbors-ranker-overlap").table.set_index(["model", "other_model"])
     assert t.loc[("a", "b"), "overlap_mean"] == pytest.approx(1.0)
 
 

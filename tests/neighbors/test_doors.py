@@ -30,7 +30,7 @@ def test_cli_and_experiment_give_identical_numbers(tmp_path):
         '[datasets.demo]\nspec = "demo"\n[[analyses]]\ntype = "neighbors"\n')
     run_experiment(load_experiment(exp_file), report=False)
     cli, exp = _tables(tmp_path / "cli"), _tables(tmp_path / "res")
-    assert set(cli) == {"n2o-matrix", "n2o-token-overlap", "n2o-popular-outliers", "ranker-overlap"}
+    assert set(cli) == {"neighbors-matrix", "neighbors-token-overlap", "neighbors-popular-outliers", "neighbors-ranker-overlap"}
     assert set(exp) == set(cli)
     for kind, table in cli.items():
         pd.testing.assert_frame_equal(table.reset_index(drop=True), exp[kind].reset_index(drop=True))

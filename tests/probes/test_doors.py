@@ -29,10 +29,10 @@ def test_cli_and_experiment_give_identical_numbers(tmp_path, monkeypatch, capsys
         '[datasets.demo]\nspec = "demo"\n[[analyses]]\ntype = "probes"\n')
     run_experiment(load_experiment(exp_file), report=False)
     cli, exp = _tables(tmp_path / "cli"), _tables(tmp_path / "res")
-    assert set(cli) == set(exp) == {"probe-table", "probe-delta-sweep"}
+    assert set(cli) == set(exp) == {"probes-table", "probes-delta-sweep"}
     for kind, res in cli.items():
         pd.testing.assert_frame_equal(res.table.reset_index(drop=True), exp[kind].table.reset_index(drop=True))
-    t = cli["probe-table"]
+    t = cli["probes-table"]
     assert t.provenance.params["misspellings"] == "auto" and t.provenance.params["cap"] == 0
     assert any("ds-paraphrase-mrpc skipped" in w for w in t.warnings)
     capsys.readouterr()
@@ -40,7 +40,7 @@ def test_cli_and_experiment_give_identical_numbers(tmp_path, monkeypatch, capsys
     assert main(["probes", "show", str(tmp_path / "cli"), "tr-shuffle-words", "-n", "2"]) == 0
     shown = capsys.readouterr().out
     assert shown.count("## tr-shuffle-words sample") == 2 and "bm25: R(q,d1)=" in shown
-    assert main(["probes", "table", str(tmp_path / "cli" / "probe-table"), "--format", "markdown"]) == 0
+    assert main(["probes", "table", str(tmp_path / "cli" / "probes-table"), "--format", "markdown"]) == 0
     assert "Table 1: measure-and-match probes" in capsys.readouterr().out
 
 
@@ -83,7 +83,7 @@ def test_pairwise_callable_ranker(tmp_path, monkeypatch, capsys):
     assert "must take (queries: list[str], texts: list[str])" in err and "callable-pair:" in err
     assert "Traceback" not in err
     assert main([*base, "--model", "f=callable-pair:pairfn:score", "--out", str(tmp_path / "b")]) == 0
-    res = Result.load(tmp_path / "b" / "probe-table")
+    res = Result.load(tmp_path / "b" / "probes-table")
     texts = res.tables["texts"].set_index("sample_id")
     smp = res.tables["samples"].set_index("sample_id")
 

@@ -126,7 +126,7 @@ def test_table_sweep_seed_variance_plots(tiny):
         cell = f"{r.score:+.2f}" + ("" if r.significant else "*")
         assert cell in txt
     sw = delta_sweep(res, percentiles=[0, 50, 100])
-    assert sw.kind == "probe-delta-sweep" and set(sw.table.percentile) == {0, 50, 100}
+    assert sw.kind == "probes-delta-sweep" and set(sw.table.percentile) == {0, 50, 100}
     # δ at percentile 100 = largest calibration diff -> |score| can only shrink as δ grows
     for _, g in sw.table.groupby(["probe", "model"]):
         assert abs(g.score.iloc[-1]) <= abs(g.score.iloc[0]) + 1e-12

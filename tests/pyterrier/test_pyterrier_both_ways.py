@@ -123,7 +123,7 @@ def reference_asl(frame: pd.DataFrame, qrels: pd.DataFrame) -> float:
 def test_asl_inside_pt_experiment_matches_a_hand_computed_asl():
     import ir_measures
 
-    from ranklens.metrics.ir_measures_ext import as_ir_measure
+    from ranklens.asl.ir_measures_ext import as_ir_measure
 
     first = pt.apply.generic(lambda topics: candidates().merge(topics[["qid"]], on="qid"))
     system = first >> as_transformer(_ranker(), engine=ScoringEngine(cache=False))
@@ -138,7 +138,7 @@ def test_asl_inside_pt_experiment_matches_a_hand_computed_asl():
                                                             "label": "relevance"}), run)
     assert float(res["nDCG@10"].iloc[0]) == pytest.approx(ndcg[ir_measures.nDCG @ 10], abs=1e-12)
 
-    from ranklens.metrics import evaluate
+    from ranklens.asl import evaluate
 
     result = evaluate(QRELS.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"}),
                       {"count": run}, ["ASL"])

@@ -100,7 +100,7 @@ def _bar(result):
 
 def test_report_in_headless_chromium(tmp_path, monkeypatch):
     rng = np.random.default_rng(0)
-    kinds = ["asl-evaluate", "probe-table", "n2o-matrix", "regime-table", "explain-consistency"]
+    kinds = ["asl-evaluate", "probes-table", "neighbors-matrix", "regimes-table", "explain-consistency"]
     for i, kind in enumerate(kinds):
         table = pd.DataFrame({
             "model": ["bm25", "minilm", "tfidf"] * 12,

@@ -123,7 +123,7 @@ def test_probe_findings_count_significant_probes():
             rows.append({"probe": f"p{i}", "model": model, "n": 30, "score": score,
                          "p_adjusted": float(rng.uniform(0, 0.03)), "significant": bool(rng.random() < 0.5)})
     t = pd.DataFrame(rows)
-    res = Result(kind="probe-table", summary={"alpha": 0.01, "correction": "bonferroni"}, table=t,
+    res = Result(kind="probes-table", summary={"alpha": 0.01, "correction": "bonferroni"}, table=t,
                  provenance=make_provenance())
     out = probe_table(res)
     for line, (model, g) in zip(out, t.groupby("model", sort=False)):

@@ -43,11 +43,11 @@ def test_plots_are_inline_svg_and_failures_are_reported(tmp_path, monkeypatch):
 
 def test_store_indexes_lists_compares_and_reindexes(tmp_path):
     _res().save(tmp_path / "a")
-    _res(kind="probe-table").save(tmp_path / "b")
+    _res(kind="probes-table").save(tmp_path / "b")
     store = ResultsStore(tmp_path)
     store.add(tmp_path / "a", dataset="demo")
     store.add(tmp_path / "b", dataset="demo")
-    assert set(store.list()["kind"]) == {"asl-evaluate", "probe-table"}
+    assert set(store.list()["kind"]) == {"asl-evaluate", "probes-table"}
     assert list(store.list(kind="asl*")["name"]) == ["a"]
     comp = store.compare("ASL")
     assert comp.loc[("asl-evaluate", "demo", "all", "ASL"), "minilm"] == 2.5
@@ -85,7 +85,7 @@ def test_probe_tables_in_the_papers_shape(tmp_path):
     table = pd.DataFrame({"probe": ["tr-shuffle-words"] * 2 + ["mm-tf-ctrl-len"] * 2, "dataset": ["cran"] * 4,
                           "symmetric": [False] * 4, "model": ["bm25", "minilm"] * 2, "n": [40, 40, 0, 0],
                           "score": [0.0, -0.25, float("nan"), float("nan")], "significant": [False, True, False, False]})
-    Result(kind="probe-table", summary={}, provenance=make_provenance(), table=table).save(tmp_path / "p")
+    Result(kind="probes-table", summary={}, provenance=make_provenance(), table=table).save(tmp_path / "p")
     rep = Report.from_dirs([tmp_path])
     md = rep.render_markdown()
     assert "| probe (dataset) | bm25 | minilm | n |" in md
@@ -117,7 +117,7 @@ def test_model_rows_from_built_in_tables_fill_the_overview(tmp_path):
         {"model": ["bm25"] * 3 + ["minilm"] * 3, "granularity": ["sentence"] * 6,
          "query_id": ["1", "2", "3"] * 2, "mrc@10": [1.0, 0.5, 0.0, 0.9, 0.9, 0.6]}))
     # long table: (measure, value) pairs averaged per (setting, regime)
-    rg = Result(kind="regime-table", summary={}, provenance=prov, table=pd.DataFrame(
+    rg = Result(kind="regimes-table", summary={}, provenance=prov, table=pd.DataFrame(
         {"model": ["m"] * 4, "setting": ["s"] * 4, "split": ["f0"] * 4, "regime": ["interpolation"] * 2 + ["extrapolation"] * 2,
          "query_id": ["1", "2", "1", "2"], "measure": ["nDCG@10"] * 4, "value": [1.0, 0.5, 0.25, 0.25]}))
 

@@ -14,7 +14,7 @@ FORMATS = ("tsv", "jsonl", "table")
 def add_convention_options(p: argparse.ArgumentParser) -> None:
     """--ties, --rel, --unretrieved, --collection-size, --missing, --duplicates, --depth,
     --grades for ``ranklens evaluate`` (defaults: the ``asl`` analysis's ``Params``)."""
-    from ..metrics.declaration import Params
+    from ..asl.declaration import Params
 
     d = Params()
     p.add_argument("--ties", default=d.ties, choices=["trec_eval", "float64", "input_order"],
@@ -52,7 +52,7 @@ def collect_runs(items: list[str]) -> dict[str, Any]:
             be told apart by their folders.
     """
     from ..errors import ValidationError
-    from ..metrics.evaluation import load_runs
+    from ..asl.evaluation import load_runs
 
     found: list[tuple[str, Any]] = []
     for r in items:
@@ -198,8 +198,8 @@ def _tracks_arg(args: argparse.Namespace) -> Any:
 
 def _tool_results(args: argparse.Namespace, p: Any) -> list[Any]:
     from ..errors import ValidationError
-    from ..metrics import analyses, chain
-    from ..metrics.declaration import chain_options, conventions
+    from ..asl import analyses, chain
+    from ..asl.declaration import chain_options, conventions
 
     conv = conventions(p)
     cov = {k: conv[k] for k in ("ties", "rel", "missing", "duplicates", "depth", "grades")}
@@ -233,7 +233,7 @@ def run_tool(args: argparse.Namespace) -> int:
     save the results under ``--out`` (with their plots) and print the warnings to stderr."""
     from ..declare import params_from_args
     from ..drive import save_results
-    from ..metrics.declaration import Params, with_params
+    from ..asl.declaration import Params, with_params
 
     p = params_from_args(Params, args)
     results = [with_params(r, p) for r in _tool_results(args, p)]

@@ -94,7 +94,7 @@ def split_runs_and_measures(items: list[str], measures: list[str] | None) -> tup
     or more space-separated measures (checked by the parser). Measures keep their order;
     a repeated measure is kept once (as ir_measures does)."""
     from ..errors import ValidationError
-    from ..metrics.asl import parse_measure
+    from ..asl.asl import parse_measure
 
     runs: list[str] = []
     found: list[str] = list(measures or [])
@@ -116,7 +116,7 @@ def split_runs_and_measures(items: list[str], measures: list[str] | None) -> tup
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import ValidationError
-    from ..metrics.evaluation import evaluate
+    from ..asl.evaluation import evaluate
 
     if not 0 < args.confidence < 1:
         raise ValidationError(f"--confidence must be between 0 and 1, got {args.confidence}")

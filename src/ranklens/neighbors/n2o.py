@@ -172,7 +172,7 @@ def n2o_matrix(vectors: Mapping[str, Any] | Sequence[Any], corpus: SentenceCorpu
             :func:`~ranklens.neighbors.search.corpus_vectors`.
 
     Returns:
-        ``Result(kind="n2o-matrix")``: table ``model, other_model, n2o_mean, n2o_std, ci_low,
+        ``Result(kind="neighbors-matrix")``: table ``model, other_model, n2o_mean, n2o_std, ci_low,
         ci_high, n_queries``; tables ``matrix`` / ``std_matrix``, ``per_sample``, ``per_query``,
         ``paired_tests`` and ``search``.
     """
@@ -198,7 +198,7 @@ def n2o_matrix(vectors: Mapping[str, Any] | Sequence[Any], corpus: SentenceCorpu
         "ci": f"percentile bootstrap over distinct sampled queries, {n_bootstrap} resamples, {confidence}",
         "paired_tests": f"sign-flip randomization ({n_resamples} resamples), Holm over all (A, B, C)"}
     return Result(
-        kind="n2o-matrix", summary=summary, table=agg,
+        kind="neighbors-matrix", summary=summary, table=agg,
         tables={"matrix": pair_matrix(names, {(r.model, r.other_model): r.n2o_mean for r in agg.itertuples()}, 1.0),
                 "std_matrix": pair_matrix(names, {(r.model, r.other_model): r.n2o_std for r in agg.itertuples()}, 0.0),
                 "per_sample": per, "per_query": perq, "paired_tests": tests, "search": search_tab},
@@ -228,7 +228,7 @@ def n2o_robustness(vectors: Mapping[str, Any], corpus: SentenceCorpus, *,
     """Spearman ρ between the rankings of embedder pairs by N2O, across k and across samples (§6).
 
     Returns:
-        ``Result(kind="n2o-robustness")``: table ``comparison ("k"|"sample"), a, b, spearman_rho``;
+        ``Result(kind="neighbors-robustness")``: table ``comparison ("k"|"sample"), a, b, spearman_rho``;
         table ``values``: ``k, sample, model, other_model, n2o, n_queries``.
     """
     vectors, components = as_vectors(vectors, corpus.texts, engine, components)
@@ -254,6 +254,6 @@ def n2o_robustness(vectors: Mapping[str, Any], corpus: SentenceCorpus, *,
     }
     params = base_params(corpus, max(ks), n_queries, n_samples, search, pool_name) | {
         "ks": ks, "sample_comparison_k": ks[-1]}
-    return Result(kind="n2o-robustness", summary=summary, table=table, tables={"values": vals},
+    return Result(kind="neighbors-robustness", summary=summary, table=table, tables={"values": vals},
                   provenance=make_provenance(params=params, components=dict(components or {}),
                                              inputs={"corpus": f"sha256:{corpus.hash}"}, seed=seed))

@@ -135,7 +135,7 @@ def needle_in_haystack(embedders: Mapping[str, Any], corpus: SentenceCorpus, pai
         vectors: name -> vectors of ``corpus`` (the haystack); default: encoded here.
 
     Returns:
-        ``Result(kind="n2o-needle")``: table ``model, mrr, ci_low, ci_high, n_top1, n_top5, n_pairs``
+        ``Result(kind="neighbors-needle")``: table ``model, mrr, ci_low, ci_high, n_top1, n_top5, n_pairs``
         (bootstrap CI of the MRR over pairs); table ``per_pair``: ``model, pair_id, rank``.
     """
     from ..stats import bootstrap_ci
@@ -169,7 +169,7 @@ def needle_in_haystack(embedders: Mapping[str, Any], corpus: SentenceCorpus, pai
                           "pair sentence but the query and its needle (all-at-once)",
               "mrr_ci": "percentile bootstrap over pairs, 2000 resamples, 0.95, seed 0"}
     cols = [c for c in ("pair_id", "genre", "score", "overlap", "text_a", "text_b") if c in pairs]
-    return Result(kind="n2o-needle", summary=summary, table=table,
+    return Result(kind="neighbors-needle", summary=summary, table=table,
                   tables={"per_pair": pd.concat(per, ignore_index=True), "pairs": pairs[cols]},
                   provenance=make_provenance(params=params, components={n: e.fingerprint for n, e in embedders.items()},
                                              inputs={"corpus": f"sha256:{corpus.hash}"}),

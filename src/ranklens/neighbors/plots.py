@@ -77,7 +77,7 @@ def _heatmap(ax, mat: np.ndarray, labels: list[str], title: str, std: np.ndarray
 
 def plot_n2o_matrix(result: Result, ax: Any = None):
     """Heatmap of the N2O matrix with values (± std), rows/columns in clustering order."""
-    _expect(result, "n2o-matrix")
+    _expect(result, "neighbors-matrix")
     mat = result.tables["matrix"]
     labels = [str(x) for x in mat["model"]]
     vals = mat[labels].to_numpy(dtype=float)
@@ -92,7 +92,7 @@ def plot_n2o_matrix(result: Result, ax: Any = None):
 
 def plot_n2o_distribution(result: Result, ax: Any = None):
     """Per embedder: box plot of its N2O with every other embedder (paper Fig. 6)."""
-    _expect(result, "n2o-matrix")
+    _expect(result, "neighbors-matrix")
     mat = result.tables["matrix"]
     labels = [str(x) for x in mat["model"]]
     vals = mat[labels].to_numpy(dtype=float)
@@ -110,7 +110,7 @@ def plot_n2o_distribution(result: Result, ax: Any = None):
 
 def plot_robustness(result: Result, ax: Any = None):
     """Heatmap of Spearman ρ between pair rankings for every pair of k."""
-    _expect(result, "n2o-robustness")
+    _expect(result, "neighbors-robustness")
     t = result.table[result.table["comparison"] == "k"]
     ks = sorted({int(x) for x in pd.concat([t["a"], t["b"]])})
     pos = {k: i for i, k in enumerate(ks)}
@@ -137,7 +137,7 @@ def plot_robustness(result: Result, ax: Any = None):
 
 def plot_token_overlap(result: Result, ax: Any = None):
     """Mean query-neighbour token overlap per embedder with its confidence interval (Fig. 5)."""
-    _expect(result, "n2o-token-overlap")
+    _expect(result, "neighbors-token-overlap")
     t = result.table.sort_values("mean", ascending=False)
     fig, ax = _axes(ax, (0.8 * len(t) + 2, 4))
     x = np.arange(len(t))
@@ -153,7 +153,7 @@ def plot_token_overlap(result: Result, ax: Any = None):
 
 def plot_needle(result: Result, ax: Any = None):
     """MRR per embedder for the paraphrase needle-in-a-haystack test."""
-    _expect(result, "n2o-needle")
+    _expect(result, "neighbors-needle")
     t = result.table.sort_values("mrr", ascending=False)
     fig, ax = _axes(ax, (0.8 * len(t) + 2, 4))
     ax.bar(range(len(t)), t["mrr"])
@@ -165,7 +165,7 @@ def plot_needle(result: Result, ax: Any = None):
 
 def plot_ranker_overlap(result: Result, ax: Any = None):
     """Heatmap of top-k overlap between rankers (clustering order)."""
-    _expect(result, "ranker-overlap")
+    _expect(result, "neighbors-ranker-overlap")
     mat = result.tables["matrix"]
     labels = [str(x) for x in mat["model"]]
     vals = mat[labels].to_numpy(dtype=float)

@@ -64,7 +64,7 @@ def ranker_overlap(runs: Mapping[str, pd.DataFrame], *, k: int = 10, p: float = 
     ordered by score descending, ties by doc_id descending (trec_eval's convention).
 
     Returns:
-        ``Result(kind="ranker-overlap")``: table ``model, other_model, overlap_mean, rbo_mean``;
+        ``Result(kind="neighbors-ranker-overlap")``: table ``model, other_model, overlap_mean, rbo_mean``;
         tables ``per_query`` and ``matrix`` (overlap, diagonal 1).
     """
     if len(runs) < 2:
@@ -88,7 +88,7 @@ def ranker_overlap(runs: Mapping[str, pd.DataFrame], *, k: int = 10, p: float = 
     summary = {"k": k, "p": p, "n_queries": len(common), "n_queries_dropped": len(all_q) - len(common),
                "rankers": list(lists), "mean_overlap": float(table["overlap_mean"].mean()),
                "mean_rbo": float(table["rbo_mean"].mean())}
-    return Result(kind="ranker-overlap", summary=summary, table=table,
+    return Result(kind="neighbors-ranker-overlap", summary=summary, table=table,
                   tables={"per_query": per_df, "matrix": matrix},
                   provenance=make_provenance(
                       params={"k": k, "p": p, "ties": "score desc, doc_id desc (trec_eval)",

@@ -81,7 +81,7 @@ def token_overlap(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int 
     (Student t). A ``random`` row gives chance level (k random corpus sentences per query).
 
     Returns:
-        ``Result(kind="n2o-token-overlap")``: table ``model, mean, ci_low, ci_high, n_queries``;
+        ``Result(kind="neighbors-token-overlap")``: table ``model, mean, ci_low, ci_high, n_queries``;
         table ``per_query``: ``model, query_id, overlap``.
     """
     if terms not in TERMS:
@@ -109,7 +109,7 @@ def token_overlap(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int 
     params = base_params(corpus, k, n_queries, 1, search, pool_name) | {
         "overlap": _TERM_DOC[terms], "terms": terms, "ci": f"Student t over per-query means, {confidence}",
         "random_baseline": "k corpus rows drawn uniformly per query, default_rng(seed + 1)"}
-    return Result(kind="n2o-token-overlap", summary=summary, table=table, tables={"per_query": per_df},
+    return Result(kind="neighbors-token-overlap", summary=summary, table=table, tables={"per_query": per_df},
                   provenance=make_provenance(params=params, components=dict(components or {}),
                                              inputs={"corpus": f"sha256:{corpus.hash}"}, seed=seed))
 
@@ -153,7 +153,7 @@ def popular_outliers(vectors: Mapping[str, Any], corpus: SentenceCorpus, query: 
     every other embedder's top-``k``.
 
     Returns:
-        ``Result(kind="n2o-popular-outliers")``: table ``kind, model, rank, corpus_id, text``
+        ``Result(kind="neighbors-popular-outliers")``: table ``kind, model, rank, corpus_id, text``
         (rank = the embedder's rank, or the mean rank over embedders for popular neighbours).
     """
     vectors, components = as_vectors(vectors, corpus.texts, engine, components)
@@ -171,6 +171,6 @@ def popular_outliers(vectors: Mapping[str, Any], corpus: SentenceCorpus, query: 
                "zero_vector_models": [n for n, z in zero.items() if z[0]],
                "n_outliers": {n: int(((table["kind"] == "outlier") & (table["model"] == n)).sum()) for n in lists}}
     params = {"m": m, "k": k, "metric": "cosine", "search": search.__dict__, "self_exclusion": "query index"}
-    return Result(kind="n2o-popular-outliers", summary=summary, table=table,
+    return Result(kind="neighbors-popular-outliers", summary=summary, table=table,
                   provenance=make_provenance(params=params, components=dict(components or {}),
                                              inputs={"corpus": f"sha256:{corpus.hash}"}))

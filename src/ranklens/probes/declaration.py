@@ -163,19 +163,18 @@ ANALYSIS = Analysis(
     title="Behavioural probes (ABNIRML)",
     params=Params,
     run="ranklens.probes.declaration:run",
-    prefixes=("probe", "probes"),
     help="ABNIRML behavioural probes: effect scores with delta and paired tests",
     description="Measure-and-match, text-manipulation and dataset-transfer probes (MacAvaney et al., TACL 2022). "
                 "Sign: diff = R(q,d1) - R(q,d2); manipulation d1 = manipulated text; measure-and-match d1 = more "
                 "of the variable; transfer d1 = the attributed text (fluent, simple, neutral, succinct, factual). "
                 "Tools: `ranklens probes show`, `ranklens probes table`, `ranklens probes seed-variance`.",
     kinds=(
-        ResultKind("probe-table", "Probe effect scores", findings="ranklens.report.findings:probe_table",
+        ResultKind("probes-table", "Probe effect scores", findings="ranklens.report.findings:probe_table",
                    plots=(f"{_P}:plot_diff_distributions",),
                    paper_table=f"{_P}:paper_table", extra_html=f"{_P}:samples_html",
                    model_rows=ModelRows("model", ("score",), items=("probe", "dataset"), ci=("ci_low", "ci_high"),
                                         n="n")),
-        ResultKind("probe-delta-sweep", "Delta sweep", findings="ranklens.report.findings:probe_delta_sweep",
+        ResultKind("probes-delta-sweep", "Delta sweep", findings="ranklens.report.findings:probe_delta_sweep",
                    plots=(f"{_P}:plot_delta_sweep",)),
     ),
     demo={"probes": ("mm-rel-*", "mm-len-ctrl-rel", "mm-tf-ctrl-rel", "mm-overlap-ctrl-rel", "tr-shuffle-words",

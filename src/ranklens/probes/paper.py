@@ -1,4 +1,4 @@
-"""The paper's Tables 1-3 (ABNIRML) from one or several ``probe-table`` results, e.g. Cranfield
+"""The paper's Tables 1-3 (ABNIRML) from one or several ``probes-table`` results, e.g. Cranfield
 and DL19 passages side by side, in text, Markdown, LaTeX or HTML.
 
 * Table 1, measure-and-match: rows grouped by variable then control, one block per dataset;
@@ -43,8 +43,8 @@ TABLES = {1: ("Table 1: measure-and-match probes", "measure-match"),
 def _frames(results: Sequence[Result], models: list[str]) -> list[tuple[str, dict[str, dict]]]:
     out = []
     for r in results:
-        if r.kind != "probe-table":
-            raise ValidationError(f"expected probe-table results, got {r.kind!r}")
+        if r.kind != "probes-table":
+            raise ValidationError(f"expected probes-table results, got {r.kind!r}")
         f = paper_table(r, models=[m for m in models if m in set(r.table["model"])])
         name = str(r.provenance.params.get("collection") or "")
         same = sum(1 for n, _ in out if n == name or n.startswith(f"{name} #"))
@@ -107,7 +107,7 @@ def paper_tables(results: Sequence[Result], *, fmt: str = "text", tables: Sequen
     """The paper's Tables 1-3 over ``results`` (one per dataset) in ``fmt`` (text, markdown,
     latex, html); tables without rows are left out."""
     if not results:
-        raise ValidationError("paper_tables needs at least one probe-table result")
+        raise ValidationError("paper_tables needs at least one probes-table result")
     models = list(models) if models is not None else list(dict.fromkeys(
         m for r in results for m in r.table["model"]))
     frames = _frames(results, models)

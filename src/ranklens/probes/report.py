@@ -33,7 +33,7 @@ def paper_table(result: Result, *, models: Sequence[str] | None = None) -> pd.Da
     ``probe (dataset)``, one score column per model with a boolean ``<model>_sig`` column after
     it (``p_adjusted < alpha``; score NaN = no samples), and ``n`` (samples; the largest over
     models -- samples are identical across models, see the samples hash)."""
-    _check(result, "probe-table")
+    _check(result, "probes-table")
     t = result.table
     models = list(models) if models is not None else list(dict.fromkeys(t["model"]))
     rows = []
@@ -148,13 +148,13 @@ def _render(header: list[str], rows: list[list[str]], fmt: str, legend: str) -> 
 def delta_sweep(result: Result, *, probes: Sequence[str] | None = None,
                 percentiles: Sequence[float] = tuple(range(0, 101, 5))) -> Result:
     """Probe score as δ moves through the percentiles (0-100) of each model's calibration
-    differences (paper Fig. 2). Needs a ``probe-table`` result whose models were calibrated
+    differences (paper Fig. 2). Needs a ``probes-table`` result whose models were calibrated
     (``tables["calibration"]``).
 
     Returns:
-        ``Result(kind="probe-delta-sweep")`` with table ``probe, model, percentile, delta, score``.
+        ``Result(kind="probes-delta-sweep")`` with table ``probe, model, percentile, delta, score``.
     """
-    _check(result, "probe-table")
+    _check(result, "probes-table")
     cal = result.tables.get("calibration")
     samples = result.tables["samples"]
     if cal is None or cal.empty:
@@ -174,9 +174,9 @@ def delta_sweep(result: Result, *, probes: Sequence[str] | None = None,
                 rows.append({"probe": p, "model": model, "percentile": float(pc), "delta": delta,
                              "score": float(probe_effects(d, delta, sym.get(p, False)).mean())})
     table = pd.DataFrame(rows, columns=["probe", "model", "percentile", "delta", "score"])
-    prov = make_provenance(params={"percentiles": list(percentiles), "source": "probe-table"},
+    prov = make_provenance(params={"percentiles": list(percentiles), "source": "probes-table"},
                            inputs=dict(result.provenance.inputs))
-    return Result(kind="probe-delta-sweep", summary={"probes": names, "models": list(cal["model"].unique())},
+    return Result(kind="probes-delta-sweep", summary={"probes": names, "models": list(cal["model"].unique())},
                   table=table, provenance=prov)
 
 
@@ -188,7 +188,7 @@ def seed_variance(result: Result, models: Sequence[str]) -> tuple[pd.DataFrame, 
         score across the checkpoints, and per probe family the paper's "average standard
         deviation (square root of average variance)": ``sqrt(mean(variance))`` (column ``std``).
     """
-    _check(result, "probe-table")
+    _check(result, "probes-table")
     if len(models) < 2:
         raise ValidationError("seed_variance needs at least two checkpoints (models)")
     t = result.table[result.table["model"].isin(list(models))]
@@ -205,14 +205,14 @@ def seed_variance(result: Result, models: Sequence[str]) -> tuple[pd.DataFrame, 
 
 def plot_delta_sweep(result: Result, ax: Any = None) -> Any:
     """Paper Fig. 2: one panel per probe, score vs δ percentile, one line per model, the median δ
-    (the operating point) marked with a dashed line. From a ``probe-delta-sweep`` result
+    (the operating point) marked with a dashed line. From a ``probes-delta-sweep`` result
     (:func:`delta_sweep`). Returns the matplotlib ``Figure``."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    _check(result, "probe-delta-sweep")
+    _check(result, "probes-delta-sweep")
     probes = list(dict.fromkeys(result.table["probe"]))
     if not probes:
         fig, a = (plt.subplots(figsize=(4, 2)) if ax is None else (ax.figure, ax))
@@ -240,14 +240,14 @@ def plot_delta_sweep(result: Result, ax: Any = None) -> Any:
 
 def plot_diff_distributions(result: Result, *, probes: Sequence[str] | None = None, ax: Any = None) -> Any:
     """Histograms of ``diff = R(q,d1) - R(q,d2)`` per probe and model (each model's diffs are
-    divided by its δ, so ±1 marks the tie band), from a ``probe-table`` result. Returns the
+    divided by its δ, so ±1 marks the tie band), from a ``probes-table`` result. Returns the
     matplotlib ``Figure`` (one panel per probe)."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    _check(result, "probe-table")
+    _check(result, "probes-table")
     s = result.tables["samples"]
     deltas = result.summary.get("deltas", {})
     names = list(probes) if probes is not None else list(dict.fromkeys(s["probe"]))
@@ -290,7 +290,7 @@ def show_samples(result: Result, probe: str, *, n: int = 5, model: str | None = 
     """The first ``n`` samples of ``probe`` with their texts and scores, as text (``ranklens
     probes show``): query, d1 and d2 (cut to ``width`` characters), and per model the two scores,
     the difference and the effect."""
-    _check(result, "probe-table")
+    _check(result, "probes-table")
     texts = result.tables.get("texts")
     if texts is None or texts.empty:
         raise ValidationError("this result has no saved texts (made before texts were saved)")

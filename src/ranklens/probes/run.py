@@ -3,7 +3,7 @@ per model through :mod:`ranklens.engine` (which caches every score: a re-run mak
 call), apply each model's δ, test significance.
 
 Kernel functions (:func:`probe_effects`, :func:`summarize_diffs`, :func:`adjust_pvalues`) work
-on arrays; :func:`run_probes` is the driver returning a ``probe-table`` :class:`Result`.
+on arrays; :func:`run_probes` is the driver returning a ``probes-table`` :class:`Result`.
 """
 
 from __future__ import annotations
@@ -231,7 +231,7 @@ def run_probes(
     params: Mapping[str, Any] | None = None,
     correction_scope: str = "table",
 ) -> Result:
-    """Run probes for rankers and return a ``probe-table`` result.
+    """Run probes for rankers and return a ``probes-table`` result.
 
     Args:
         probes: probe objects or registered names.
@@ -255,7 +255,7 @@ def run_probes(
         params: the full parameters of the run, recorded in the provenance.
 
     Returns:
-        ``Result(kind="probe-table")``: ``table`` has one row per (probe, model) with
+        ``Result(kind="probes-table")``: ``table`` has one row per (probe, model) with
         :data:`PROBE_TABLE_COLUMNS`; ``tables["samples"]`` the per-sample scores
         (:data:`SAMPLE_COLUMNS`); ``tables["texts"]`` the scored texts (:data:`TEXT_COLUMNS`);
         ``tables["deltas"]`` each model's δ; ``tables["calibration"]`` the calibration differences.
@@ -298,7 +298,7 @@ def run_probes(
         "skipped": {name: ps.skipped for name, ps in gen.items() if ps.skipped},
         "probe_pairs_distinct": distinct, "model_calls": calls, "model_calls_probes": probe_calls,
     }
-    return Result(kind="probe-table", summary=summary, table=table[PROBE_TABLE_COLUMNS],
+    return Result(kind="probes-table", summary=summary, table=table[PROBE_TABLE_COLUMNS],
                   provenance=_provenance(objs, gen, hashes, labelled, infos, collection, seed=seed, params={
                       **dict(params or {}), "alpha": alpha, "correction": correction, "correction_scope": correction_scope, "n_boot": n_boot,
                       "symmetric_test": symmetric_test}),

@@ -7,7 +7,7 @@
 * ``ranklens probes seed-variance RESULT --models A,B,C``: the paper's Table 4 (square root of the
   mean variance across checkpoints of one model, by probe family).
 
-``RESULT`` is a ``probe-table`` result directory (or a folder holding ``probe-table/``).
+``RESULT`` is a ``probes-table`` result directory (or a folder holding ``probes-table/``).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ def _load(path: str) -> Any:
     from ..results import Result
 
     p = Path(path)
-    if not (p / "result.json").is_file() and (p / "probe-table" / "result.json").is_file():
-        p = p / "probe-table"
+    if not (p / "result.json").is_file() and (p / "probes-table" / "result.json").is_file():
+        p = p / "probes-table"
     return Result.load(p)
 
 
@@ -82,17 +82,17 @@ def add_tools(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="probes_tool", metavar="TOOL", required=False,
                                 title="tools on saved results (no --model needed)")
     p = sub.add_parser("show", help="samples of a probe with their texts and scores")
-    p.add_argument("result", help="probe-table result directory")
+    p.add_argument("result", help="probes-table result directory")
     p.add_argument("probe", help="probe name")
     p.add_argument("-n", type=int, default=5, help="samples to show (default: 5)")
     p.add_argument("--model", dest="show_model", default=None, help="only this model's scores")
     p.set_defaults(func=_show)
     p = sub.add_parser("table", help="the paper's Tables 1-3 from one or several results")
-    p.add_argument("results", nargs="+", help="probe-table result directories (one per dataset)")
+    p.add_argument("results", nargs="+", help="probes-table result directories (one per dataset)")
     p.add_argument("--format", choices=["text", "markdown", "latex", "html"], default="text")
     p.add_argument("--tables", default="1,2,3", help="which tables (default: 1,2,3)")
     p.set_defaults(func=_table)
     p = sub.add_parser("seed-variance", help="the paper's Table 4 from checkpoints of one model")
-    p.add_argument("result", help="probe-table result directory")
+    p.add_argument("result", help="probes-table result directory")
     p.add_argument("--models", required=True, help="comma-separated model names (the checkpoints)")
     p.set_defaults(func=_seed_variance)

@@ -8,7 +8,7 @@
 - :func:`run_to_pyterrier` / :func:`pyterrier_to_run`: frames between the two column
   conventions (``qid``/``docno``/``label`` and ``query_id``/``doc_id``/``relevance``).
 
-ASL inside ``pt.Experiment``: pass ``ranklens.metrics.ir_measures_ext.as_ir_measure("ASL")``
+ASL inside ``pt.Experiment``: pass ``ranklens.asl.ir_measures_ext.as_ir_measure("ASL")``
 in ``eval_metrics`` (it is an ir_measures measure).
 """
 

@@ -1,0 +1,195 @@
+"""The ``asl`` analysis: atomized search length (Alex, Hall & Metzler) -- the evaluation table,
+the per-document distribution, RRIE, the MAP -> ASL chain (Table 2 of one track) and MAP
+coverage (Appendix A.1). Declared once; the CLI (``ranklens asl``, with the file tools
+``ranklens asl distribution|rrie|chain|coverage|tracks|ties``), experiment files
+(``type = "asl"``), the demo and the report derive from it.
+
+Defaults follow the paper: unretrieved relevant documents get eq. 3 (``unretrieved="paper"``),
+"better" in ΔSort is 10% and a two-tailed paired t-test at 0.05, RRIE's measures are Table 1's.
+Every alternative is a named parameter, recorded in each result's provenance
+(``params["analysis"]``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..declare import Analysis, ModelRows, ResultKind, param, params_dict
+from ..errors import ValidationError
+from ..types import TIE_RULES
+
+__all__ = ["ANALYSIS", "Params", "conventions", "run"]
+
+_MEASURES = ("ASL", "ASL@g1-1", "ASL@g1-10", "AP", "P@20", "RR", "nDCG@10")
+
+
+@dataclass(frozen=True)
+class Params:
+    k: int = param(100, "depth of the runs made from the models (retrieve / re-rank top k)", min=1)
+    measures: tuple[str, ...] = param(_MEASURES, "measures of the evaluation table (ASL forms: ASL, "
+                                                 "ASL@g1-N, ASL(rel=2), ASL@CUTOFF; any ir_measures measure)")
+    baseline: str | None = param(None, "model the others are tested against (default: the first)")
+    compare: tuple[str, ...] = param((), "two models A,B for the distribution and RRIE (default: the "
+                                         "baseline and the best other model by ASL)")
+    rel: int = param(1, "minimum relevance grade counted as relevant (trec_eval -l)", min=1)
+    grades: tuple[str, ...] = param((), "qrels grade mapping OLD=NEW applied first, e.g. 1=0, or "
+                                        "nist-dl20 (NIST's official DL 2020 trec_eval convention)")
+    unretrieved: str = param("paper", "SL of a relevant document the run did not retrieve: paper = "
+                                      "eq. 3 (non-relevant retrieved), lower_bound = that + 1, expected = "
+                                      "uniformly placed in the collection (needs collection_size)",
+                             choices=("paper", "lower_bound", "expected"))
+    collection_size: int | None = param(None, "documents in the collection (unretrieved=expected)", min=1)
+    ties: str = param("trec_eval", "tie rule: trec_eval = float32 scores, doc_id descending", choices=TIE_RULES)
+    missing: str = param("skip", "judged queries a run does not answer: skip (trec_eval), zero (standard "
+                                 "measures 0, ASL the worst case), error", choices=("skip", "zero", "error"))
+    duplicates: str = param("error", "a (query, doc) pair listed twice: error, or best (keep its best rank)",
+                            choices=("error", "best"))
+    depth: int | None = param(None, "cut every run to its top DEPTH documents per query first "
+                                    "(a common depth; default: as given)", min=1)
+    depth_ratio: float = param(2.0, "warn when a run lists fewer than its median depth / this factor "
+                                    "for some query", min=1.0)
+    n_resamples: int = param(5000, "resamples of the randomisation tests and bootstrap CIs (the paper "
+                                   "uses t-tests only; 5000 as `ranklens evaluate`)", min=0)
+    correction: str = param("holm", "multiple-testing correction of the baseline tests",
+                            choices=("holm", "bonferroni", "bh", "none"))
+    confidence: float = param(0.95, "level of the bootstrap confidence intervals", min=0.5, max=0.999)
+    min_rel_diff: float = param(0.10, "ΔSort: a system is better when its metric is this much better (paper: "
+                                      "10%) ...", min=0.0)
+    alpha: float = param(0.05, "... and a two-tailed paired t-test gives p <= alpha (paper: 0.05)",
+                         min=0.0, max=1.0)
+    better_space: str = param("metric", "ΔSort's 10%: in each metric's own direction (metric, the paper) or "
+                                        "on precision-space values (precision)", choices=("metric", "precision"))
+    tau_digits: int = param(4, "significant digits the chain values keep before Kendall's tau-b (ties "
+                               "stay ties)", min=1, max=17)
+    places: int = param(4, "decimal places of the tables the file tools print", min=0, max=12)
+
+    def check(self) -> list[str]:
+        out = [] if len(self.compare) in (0, 2) else [f"compare: give two models, got {list(self.compare)}"]
+        if self.unretrieved == "expected" and self.collection_size is None:
+            out.append("unretrieved=expected needs collection_size")
+        from .asl import parse_grade_mapping
+
+        try:
+            parse_grade_mapping(self.grades)
+        except ValidationError as exc:
+            out.append(str(exc))
+        return out
+
+
+def conventions(p: Params) -> dict[str, Any]:
+    """The keyword arguments every metrics function shares, from the parameters."""
+    return {"ties": p.ties, "rel": p.rel, "unretrieved": p.unretrieved, "collection_size": p.collection_size,
+            "missing": p.missing, "duplicates": p.duplicates, "depth": p.depth, "grades": p.grades or None}
+
+
+def chain_options(p: Params) -> dict[str, Any]:
+    return {"min_rel_diff": p.min_rel_diff, "alpha": p.alpha, "better_space": p.better_space,
+            "tau_digits": p.tau_digits}
+
+
+def with_params(res: Any, p: Params) -> Any:
+    """The result with the full ``Params`` in its provenance (``params["analysis"]``)."""
+    prov = dataclasses.replace(res.provenance, params={**res.provenance.params, "analysis": params_dict(p)})
+    return dataclasses.replace(res, provenance=prov)
+
+
+def _runs(collection: Any, models: dict[str, dict[str, Any]], p: Params, engine: Any):
+    from ..drive import runs_for_models
+    from .evaluation import load_runs
+
+    source = collection.meta.get("runs")
+    if source:
+        return load_runs(source), {}
+    return runs_for_models(collection, models, p.k, engine)
+
+
+def _pair(names: list[str], baseline: str, p: Params, table: Any) -> tuple[str, str]:
+    if p.compare:
+        for x in p.compare:
+            if x not in names:
+                raise ValidationError(f"params.compare: {x!r} is not one of the models {names}")
+        return p.compare[0], p.compare[1]
+    asl = table.set_index("model")["ASL"] if "ASL" in table else None
+    others = [n for n in names if n != baseline]
+    best = min(others, key=lambda n: float(asl.loc[n])) if asl is not None else others[0]
+    return baseline, best
+
+
+def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
+        work_dir: Path | None = None) -> list[Any]:
+    """ASL evaluation table; with two or more runs also the per-document distribution, RRIE, the
+    MAP -> ASL chain (ΔSort, τ, ΔValue) and MAP coverage.
+
+    Runs come from the dataset's ``runs`` (a run file or a directory of runs: CLI ``--runs``,
+    experiment ``[datasets.X] runs``), else from the models (top ``k`` each).
+    """
+    from ..drive import need_models, skipped_warnings
+    from .analyses import asl_distribution, rrie
+    from .chain import map_coverage, map_to_asl_chain
+    from .evaluation import evaluate
+
+    p = params
+    runs, skipped = _runs(collection, models, p, engine)
+    need_models("asl", runs, 1, skipped)
+    names = list(runs)
+    baseline = p.baseline or names[0]
+    if baseline not in runs:
+        raise ValidationError(f"params.baseline: {baseline!r} is not one of the models {names}")
+    conv = conventions(p)
+    qrels = collection.qrels
+    ev = evaluate(qrels, runs, list(p.measures), baseline=baseline if len(runs) > 1 else None,
+                  per_document=True, n_resamples=p.n_resamples, correction=p.correction,
+                  confidence=p.confidence, seed=seed, depth_ratio=p.depth_ratio, **conv)
+    results: list[Any] = [ev]
+    if len(runs) > 1:
+        a, b = _pair(names, baseline, p, ev.table)
+        dist_kw = {k: v for k, v in conv.items() if k not in ("missing", "depth", "grades")}
+        results.append(asl_distribution(qrels, runs[a], runs[b], name=a, other_name=b, **dist_kw))
+        results.append(rrie(qrels, runs[a], runs[b], name_a=a, name_b=b, **conv))
+        results.append(map_to_asl_chain(qrels, runs, **conv, **chain_options(p)))
+        cov_kw = {k: conv[k] for k in ("ties", "rel", "missing", "duplicates", "depth", "grades")}
+        results.append(map_coverage(qrels, runs, **cov_kw))
+    warn = skipped_warnings(skipped)
+    return [with_params(r.with_warnings(*warn), p) for r in results]
+
+
+_M = "ranklens.asl.plots"
+ANALYSIS = Analysis(
+    name="asl",
+    title="Atomized search length",
+    params=Params,
+    run="ranklens.asl.declaration:run",
+    help="atomized search length: evaluation, distribution, RRIE, MAP -> ASL chain, MAP coverage; "
+         "file tools: distribution|rrie|chain|coverage|tracks|groups|ties",
+    description="ASL (Alex, Hall & Metzler) of every model's run (or of --runs files) against the qrels. "
+                "File tools (options of `ranklens asl` go before the tool name): "
+                "ranklens asl --out DIR tracks DIR_OF_TRACKS gives the paper's Table 2 across tracks.",
+    needs_qrels=True,
+    min_models=0,  # a track (--runs) needs no model
+    tools="ranklens.cli._asl_common:add_tools",
+    kinds=(
+        ResultKind("asl-evaluate", "Evaluation", findings="ranklens.report.findings:asl_evaluate",
+                   significance="ranklens.report.findings:sig_asl_evaluate",
+                   plots=(f"{_M}:plot_evaluation",),
+                   model_rows=ModelRows("model", ("ASL", "ASL@g1-1", "ASL@g1-10", "AP", "P@20", "RR", "nDCG@10"),
+                                        n="n_queries"),
+                   higher_is_better={"ASL": False, "ASL@g1-1": False, "ASL@g1-10": False, "AP": True, "nDCG@10": True}),
+        ResultKind("asl-rrie", "Relative reduction in error", findings="ranklens.report.findings:asl_rrie",
+                   plots=(f"{_M}:plot_rrie",)),
+        ResultKind("asl-distribution", "Per-document search lengths",
+                   findings="ranklens.report.findings:asl_distribution",
+                   plots=(f"{_M}:plot_distribution", f"{_M}:plot_deltas")),
+        ResultKind("asl-chain", "MAP -> ASL (Table 2, one track)", findings="ranklens.report.findings:asl_chain",
+                   plots=(f"{_M}:plot_chain",)),
+        ResultKind("asl-map-coverage", "MAP coverage (Appendix A.1)",
+                   model_rows=ModelRows("model", ("coverage", "coverage_docs"), n="queries")),
+        ResultKind("asl-tracks", "Best system per track", plots=(f"{_M}:plot_tracks",)),
+        ResultKind("asl-table2", "Table 2 across tracks"),
+        ResultKind("asl-groups", "Best system of each run group (Table 1)"),
+        ResultKind("asl-ties", "Score ties"),
+    ),
+    demo={"k": 50, "compare": ("bm25", "minilm")},
+)

@@ -1,0 +1,570 @@
+"""``evaluate``: qrels + one or many runs -> ASL family and the standard IR measures.
+
+Standard measures (AP, AP@k, nDCG, nDCG@k, P@k, R@k, RR, Rprec, Bpref, Success@k) come from
+ranklens's own vectorised kernels (:mod:`ranklens.asl.kernels`, trec_eval 9.0.8's
+definitions, proven equal to trec_eval's test outputs and to pytrec_eval); ``provider=
+"pytrec_eval"`` computes them with ir_measures' pytrec_eval provider instead (the oracle), and
+any measure without a kernel goes to ir_measures. Every run is first ordered under the chosen
+tie rule by :func:`ranklens.asl.asl.rank_coded`; what pytrec_eval receives is that order
+written as strictly decreasing integer scores, so every measure sees the same ranking (for
+``ties="trec_eval"`` this equals trec_eval's own order). Duplicate (query, doc) rows follow one
+rule for every measure (``duplicates``, see :func:`~ranklens.asl.asl.rank_coded`): an
+error by default, or the best-ranked row kept, before any measure sees the run. Bootstrap
+CIs are computed only when asked (``ci=True`` or a ``baseline``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ValidationError
+from ..types import DEFAULT_TIES, DOC_ID, QUERY_ID, RELEVANCE
+from .asl import (
+    ASL,
+    DEFAULT_DUPLICATES,
+    DEFAULT_UNRETRIEVED,
+    RankedRun,
+    _as_qrels_table,
+    _check_policy,
+    asl_per_query,
+    higher_is_better,
+    parse_measure,
+    below_optimum,
+    depth_stats,
+    map_grades,
+    parse_grade_mapping,
+    ranked,
+    search_lengths,
+    with_default_rel,
+    worst_case_asl,
+)
+
+__all__ = [
+    "DEFAULT_MEASURES",
+    "MISSING_POLICIES",
+    "PROVIDERS",
+    "evaluate",
+    "load_runs",
+    "per_query_values",
+    "qrels_to_dict",
+]
+
+DEFAULT_MEASURES: tuple[str, ...] = ("ASL", "ASL@g1-1", "ASL@g1-10", "AP", "P@20", "RR",
+                                     "nDCG@10")
+MISSING_POLICIES: tuple[str, ...] = ("skip", "zero", "error")
+_RUN_SUFFIXES = (".gz", ".run", ".trec", ".txt", ".tsv", ".top100", ".judged_topics")
+
+
+def _run_name(path: Path) -> str:
+    name = path.name
+    changed = True
+    while changed:
+        changed = False
+        for suf in _RUN_SUFFIXES:
+            if name.endswith(suf) and len(name) > len(suf):
+                name = name[: -len(suf)]
+                changed = True
+    return name
+
+
+def load_runs(runs: Any) -> dict[str, Any]:
+    """Normalise the ``runs`` argument to ``{name: path | DataFrame}``.
+
+    Accepts a path to a run file, a directory of run files (a track; hidden files skipped), a
+    DataFrame, a mapping name -> path/DataFrame, or a sequence of any of those. Names are file
+    names without ``.gz``/``.run``/``.trec``/``.txt``/``.top100``/``.judged_topics``.
+    """
+    if isinstance(runs, Mapping):
+        return {str(k): v for k, v in runs.items()}
+    if isinstance(runs, pd.DataFrame):
+        return {"run": runs}
+    if isinstance(runs, (str, os.PathLike)):
+        p = Path(runs)
+        if p.is_dir():
+            files = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
+            if not files:
+                raise ValidationError(f"{p}: directory has no run files")
+            return load_runs(files)
+        if not p.exists():
+            raise ValidationError(f"{p}: run file not found")
+        return {_run_name(p): p}
+    if isinstance(runs, Sequence):
+        out: dict[str, Any] = {}
+        for i, item in enumerate(runs):
+            sub = {f"run{i}": item} if isinstance(item, pd.DataFrame) else load_runs(item)
+            for k, v in sub.items():
+                if k in out:
+                    raise ValidationError(f"two runs are named {k!r}; pass a mapping "
+                                          "{name: run} to name them")
+                out[k] = v
+        return out
+    raise ValidationError(f"runs must be a path, directory, DataFrame, mapping or list; got "
+                          f"{type(runs).__name__}")
+
+
+def qrels_to_dict(qrels_table) -> dict[str, dict[str, int]]:
+    """Arrow/pandas qrels -> pytrec_eval's dict of dicts (duplicate judgments: last wins)."""
+    t = _as_qrels_table(qrels_table)
+    out: dict[str, dict[str, int]] = {}
+    for q, d, r in zip(t.column(QUERY_ID).to_pylist(), t.column(DOC_ID).to_pylist(),
+                       t.column(RELEVANCE).to_pylist()):
+        out.setdefault(q, {})[d] = int(r)
+    return out
+
+
+def _rr_qrels_dict(rr: RankedRun) -> dict[str, dict[str, int]]:
+    """The ranked run's own (de-duplicated) qrels as pytrec_eval's dict of dicts."""
+    if "qrels_dict" not in rr._memo:
+        out: dict[str, dict[str, int]] = {}
+        qids = rr.query_ids[rr.qrels_q]
+        for q, d, r in zip(qids.tolist(), rr.qrels_doc.to_pylist(), rr.qrels_rel.tolist()):
+            out.setdefault(q, {})[d] = int(r)
+        rr._memo["qrels_dict"] = out
+    return rr._memo["qrels_dict"]
+
+
+def _run_dict(rr: RankedRun) -> dict[str, dict[str, float]]:
+    """The ranked order as strictly decreasing integer scores (exact in float32); memoised on
+    the (immutable) ranked run, pytrec_eval does not modify it."""
+    if "run_dict" in rr._memo:
+        return rr._memo["run_dict"]
+    docs = rr.doc_ids.take(pa_indices(rr.flat_rows)).to_pylist()
+    off = rr.offsets
+    out: dict[str, dict[str, float]] = {}
+    for i in np.flatnonzero(rr.in_run):
+        a, b = int(off[i]), int(off[i + 1])
+        out[str(rr.query_ids[i])] = dict(zip(docs[a:b], np.arange(b - a, 0, -1, dtype=float).tolist()))
+    rr._memo["run_dict"] = out
+    return out
+
+
+def pa_indices(idx: np.ndarray):
+    import pyarrow as pa
+
+    return pa.array(np.asarray(idx, dtype=np.int64))
+
+
+PROVIDERS: tuple[str, ...] = ("ranklens", "pytrec_eval")
+
+
+def per_query_values(
+    rr: RankedRun, qrels_dict: Mapping[str, Mapping[str, int]] | None, measures: Sequence[Any], *,
+    rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
+    missing: str = "skip", provider: str = "ranklens",
+) -> pd.DataFrame:
+    """Per-query values of ``measures`` for one ranked run (long format).
+
+    Standard measures come from ranklens's own kernels (:mod:`ranklens.asl.kernels`,
+    trec_eval 9.0.8's definitions) under ``provider="ranklens"``; from ir_measures'
+    pytrec_eval provider under ``provider="pytrec_eval"`` (the oracle); measures without a
+    kernel always go to ir_measures. ``qrels_dict`` (pytrec_eval's dict of dicts) is only
+    needed there; None builds it from ``rr``'s qrels when needed.
+
+    Returns:
+        DataFrame ``query_id``, ``measure`` (canonical name), ``value``. ASL rows exist only for
+        queries with at least one relevant document; standard rows for queries in the qrels
+        (trec_eval semantics); under ``missing="skip"`` queries absent from the run are left
+        out, under ``"zero"`` they get standard measures 0 (trec_eval ``-c``) and the worst-case
+        ASL of :func:`~ranklens.asl.asl.worst_case_asl` (every relevant document
+        unretrieved behind the run's depth of non-relevant documents: never a reward).
+    """
+    from .kernels import standard_per_query, supports
+
+    if missing not in MISSING_POLICIES:
+        raise ValidationError(f"unknown missing policy {missing!r}; choose one of "
+                              f"{', '.join(MISSING_POLICIES)}")
+    if provider not in PROVIDERS:
+        raise ValidationError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    judged_q = rr.judged_queries()
+    absent = judged_q & ~rr.in_run
+    if missing == "error" and absent.any():
+        raise ValidationError(f"{int(absent.sum())} judged queries have no run rows (e.g. "
+                              f"{rr.query_ids[absent][0]!r}); use missing='skip' or 'zero'")
+    keep_q = judged_q & (rr.in_run if missing == "skip" else True)
+    measures = [with_default_rel(parse_measure(m), rel) for m in measures]
+    values: dict[str, np.ndarray] = {}
+    external = []
+    for m in measures:
+        if isinstance(m, ASL):
+            values[str(m)] = _asl_values(rr, m, rel, unretrieved, collection_size, missing, absent)
+        elif provider == "ranklens" and supports(m):
+            values[str(m)] = standard_per_query(rr, m)
+        else:
+            external.append(m)
+    if external:
+        values.update(_external_values(rr, qrels_dict, external, provider, missing))
+    frames = []
+    for m in measures:
+        v = values[str(m)]
+        ok = keep_q & ~np.isnan(v)
+        frames.append(pd.DataFrame({QUERY_ID: pd.array(rr.query_ids[ok], dtype="str"),
+                                    "measure": str(m), "value": v[ok]}))
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        {QUERY_ID: [], "measure": [], "value": []})
+    out[QUERY_ID] = out[QUERY_ID].astype("str")
+    out["measure"] = out["measure"].astype("str")
+    return out
+
+
+def _asl_values(rr: RankedRun, m: ASL, rel: int, unretrieved: str, collection_size: int | None,
+                missing: str, absent: np.ndarray) -> np.ndarray:
+    r = m.resolved(rel=rel, unretrieved=unretrieved)
+    v = asl_per_query(rr, rel=r.rel, first=r.first, cutoff=r.cutoff,
+                      unretrieved=r.unretrieved, collection_size=collection_size)
+    if missing == "zero" and absent.any():  # never reward a missing query: worst case
+        depth = rr.depth if r.cutoff is None else min(rr.depth, r.cutoff)
+        v[absent] = worst_case_asl(rr.n_relevant(r.rel)[absent], depth, first=r.first,
+                                   unretrieved=r.unretrieved, collection_size=collection_size)
+    return v
+
+
+def _external_values(rr: RankedRun, qrels_dict, measures: Sequence[Any], provider: str,
+                     missing: str) -> dict[str, np.ndarray]:
+    """Per-query values from ir_measures (pytrec_eval for ``provider="pytrec_eval"``, else
+    whichever ir_measures provider supports the measure); judged queries without a value get
+    0 under ``missing="zero"`` (trec_eval ``-c``), NaN otherwise."""
+    import ir_measures
+
+    qd = qrels_dict if qrels_dict is not None else _rr_qrels_dict(rr)
+    calc = ir_measures.pytrec_eval.iter_calc if provider == "pytrec_eval" else ir_measures.iter_calc
+    index = pd.Index(rr.query_ids)
+    fill = 0.0 if missing == "zero" else np.nan
+    out = {str(m): np.full(len(rr.query_ids), fill) for m in measures}
+    for metric in calc(list(measures), qd, _run_dict(rr)):
+        if metric.query_id in index:
+            out[str(metric.measure)][index.get_loc(metric.query_id)] = float(metric.value)
+    return out
+
+
+def _prepare_measures(measures: Sequence[Any] | None, rel: int) -> list[Any]:
+    specs = list(measures) if measures is not None else list(DEFAULT_MEASURES)
+    if not specs:
+        raise ValidationError("no measures given; e.g. -m ASL -m AP -m nDCG@10")
+    out = [with_default_rel(parse_measure(s), rel) for s in specs]
+    names = [str(m) for m in out]
+    if len(set(names)) != len(names):
+        raise ValidationError(f"duplicate measures in {names}")
+    return out
+
+
+def evaluate(
+    qrels: Any,
+    runs: Any,
+    measures: Sequence[Any] | None = None,
+    *,
+    ties: str = DEFAULT_TIES,
+    rel: int = 1,
+    unretrieved: str = DEFAULT_UNRETRIEVED,
+    collection_size: int | None = None,
+    missing: str = "skip",
+    duplicates: str = DEFAULT_DUPLICATES,
+    baseline: str | None = None,
+    correction: str = "holm",
+    n_resamples: int = 5_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    per_document: bool = False,
+    depth: int | None = None,
+    grades: Any = None,
+    depth_ratio: float = 2.0,
+    ci: bool = False,
+    provider: str = "ranklens",
+):
+    """Evaluate runs with ASL and standard measures; optional paired tests against a baseline.
+
+    Args:
+        qrels: qrels path / DataFrame (``query_id``, ``doc_id``, ``relevance``) / ``irds:<id>``.
+        runs: a run, a directory of runs (a track), a mapping ``{name: run}`` or a list.
+        measures: measure strings or objects (default :data:`DEFAULT_MEASURES`).
+        ties: tie rule (``"trec_eval"`` default, ``"float64"``, ``"input_order"``).
+        rel: minimum relevance for binary measures and ASL, unless a measure sets its own
+            (like trec_eval ``-l``; nDCG keeps the graded labels).
+        unretrieved: ASL policy for unretrieved relevant documents (``"paper"`` = eq. 3, the
+            default; ``"lower_bound"``; ``"expected"``).
+        collection_size: N for ``unretrieved="expected"``.
+        missing: judged queries absent from a run: ``"skip"`` (trec_eval default), ``"zero"``
+            (``-c``; standard measures 0, ASL the worst case), ``"error"``.
+        duplicates: a (query, doc) pair listed twice in a run: ``"error"`` (default; names the
+            run, query, document and ranks) or ``"best"`` (keep the best-ranked row; every
+            measure then sees the same de-duplicated ranking).
+        baseline: name of the run to test every other run against (None = no tests; with a
+            baseline the bootstrap CIs are computed too).
+        correction: multiple-testing correction over the runs per measure (``"holm"``,
+            ``"bonferroni"``, ``"bh"``, ``"none"``).
+        n_resamples: resamples of the randomization test and the bootstrap.
+        confidence: level of the bootstrap confidence intervals of each mean.
+        seed: seed of the randomization test and the bootstrap.
+        per_document: add the per-document ASL table (``tables["per_document"]``).
+        depth: cut every run to its top ``depth`` documents per query first (None: as given).
+        grades: qrels grade mapping applied first (``{1: 0}``, ``"1=0"``, ``"nist-dl20"``).
+        depth_ratio: warn when the runs' median depths differ by more than this factor.
+        ci: compute bootstrap confidence intervals of each mean (``tables["ci"]``); off by
+            default (resampling only when asked).
+        provider: ``"ranklens"`` (default: ranklens's own kernels for AP, AP@k, nDCG, nDCG@k,
+            P@k, R@k, RR, Rprec, Bpref, Success@k, NumRel; other measures via ir_measures) or
+            ``"pytrec_eval"`` (every standard measure via ir_measures' pytrec_eval provider,
+            the oracle).
+
+    Returns:
+        ``Result`` of kind ``"asl-evaluate"``: ``table`` has one row per run (column ``model``,
+        sorted by the first measure, best first) with a column per measure, ``n_queries``,
+        ``tied_rows`` and the run's depth (``depth_min/median/max``, ``recall_at_depth``);
+        ``tables``: ``per_query`` (long), ``ci`` (bootstrap CIs, with ``ci`` or ``baseline``),
+        ``significance`` (if
+        ``baseline``), ``per_document``. ``warnings``: runs of different depths, eq. 3 scores
+        below the optimum, dropped duplicates.
+    """
+    from ..results import Result, make_provenance
+
+    _check_policy(unretrieved, collection_size)
+    mlist = _prepare_measures(measures, rel)
+    names = [str(m) for m in mlist]
+    run_map = load_runs(runs)
+    if baseline is not None and baseline not in run_map:
+        raise ValidationError(f"baseline {baseline!r} is not one of the runs "
+                              f"({', '.join(sorted(run_map)[:10])}...)")
+    qt = map_grades(qrels, grades)
+    pool = ThreadPoolExecutor(1)  # input files hashed while the runs are scored (hashlib frees the GIL)
+    hashes = pool.submit(_file_hashes, qrels, run_map)
+    pool.shutdown(wait=False)
+    conv = {"ties": ties, "rel": rel, "unretrieved": unretrieved, "collection_size": collection_size,
+            "missing": missing, "duplicates": duplicates, "depth": depth, "provider": provider}
+    pq_all, per_doc, info = _score_runs(run_map, qt, mlist, conv, per_document)
+    table = _model_table(pq_all, run_map, names, mlist, info)
+    tables: dict[str, pd.DataFrame] = {"per_query": pq_all}
+    tables.update(_statistics(pq_all, names, mlist, list(run_map), baseline, ci, correction,
+                              n_resamples, confidence, seed))
+    summary = _summary(table, names, mlist, info, unretrieved, rel, run_map)
+    if baseline is not None:
+        summary["baseline"] = baseline
+    if per_document:
+        tables["per_document"] = pd.concat(per_doc, ignore_index=True)
+    prov = make_provenance(
+        params={"measures": names, **conv, "grades": parse_grade_mapping(grades), "baseline": baseline,
+                "correction": correction, "n_resamples": n_resamples, "confidence": confidence,
+                "depth_ratio": depth_ratio, "ci": bool(ci or baseline is not None),
+                "standard_measures_provider": ("ranklens kernels (trec_eval 9.0.8 definitions); others "
+                                               "ir_measures" if provider == "ranklens"
+                                               else "ir_measures.pytrec_eval"),
+                "asl_query_mean": "mean over queries with >= 1 relevant document"},
+        inputs=_inputs(qrels, qt, run_map, hashes.result()), seed=seed,
+    )
+    res = Result(kind="asl-evaluate", summary=summary, table=table, tables=tables, provenance=prov)
+    return res.with_warnings(*evaluation_warnings(info, depth_ratio, unretrieved))
+
+
+def _statistics(pq_all: pd.DataFrame, names: Sequence[str], mlist: Sequence[Any], systems: list[str],
+                baseline: str | None, ci: bool, correction: str, n_resamples: int, confidence: float,
+                seed: int) -> dict[str, pd.DataFrame]:
+    """Bootstrap CIs (``ci`` or a baseline) and the paired tests against ``baseline``; nothing
+    is resampled unless asked."""
+    if not ci and baseline is None:
+        return {}
+    wide = {n: pq_all[pq_all["measure"] == n].pivot(index=QUERY_ID, columns="model", values="value")
+            for n in names}
+    out = {"ci": _ci_table(wide, names, systems, confidence, n_resamples, seed)}
+    if baseline is not None:
+        out["significance"] = _significance(wide, names, mlist, systems, baseline, correction,
+                                            n_resamples, seed)
+    return out
+
+
+def _summary(table, names, mlist, info, unretrieved, rel, run_order) -> dict[str, Any]:
+    summary: dict[str, Any] = {
+        "n_runs": len(table), "measures": names, "unretrieved": unretrieved, "rel": rel,
+        "run_order": list(run_order),
+        "best": {n: _best(table, n, m) for n, m in zip(names, mlist)},
+    }
+    if len(table) == 1:
+        summary.update({n: float(table[n].iloc[0]) for n in names})
+    dropped = {k: v["dropped"] for k, v in info.items() if v["dropped"]}
+    if dropped:
+        summary["duplicates_dropped"] = dropped
+    return summary
+
+
+def _coverage(rr: RankedRun, name: str, rel: int, missing: str) -> tuple[str, ...]:
+    """:func:`ranklens.io.check_coverage` on the ranked run's query sets (one row per query:
+    no second pass over the run's rows); raises when the run shares no query with the qrels."""
+    import pyarrow as pa
+
+    from ..io.trec import check_coverage
+
+    judged = rr.judged_queries()
+    top = np.full(len(rr.query_ids), np.iinfo(np.int64).min, np.int64)
+    np.maximum.at(top, rr.qrels_q, rr.qrels_rel)
+    run_t = pa.table({QUERY_ID: pa.array(rr.query_ids[rr.in_run].tolist(), pa.string())})
+    qrels_t = pa.table({QUERY_ID: pa.array(rr.query_ids[judged].tolist(), pa.string()),
+                        RELEVANCE: pa.array(top[judged], pa.int64())})
+    return check_coverage(run_t, qrels_t, rel=rel, run_name=name, missing=missing)
+
+
+def _score_runs(run_map: Mapping[str, Any], qt: Any, mlist: Sequence[Any], conv: Mapping[str, Any],
+                per_document: bool) -> tuple[pd.DataFrame, list[pd.DataFrame], dict[str, dict[str, Any]]]:
+    """Per-query values of every run (long, column ``model``), per-document tables and, per
+    run, its tie/duplicate counts, depth statistics and eq. 3 below-optimum count."""
+    per_query, per_doc = [], []
+    info: dict[str, dict[str, Any]] = {}
+    for name, run in run_map.items():
+        rr = ranked(run, qt, ties=conv["ties"], duplicates=conv["duplicates"], depth=conv["depth"],
+                    source=_source(name, run))
+        info[name] = {"tied": rr.tied_rows, "dropped": rr.duplicates_dropped,
+                      "coverage": _coverage(rr, _source(name, run), conv["rel"], conv["missing"]),
+                      **depth_stats(rr, conv["rel"]),
+                      "below_optimum": below_optimum(rr, rel=conv["rel"], unretrieved=conv["unretrieved"]),
+                      "missing_queries": int(np.count_nonzero(~rr.in_run & rr.judged_queries()))}
+        pq = per_query_values(rr, None, mlist, rel=conv["rel"], unretrieved=conv["unretrieved"],
+                              collection_size=conv["collection_size"], missing=conv["missing"],
+                              provider=conv["provider"])
+        pq.insert(0, "model", name)
+        per_query.append(pq)
+        if per_document:
+            sl = search_lengths(rr, rel=conv["rel"], unretrieved=conv["unretrieved"],
+                                collection_size=conv["collection_size"])
+            sl.insert(0, "model", name)
+            per_doc.append(sl)
+    pq_all = pd.concat(per_query, ignore_index=True)
+    pq_all["model"] = pq_all["model"].astype("str")
+    return pq_all, per_doc, info
+
+
+_DEPTH_COLUMNS = ("depth_min", "depth_median", "depth_max", "recall_at_depth")
+
+
+def _model_table(pq_all: pd.DataFrame, run_map: Mapping[str, Any], names: Sequence[str],
+                 mlist: Sequence[Any], info: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    means = pq_all.groupby(["model", "measure"], sort=False)["value"].mean().unstack("measure")
+    counts = pq_all.groupby(["model", "measure"], sort=False)["value"].count().unstack("measure")
+    table = pd.DataFrame({"model": list(run_map)})
+    for n in names:
+        table[n] = table["model"].map(means[n]) if n in means else np.nan
+    table["n_queries"] = table["model"].map(counts.max(axis=1)).fillna(0).astype(np.int64)
+    table["tied_rows"] = table["model"].map({k: v["tied"] for k, v in info.items()}).astype(np.int64)
+    for c in _DEPTH_COLUMNS:
+        table[c] = table["model"].map({k: v[c] for k, v in info.items()})
+    asc = not higher_is_better(mlist[0])
+    table = table.sort_values(names[0], ascending=asc, kind="stable", na_position="last")
+    table = table.reset_index(drop=True)
+    table["model"] = table["model"].astype("str")
+    return table
+
+
+def _ci_table(wide, names, run_map, confidence, n_resamples, seed) -> pd.DataFrame:
+    from .. import stats
+
+    rows = []
+    for n in names:
+        w = wide[n]
+        for s in run_map:
+            vals = w[s].to_numpy(np.float64) if s in w else np.array([])
+            ci = stats.bootstrap_ci(vals, confidence=confidence, n_resamples=n_resamples, seed=seed)
+            rows.append({"model": s, "measure": n, "mean": ci.mean, "ci_low": ci.low,
+                         "ci_high": ci.high, "n": ci.n})
+    return pd.DataFrame(rows)
+
+
+def evaluation_warnings(info: Mapping[str, Mapping[str, Any]], depth_ratio: float,
+                        unretrieved: str) -> list[str]:
+    """Runs of different depths (:func:`ranklens.io.depth_warnings`, the one depth warning);
+    ragged runs; eq. 3 scores below the optimum; what each run and the qrels do not share
+    (:func:`ranklens.io.check_coverage`)."""
+    from ..io.trec import depth_warnings
+
+    out = list(depth_warnings(
+        {k: int(v["depth_max"]) for k, v in info.items()},
+        note="ASL counts the non-relevant documents a run lists, so a shallow run can score better "
+             "by listing less -- cut every run to a common depth (depth=N, --depth N) or compare "
+             "recall_at_depth"))
+    low = {k: v["depth_min"] for k, v in info.items()
+           if v["depth_min"] and v["depth_min"] < v["depth_median"] / depth_ratio}
+    if low:
+        k = next(iter(low))
+        out.append(f"{len(low)} run(s) list far fewer documents for some queries than for most (e.g. {k}: "
+                   f"{low[k]} vs a median of {info[k]['depth_median']:g})")
+    below = {k: v["below_optimum"] for k, v in info.items() if v["below_optimum"]}
+    if below:
+        k = next(iter(below))
+        out.append(f"unretrieved={unretrieved} (eq. 3) scores an unretrieved relevant document behind 0 "
+                   f"non-relevant ones as SL 0, below the optimum 1: {sum(below.values())} query/run "
+                   f"case(s) in {len(below)} run(s), e.g. {k}; unretrieved=lower_bound never does")
+    for v in info.values():
+        out.extend(w for w in v.get("coverage", ()) if w not in out)
+    return out
+
+
+def _file_hashes(qrels: Any, run_map: Mapping[str, Any]) -> dict[str, str]:
+    """``sha256:`` digests of the input files (run names as ``run:NAME``, ``qrels``)."""
+    from .._hashing import sha256_file
+
+    out = {f"run:{name}": "sha256:" + sha256_file(run) for name, run in run_map.items()
+           if isinstance(run, (str, os.PathLike))}
+    if isinstance(qrels, (str, os.PathLike)) and not str(qrels).startswith("irds:"):
+        out["qrels"] = "sha256:" + sha256_file(qrels)
+    return out
+
+
+def _inputs(qrels: Any, qt: Any, run_map: Mapping[str, Any], file_hashes: Mapping[str, str]) -> dict[str, str]:
+    from .._hashing import sha256_frame
+
+    inputs: dict[str, str] = {}
+    for name, run in run_map.items():
+        if isinstance(run, (str, os.PathLike)):
+            inputs[f"run:{name}"] = file_hashes[f"run:{name}"]
+        elif isinstance(run, pd.DataFrame):
+            inputs[f"run:{name}"] = "sha256:" + sha256_frame(run)
+    if "qrels" in file_hashes:
+        inputs["qrels"] = file_hashes["qrels"]
+    elif isinstance(qrels, str):
+        inputs["qrels"] = qrels
+    else:
+        inputs["qrels"] = "sha256:" + sha256_frame(qt.to_pandas())
+    return inputs
+
+def _source(name: str, run: Any) -> str:
+    """How a run is named in error messages: its path, else its name."""
+    return str(run) if isinstance(run, (str, os.PathLike)) else f"run {name!r}"
+
+
+def _best(table: pd.DataFrame, name: str, m: Any) -> dict[str, Any]:
+    col = table[name]
+    if col.isna().all():
+        return {"model": None, "value": None}
+    i = col.idxmax() if higher_is_better(m) else col.idxmin()
+    return {"model": str(table.loc[i, "model"]), "value": float(col.loc[i])}
+
+
+def _significance(wide, names, mlist, systems, baseline, correction, n_resamples, seed):
+    from .. import stats
+
+    rows = []
+    for n, m in zip(names, mlist):
+        w = wide[n]
+        base = w[baseline] if baseline in w else None
+        block = []
+        for s in systems:
+            if s == baseline or base is None or s not in w:
+                continue
+            a, b = w[s].to_numpy(np.float64), base.to_numpy(np.float64)
+            t = stats.paired_ttest(a, b)
+            r = stats.randomization_test(a, b, n_resamples=n_resamples, seed=seed)
+            block.append({"model": s, "measure": n, "baseline": baseline,
+                          "mean": float(np.nanmean(a)), "baseline_mean": float(np.nanmean(b)),
+                          "delta": t.mean_diff, "better": (t.mean_diff > 0) == higher_is_better(m)
+                          if t.mean_diff != 0 else False,
+                          "t": t.statistic, "ttest_p": t.pvalue, "rand_p": r.pvalue, "n": t.n})
+        if block:
+            f = pd.DataFrame(block)
+            f["ttest_p_adj"] = stats.correct_pvalues(f["ttest_p"], correction)
+            f["rand_p_adj"] = stats.correct_pvalues(f["rand_p"], correction)
+            rows.append(f)
+    if not rows:
+        return pd.DataFrame(columns=["model", "measure", "baseline", "delta", "ttest_p",
+                                     "ttest_p_adj", "rand_p", "rand_p_adj"])
+    return pd.concat(rows, ignore_index=True)

@@ -1,0 +1,59 @@
+"""Expose ASL to ir_measures through its custom-measure hook (``ir_measures.define_byquery``).
+
+Example:
+    >>> import ir_measures
+    >>> m = as_ir_measure("ASL@g1-10")
+    >>> # ir_measures.calc_aggregate([m, ir_measures.AP], qrels, run)
+
+Each query is ranked under ranklens's tie rule before ASL is computed, so the value equals
+:func:`ranklens.asl.evaluate` for that query. Caveat: ir_measures itself gives 0 to judged
+queries that are absent from the run (its default); for ASL (lower is better) that reads as a
+perfect score, so aggregate with :func:`ranklens.asl.evaluate` (``missing="skip"``) instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..types import DEFAULT_TIES
+from .asl import (
+    ASL,
+    DEFAULT_DUPLICATES,
+    DEFAULT_UNRETRIEVED,
+    asl_per_query,
+    parse_measure,
+    rank_coded,
+)
+
+__all__ = ["as_ir_measure"]
+
+
+def as_ir_measure(measure: str | ASL = "ASL", *, ties: str = DEFAULT_TIES, rel: int = 1,
+                  unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
+                  duplicates: str = DEFAULT_DUPLICATES):
+    """An ir_measures measure object computing an ASL variant per query.
+
+    Args:
+        measure: ``"ASL"``, ``"ASL@g1-10"``, ``"ASL(rel=2)"`` ... or an :class:`ASL`.
+        ties, rel, unretrieved, collection_size, duplicates: as in
+            :func:`ranklens.asl.evaluate` (duplicate rows raise by default).
+    """
+    import ir_measures
+
+    m = parse_measure(measure)
+    if not isinstance(m, ASL):
+        raise TypeError(f"{measure!r} is not an ASL measure")
+    r = m.resolved(rel=rel, unretrieved=unretrieved)
+
+    def impl(qrels, run) -> float:
+        rr = rank_coded(run[["query_id", "doc_id", "score"]], qrels[["query_id", "doc_id",
+                                                                     "relevance"]], ties=ties,
+                        duplicates=duplicates)
+        v = asl_per_query(rr, rel=r.rel, first=r.first, cutoff=r.cutoff,
+                          unretrieved=r.unretrieved, collection_size=collection_size)
+        v = v[rr.in_run]
+        return float(v[0]) if v.size and not np.isnan(v[0]) else float("nan")
+
+    return ir_measures.define_byquery(impl, name=str(m), support_cutoff=False)
+
+

@@ -1,0 +1,165 @@
+"""Standard IR measures from ranklens's own vectorised kernels on the ragged ranked run.
+
+Each kernel reads :class:`~ranklens.asl.asl.RankedRun`'s flat arrays (grades in rank
+order, query segments, 0-based ranks) and returns one float64 value per query of
+``rr.query_ids``, with ``bincount``/``cumsum`` over the rows only: linear in the rows, no
+Python loop over queries, no dict of the run.
+
+The definitions are trec_eval 9.0.8's (the version pytrec_eval wraps), read from its source
+(``m_map.c``, ``m_map_cut.c``, ``m_P.c``, ``m_recall.c``, ``m_recip_rank.c``, ``m_Rprec.c``,
+``m_bpref.c``, ``m_success.c``, ``m_ndcg.c``, ``m_ndcg_cut.c``, ``form_res_rels.c``):
+
+- a document is relevant when its qrels grade is ``>= rel`` (trec_eval ``-l``); documents
+  absent from the qrels are non-relevant; negative qrels grades are "in the pool but
+  unjudged" (skipped by bpref, never relevant, never counted among the judged);
+- ``R`` (``num_rel``) counts the qrels documents with grade ``>= rel``; AP, AP@k, R@k, Rprec
+  and bpref divide by it and are 0 when it is 0;
+- P@k divides by k even when fewer than k documents were retrieved;
+- nDCG and nDCG@k use the raw grades as gains (positive grades only, whatever ``rel`` is),
+  discount ``log2(rank + 1)``, and the ideal ranking of the qrels' positive grades; 0 when
+  the ideal is 0;
+- bpref: for each relevant retrieved document, ``1 - min(n, R) / min(N, R)`` with ``n`` the
+  judged non-relevant documents (0 <= grade < rel) above it and ``N`` those in the qrels.
+
+Measures are ir_measures objects (``ir_measures.parse_measure``); :func:`supports` says which
+ones have a kernel here (default parameters only: ``judged_only``, ``gains`` and non-``log2``
+DCG go to ir_measures). The proof of equality is in ``tests/asl/test_kernels.py``
+(brute-force trec_eval loops, pytrec_eval on random runs, trec_eval 9.0.8's own test files).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["KERNELS", "standard_per_query", "supports"]
+
+#: ir_measures measure name -> the parameters the kernel accepts (others go to ir_measures).
+KERNELS: dict[str, frozenset[str]] = {
+    "AP": frozenset({"cutoff", "rel"}),
+    "P": frozenset({"cutoff", "rel"}),
+    "R": frozenset({"cutoff", "rel"}),
+    "Success": frozenset({"cutoff", "rel"}),
+    "RR": frozenset({"rel"}),
+    "Rprec": frozenset({"rel"}),
+    "Bpref": frozenset({"rel"}),
+    "nDCG": frozenset({"cutoff", "dcg"}),
+    "NumRel": frozenset({"rel"}),
+}
+
+
+def supports(measure: Any) -> bool:
+    """Whether ``measure`` (an ir_measures object) has a kernel here."""
+    name = getattr(measure, "NAME", None)
+    params = dict(getattr(measure, "params", {}) or {})
+    if name not in KERNELS or not set(params) <= KERNELS[name]:
+        return False
+    if params.get("dcg", "log2") != "log2":
+        return False
+    if name in ("P", "R", "Success") and "cutoff" not in params:
+        return False  # trec_eval has no uncut P/R/Success
+    return True
+
+
+def standard_per_query(rr, measure: Any) -> np.ndarray:
+    """Per-query values (float64[Q], aligned with ``rr.query_ids``) of a supported measure."""
+    params = dict(measure.params or {})
+    return _DISPATCH[measure.NAME](rr, params.get("rel", 1), params.get("cutoff"))
+
+
+def _relevant(rr, rel: int, cutoff: int | None) -> np.ndarray:
+    relm = rr.flat_grades >= rel
+    if cutoff is not None:
+        relm &= rr.rank0 < cutoff
+    return relm
+
+
+def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    out = np.zeros(num.shape, np.float64)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _precision(rr, rel: int, cutoff: int | None) -> np.ndarray:
+    return rr.seg_count(_relevant(rr, rel, cutoff)) / float(cutoff)
+
+
+def _recall(rr, rel: int, cutoff: int | None) -> np.ndarray:
+    return _div(rr.seg_count(_relevant(rr, rel, cutoff)).astype(np.float64), rr.n_relevant(rel))
+
+
+def _success(rr, rel: int, cutoff: int | None) -> np.ndarray:
+    return (rr.seg_count(_relevant(rr, rel, cutoff)) > 0).astype(np.float64)
+
+
+def _num_rel(rr, rel: int, cutoff: int | None) -> np.ndarray:
+    return rr.n_relevant(rel).astype(np.float64)
+
+
+def _ap(rr, rel: int, cutoff: int | None) -> np.ndarray:
+    relm = _relevant(rr, rel, cutoff)
+    cum = rr.seg_cumsum(relm)[relm]
+    prec = cum / (rr.rank0[relm] + 1.0)
+    total = np.bincount(rr.seg[relm], weights=prec, minlength=len(rr.lengths))
+    return _div(total, rr.n_relevant(rel))
+
+
+def _rr(rr, rel: int, cutoff: int | None) -> np.ndarray:
+    relm = _relevant(rr, rel, cutoff)
+    qi = rr.seg[relm]
+    out = np.zeros(len(rr.lengths), np.float64)
+    if qi.size:
+        first = np.concatenate([[True], qi[1:] != qi[:-1]])  # flat order is rank order
+        out[qi[first]] = 1.0 / (rr.rank0[relm][first] + 1.0)
+    return out
+
+
+def _rprec(rr, rel: int, cutoff: int | None) -> np.ndarray:
+    nrel = rr.n_relevant(rel)
+    relm = (rr.flat_grades >= rel) & (rr.rank0 < nrel[rr.seg])
+    return _div(rr.seg_count(relm).astype(np.float64), nrel)
+
+
+def _bpref(rr, rel: int, cutoff: int | None) -> np.ndarray:
+    g = rr.flat_grades
+    nonrel = (g >= 0) & (g < rel)
+    relm = g >= rel
+    nrel = rr.n_relevant(rel)
+    judged_nonrel = (rr.qrels_rel >= 0) & (rr.qrels_rel < rel)
+    n_nonrel = np.bincount(rr.qrels_q[judged_nonrel], minlength=len(nrel))
+    qi = rr.seg[relm]
+    above = rr.seg_cumsum(nonrel)[relm].astype(np.float64)  # judged non-relevant above
+    big_r = nrel[qi].astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        part = np.where(above > 0, 1.0 - np.minimum(above, big_r) / np.minimum(n_nonrel[qi], big_r), 1.0)
+    return _div(np.bincount(qi, weights=part, minlength=len(nrel)), nrel)
+
+
+def _ndcg(rr, rel: int, cutoff: int | None) -> np.ndarray:
+    g = rr.flat_grades
+    gain = g > 0
+    if cutoff is not None:
+        gain &= rr.rank0 < cutoff
+    q = len(rr.lengths)
+    dcg = np.bincount(rr.seg[gain], weights=g[gain] / np.log2(rr.rank0[gain] + 2.0), minlength=q)
+    return _div(dcg, _ideal_dcg(rr, cutoff))
+
+
+def _ideal_dcg(rr, cutoff: int | None) -> np.ndarray:
+    """DCG of each query's qrels grades > 0 in decreasing order (within the cutoff)."""
+    pos = rr.qrels_rel > 0
+    qq, gg = rr.qrels_q[pos], rr.qrels_rel[pos]
+    o = np.lexsort((-gg, qq))
+    qq, gg = qq[o], gg[o].astype(np.float64)
+    starts = np.concatenate([[0], np.flatnonzero(qq[1:] != qq[:-1]) + 1]) if qq.size else np.zeros(0, np.int64)
+    rank0 = np.arange(qq.size) - np.repeat(starts, np.diff(np.concatenate([starts, [qq.size]])))
+    keep = rank0 < cutoff if cutoff is not None else np.ones(qq.size, bool)
+    return np.bincount(qq[keep], weights=gg[keep] / np.log2(rank0[keep] + 2.0), minlength=len(rr.lengths))
+
+
+_DISPATCH: dict[str, Callable[[Any, int, int | None], np.ndarray]] = {
+    "AP": _ap, "P": _precision, "R": _recall, "Success": _success, "RR": _rr, "Rprec": _rprec,
+    "Bpref": _bpref, "nDCG": _ndcg, "NumRel": _num_rel,
+}

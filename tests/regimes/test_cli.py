@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from ranklens.cli import main
+from ranklens.results import Result
+
+from ._synth import synthetic
+
+
+@pytest.fixture
+def files(tmp_path):
+    tq, eq, qrels, corpus = synthetic(n_topics=4, docs_per_topic=3, per_doc=2)
+    tq.to_csv(tmp_path / "train.tsv", sep="\t", index=False)
+    eq.to_csv(tmp_path / "test.tsv", sep="\t", index=False, header=False)
+    with open(tmp_path / "qrels.trec", "w") as f:
+        for r in qrels.itertuples():
+            f.write(f"{r.query_id} 0 {r.doc_id} {r.relevance}\n")
+    with open(tmp_path / "docs.jsonl", "w") as f:
+        for d, t in corpus.items():
+            f.write(json.dumps({"doc_id": d, "text": t}) + "\n")
+    return tmp_path
+
+
+def _base(files):
+    return ["--train-queries", str(files / "train.tsv"), "--test-queries", str(files / "test.tsv"),
+            "--judgments", str(files / "qrels.trec"), "--similarity", "tfidf"]
+
+
+def test_cli_tools_diagnose_splits_evaluate(files, capsys):
+    base = _base(files)
+    assert main(["regimes", "--out", str(files / "diag"), "diagnose", *base, "--near-dup-threshold", "0.5",
+                 "--sheet", str(files / "sheet.csv")]) == 0
+    out = capsys.readouterr().out
+    # every document has training queries, so every test positive is a training positive
+    assert "label overlap (rel >= 1, >= 1 shared): 1.0000 of 12 test queries" in out
+    assert (files / "sheet.csv").is_file() and (files / "diag" / "regimes-query-similarity" / "result.json").is_file()
+    assert (files / "diag" / "nn_similarity.png").is_file()
+    assert main(["regimes", "--out", str(files / "splits"), "resttest", *base, "--buckets", "2"]) == 0
+    assert main(["regimes", "--out", str(files / "splits"), "restrain", *base, "--size", "6",
+                 "--size-rule", "fill"]) == 0
+    assert sorted(p.name for p in (files / "splits").iterdir()) == ["restrain-6", "restrain-figure1", "resttest-figure1",
+                                                                    "resttest-fold0", "resttest-fold1"]
+    fig1 = Result.load(files / "splits" / "resttest-figure1")
+    assert fig1.summary["resampled_in"] == "2-D projection" and (files / "splits" / "resttest-figure1" / "figure1.png").is_file()
+    for name in ("restrain-6", "resttest-fold0", "resttest-fold1"):
+        pca = Result.load(files / "splits" / name / "regimes-split-pca")
+        assert pca.kind == "regimes-split-pca" and pca.summary["split"] == name
+        assert (files / "splits" / name / "pca.png").is_file()
+    capsys.readouterr()
+    assert main(["regimes", "--out", str(files / "eval"), "evaluate", *base, "--corpus", str(files / "docs.jsonl"),
+                 "--splits", str(files / "splits"), "--trainer", "memorizing", "--measure", "nDCG@10",
+                 "--depth", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "nDCG@10 interp" in out and "memorizing" in out
+    t = pd.read_csv(files / "eval" / "regimes-table" / "regime_table.tsv.gz", sep="\t")
+    assert set(t["setting"]) == {"restrain-6", "resttest"}
+    per_query = Result.load(files / "eval" / "regimes-table").table
+    assert set(per_query["evaluation"]) == {"rerank"}  # the memorising model re-ranks BM25's top depth
+    assert (files / "eval" / "regimes-table" / "regimes.png").is_file()
+
+
+def test_cli_evaluate_reads_the_authors_published_layout(files, capsys):
+    """restrain_files/<size>/{interpolate,extrapolate}.train-qrel.txt (test set = --test-queries)."""
+    tq = pd.read_csv(files / "train.tsv", sep="\t")
+    qrels = pd.read_csv(files / "qrels.trec", sep=" ", header=None, names=["q", "it", "d", "r"])
+    d = files / "restrain_files" / "toy" / "8"
+    d.mkdir(parents=True)
+    ids = list(tq["query_id"])
+    for name, part in (("interpolate", ids[:8]), ("extrapolate", ids[-8:])):
+        sub = qrels.loc[qrels["q"].isin(part)]
+        (d / f"{name}.train-qrel.txt").write_text("".join(f"{r.q}\t0\t{r.d}\t{r.r}\n" for r in sub.itertuples()))
+    assert main(["regimes", "--out", str(files / "pub"), "evaluate", *_base(files), "--corpus",
+                 str(files / "docs.jsonl"), "--splits", str(files / "restrain_files"), "--trainer", "bm25",
+                 "--measure", "nDCG@10", "--depth", "5", "--no-plot"]) == 0
+    t = Result.load(files / "pub" / "regimes-table").table
+    assert set(t["setting"]) == {"restrain-8"}
+    test_ids = set(pd.read_csv(files / "test.tsv", sep="\t", header=None)[0])
+    assert set(t["query_id"]) == test_ids
+    assert not (files / "pub" / "regimes-table" / "regimes.png").exists()
+
+
+def test_cli_tool_reports_missing_inputs(files, capsys):
+    assert main(["regimes", "--out", str(files / "x"), "diagnose"]) == 1
+    assert "--train-queries is required" in capsys.readouterr().err
+
+
+def test_cli_restrain_topk_rule_refuses_with_the_numbers(files, capsys):
+    assert main(["regimes", "--out", str(files / "s"), "restrain", *_base(files), "--size", "2"]) == 1
+    assert "already" in capsys.readouterr().err
+
+
+def test_cli_no_plot_skips_pca_and_histogram(files):
+    base = _base(files)
+    assert main(["regimes", "--out", str(files / "s"), "restrain", *base, "--size", "6", "--size-rule", "fill",
+                 "--no-plot"]) == 0
+    assert (files / "s" / "restrain-6" / "split.json").is_file()
+    assert not (files / "s" / "restrain-6" / "regimes-split-pca").exists()
+    assert main(["regimes", "--out", str(files / "d"), "diagnose", *base, "--no-plot"]) == 0
+    assert not (files / "d" / "nn_similarity.png").exists()
