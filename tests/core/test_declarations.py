@@ -164,3 +164,24 @@ def test_names_used_as_directories_are_sanitised(tmp_path):
     step = Step("asl", "/../../../escaped", ("bm25",), {})
     assert "/" not in step.step_id and ".." not in step.step_id
     assert (tmp_path / step.step_id).resolve().parent == tmp_path.resolve()
+
+
+def test_one_name_everywhere_package_command_type_and_kinds():
+    """Each built-in analysis lives in ``ranklens.<name>``, is the CLI command ``<name>`` and the
+    experiment type ``<name>``, and every result kind it declares is ``<name>-...``."""
+    from ranklens.registry import ANALYSES, owner_of
+
+    commands = set(build_parser()._subparsers._group_actions[0].choices)  # noqa: SLF001
+    for name, entry in ANALYSES.items():
+        a = get_analysis(name)
+        assert entry == f"ranklens.{name}.declaration:ANALYSIS"
+        assert name in commands
+        assert a.kinds and all(k.name.startswith(name + "-") for k in a.kinds)
+        assert all(owner_of(k.name) is a for k in a.kinds)
+
+
+def test_a_kind_not_named_after_its_analysis_is_refused():
+    from ranklens.declare import Analysis, ResultKind
+
+    with pytest.raises(ValidationError, match="'toy-...'"):
+        Analysis(name="toy", title="t", params=object, run="x:y", kinds=(ResultKind("other-table", "Other"),))
