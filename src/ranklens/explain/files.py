@@ -31,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import DataFormatError, ValidationError
+from ..io.readers import jsonl_records
 from .units import Rationale
 
 __all__ = ["read_rationales", "read_subdoc_qrels", "subdoc_from_passages", "write_rationales"]
@@ -71,27 +72,18 @@ def read_rationales(
     if not p.is_file():
         raise DataFormatError("rationale file not found", path=p)
     found: dict[tuple[str, str], list[Rationale]] = {}
-    with p.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                rec = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise DataFormatError(f"invalid JSON ({exc.msg})", path=p, line=lineno) from exc
-            if not isinstance(rec, dict):
-                raise DataFormatError("each line must be a JSON object", path=p, line=lineno)
-            for key in ("query_id", "doc_id"):
-                if key not in rec:
-                    raise DataFormatError(
-                        f"missing field {key!r} (each line needs query_id, doc_id, start, end)", path=p, line=lineno
-                    )
-            qid, did = str(rec["query_id"]), str(rec["doc_id"])
-            items = rec["rationales"] if "rationales" in rec else [rec]
-            if not isinstance(items, list):
-                raise DataFormatError("field 'rationales' must be a list of objects", path=p, line=lineno)
-            for item in items:
-                found.setdefault((qid, did), []).append(_rationale(item, did, docs, p, lineno))
+    for lineno, rec in jsonl_records(p):
+        for key in ("query_id", "doc_id"):
+            if key not in rec:
+                raise DataFormatError(
+                    f"missing field {key!r} (each line needs query_id, doc_id, start, end)", path=p, line=lineno
+                )
+        qid, did = str(rec["query_id"]), str(rec["doc_id"])
+        items = rec["rationales"] if "rationales" in rec else [rec]
+        if not isinstance(items, list):
+            raise DataFormatError("field 'rationales' must be a list of objects", path=p, line=lineno)
+        for item in items:
+            found.setdefault((qid, did), []).append(_rationale(item, did, docs, p, lineno))
     return {k: tuple(sorted(v, key=lambda r: (-r.weight, r.start))) for k, v in found.items()}
 
 
@@ -191,18 +183,7 @@ def read_subdoc_qrels(source: str | os.PathLike[str] | pd.DataFrame) -> pd.DataF
     if not p.is_file():
         raise DataFormatError("sub-document relevance file not found", path=p)
     if p.suffix in {".jsonl", ".json"}:
-        rows = []
-        with p.open(encoding="utf-8") as fh:
-            for lineno, raw in enumerate(fh, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    rec = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise DataFormatError(f"invalid JSON ({exc.msg})", path=p, line=lineno) from exc
-                if not isinstance(rec, dict):
-                    raise DataFormatError("each line must be a JSON object", path=p, line=lineno)
-                rows.append(rec)
+        rows = [rec for _, rec in jsonl_records(p)]
         return _normalise_subdoc(pd.DataFrame(rows), p, first_line=1)
     with p.open(encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh, delimiter="\t")

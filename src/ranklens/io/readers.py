@@ -26,7 +26,7 @@ DOC_ID_FIELDS = ("doc_id", "docno", "_id", "id")
 DOC_TEXT_FIELDS = ("text", "contents", "body", "abstract", "passage")
 
 
-def _text(path: Path, encoding: str) -> str:
+def _text(path: Path, encoding: str | None) -> str:
     from ._columns import decode, default_encoding, read_bytes
 
     return decode(read_bytes(path), path, default_encoding(encoding))
@@ -51,6 +51,12 @@ def _jsonl_records(text: str, path: Path) -> Iterator[tuple[int, dict]]:
         if not isinstance(rec, dict):
             raise DataFormatError(f"expected a JSON object per line, got {type(rec).__name__}", path=path, line=lineno)
         yield lineno, rec
+
+
+def jsonl_records(path: Path, encoding: str | None = None) -> Iterator[tuple[int, dict]]:
+    """``(line number, object)`` for each non-blank line of a JSON-lines file (the one JSONL reader:
+    the file's encoding checked as everywhere, errors name the file and line)."""
+    return _jsonl_records(_text(path, encoding), path)
 
 
 def _is_jsonl(path: Path, text: str) -> bool:
