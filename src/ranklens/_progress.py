@@ -7,6 +7,7 @@ never prints.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import os
 import sys
@@ -21,12 +22,42 @@ _SETTING: contextvars.ContextVar[bool | None] = contextvars.ContextVar("ranklens
 
 @contextmanager
 def progress_setting(show: bool | None) -> Iterator[None]:
-    """Within the block, bars are on (``True``), off (``False``) or automatic (``None``)."""
+    """Within the block, bars are on (``True``), off (``False``) or automatic (``None``).
+
+    Off also silences the bars Hugging Face libraries draw while loading and saving models
+    ("Loading weights", "Writing model shards"), restored when the block ends.
+    """
     token = _SETTING.set(show)
+    try:
+        with _hugging_face_bars_off() if show is False else contextlib.nullcontext():
+            yield
+    finally:
+        _SETTING.reset(token)
+
+
+@contextmanager
+def _hugging_face_bars_off() -> Iterator[None]:
+    # huggingface_hub's switch is cheap to import and transformers reads it when it is imported;
+    # a transformers already imported is switched directly. Both are restored on exit.
+    try:
+        from huggingface_hub import utils as hub
+    except ImportError:
+        hub = None
+    hub_was_on = hub is not None and not hub.are_progress_bars_disabled()
+    tf = sys.modules.get("transformers.utils.logging")
+    tf_was_on = tf is not None and tf.is_progress_bar_enabled()
+    if hub_was_on:
+        hub.disable_progress_bars()
+    if tf_was_on:
+        tf.disable_progress_bar()
     try:
         yield
     finally:
-        _SETTING.reset(token)
+        tf_now = sys.modules.get("transformers.utils.logging")
+        if tf_now is not None and (tf_was_on or (tf is None and hub_was_on)):
+            tf_now.enable_progress_bar()  # (this switches huggingface_hub's bars too)
+        if hub is not None:
+            (hub.enable_progress_bars if hub_was_on else hub.disable_progress_bars)()
 
 
 def progress_enabled(show: bool | None = None) -> bool:
