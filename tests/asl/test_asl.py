@@ -361,3 +361,28 @@ def test_presorted_fast_path_equals_shuffled_input():
     pd.testing.assert_frame_equal(a.ranks_frame(), b.ranks_frame())
     for first in (None, 3):
         np.testing.assert_array_equal(asl_per_query(a, first=first), asl_per_query(b, first=first))
+
+
+@pytest.mark.parametrize("alphabet, lengths", [
+    ("aAzZ09-_.é\x7f", (0, 3, 8)),        # all in one word
+    ("aAzZ09-_.é\x7f", (7, 9, 16)),       # two words
+    ("ab\x00", (0, 1, 2, 3)),             # NUL bytes: "ab" < "ab\0"
+    ("aAzZ09", (15, 17, 30)),             # longer than 16 bytes: Arrow's string rank
+])
+def test_tied_rows_break_by_doc_id_descending_bytes(alphabet, lengths):
+    """Ties in score are broken by doc_id descending in byte order (trec_eval's strcmp), compared
+    with a plain Python sort of the UTF-8 bytes."""
+    import random
+
+    import pyarrow as pa
+
+    from ranklens.asl.asl import _doc_desc_order
+
+    rng = random.Random(len(alphabet) * 31 + lengths[-1])
+    for _ in range(200):
+        n = rng.randint(1, 40)
+        docs = ["".join(rng.choice(alphabet) for _ in range(rng.choice(lengths))) for _ in range(n)]
+        group = np.array(sorted(rng.randint(0, 3) for _ in range(n)))
+        arr = pa.array(["pad", *docs]).slice(1) if rng.random() < 0.3 else pa.array(docs)
+        ref = sorted(sorted(range(n), key=lambda i: docs[i].encode(), reverse=True), key=lambda i: group[i])
+        assert [docs[i] for i in _doc_desc_order(arr, group)] == [docs[i] for i in ref]
