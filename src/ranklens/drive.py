@@ -53,8 +53,10 @@ def load_dataset(name: str, entry: Mapping[str, Any]) -> Any:
     return coll
 
 
-def models_from_specs(specs: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """CLI ``--model`` values (``SPEC`` or ``NAME=SPEC``) -> ``{name: {"spec", "params"}}``."""
+def models_from_specs(specs: Sequence[str], model_params: Sequence[str] = ()) -> dict[str, dict[str, Any]]:
+    """CLI ``--model`` values (``SPEC`` or ``NAME=SPEC``) and ``--model-param`` values
+    (``NAME.KEY=VALUE``, VALUE read as JSON when it parses, else a string) -> ``{name: {"spec",
+    "params"}}``: what an experiment file's ``[models.NAME]`` tables give."""
     out: dict[str, dict[str, Any]] = {}
     for s in specs:
         name, sep, spec = s.partition("=")
@@ -63,6 +65,18 @@ def models_from_specs(specs: Sequence[str]) -> dict[str, dict[str, Any]]:
         if name in out:
             raise ValidationError(f"--model {s}: the name {name!r} is given twice; use NAME=SPEC to rename")
         out[name] = {"spec": spec, "params": {}}
+    for s in model_params:
+        target, sep, raw = s.partition("=")
+        name, dot, key = target.rpartition(".")
+        if not sep or not dot or not name or not key:
+            raise ValidationError(f"--model-param {s}: write NAME.KEY=VALUE (e.g. w2v.tokenizer=spacy)")
+        if name not in out:
+            raise ValidationError(f"--model-param {s}: no --model named {name!r}; models: {sorted(out)}")
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:
+            value = raw
+        out[name]["params"][key] = value
     return out
 
 

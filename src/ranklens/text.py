@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 __all__ = [
     "STOPWORDS",  # noqa: F822 -- provided by the module __getattr__ (loaded on first use)
@@ -26,7 +27,10 @@ __all__ = [
     "stem",
     "stem_tokens",
     "tokenize",
+    "WORD_TOKENIZERS",
     "word_spans",
+    "word_tokens",
+    "word_tokenizer_version",
 ]
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
@@ -51,6 +55,47 @@ def tokenize(text: str, *, lower: bool = True) -> list[str]:
     """Word tokens (letters/digits, inner apostrophes kept), lower-cased by default."""
     toks = _WORD.findall(text)
     return [t.lower() for t in toks] if lower else toks
+
+
+#: The word tokenizers of :func:`word_tokens` (static word-vector embedders).
+WORD_TOKENIZERS = ("ranklens", "spacy", "fasttext")
+_FASTTEXT_SPACE = re.compile(r"[ \n\r\t\v\f\0]+")  # the separators of fastText's own reader
+
+
+def word_tokens(texts: list[str] | tuple[str, ...], tokenizer: str = "ranklens") -> list[list[str]]:
+    """Word tokens of each text, as written (no lower-casing).
+
+    ``tokenizer``: ``"ranklens"`` (:func:`tokenize`: letter/digit runs, contractions whole,
+    punctuation dropped), ``"spacy"`` (spaCy's English rule-based tokenizer, every non-space
+    token: "don't" -> "do", "n't"; "U.S.-based" stays whole; punctuation kept -- what the N2O
+    paper used for word2vec and GloVe, App. A) or ``"fasttext"`` (fastText's own reader: split on
+    ASCII whitespace only, punctuation stays attached -- what it used for fastText).
+    """
+    if tokenizer == "ranklens":
+        return [tokenize(t, lower=False) for t in texts]
+    if tokenizer == "fasttext":
+        return [[w for w in _FASTTEXT_SPACE.split(t) if w] for t in texts]
+    if tokenizer == "spacy":
+        tok = _spacy_tokenizer()
+        return [[w.text for w in doc if not w.is_space] for doc in tok.pipe(list(texts), batch_size=1000)]
+    raise ValueError(f"unknown word tokenizer {tokenizer!r}; use one of {WORD_TOKENIZERS}")
+
+
+@lru_cache(maxsize=1)
+def _spacy_tokenizer() -> Any:
+    from ._lazy import require
+
+    # the rule-based English tokenizer alone (no statistical pipeline is needed to split words)
+    return require("spacy", feature="spaCy word tokenization").blank("en").tokenizer
+
+
+def word_tokenizer_version(tokenizer: str) -> str:
+    """What provenance records for a word tokenizer (spaCy's version for ``"spacy"``)."""
+    if tokenizer == "spacy":
+        from importlib.metadata import version
+
+        return f"spacy-{version('spacy')}"
+    return tokenizer
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:

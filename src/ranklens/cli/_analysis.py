@@ -1,7 +1,7 @@
 """``ranklens NAME``: one subcommand per registered analysis, derived from its declaration.
 
 Options: the dataset (``--collection``, or ``--qrels``/``--runs`` for a track), the models
-(``--model SPEC`` or ``NAME=SPEC``, repeatable), ``--out``, ``--seed``, and one option per field
+(``--model SPEC`` or ``NAME=SPEC``, repeatable, and ``--model-param NAME.KEY=VALUE``), ``--out``, ``--seed``, and one option per field
 of the analysis's ``Params`` (every default shown in ``--help``). It calls the same driver with
 the same ``Params`` as an experiment step, writes ``OUT/<kind>/`` for every result (with the PNG
 plots its kind declares) and prints each result's summary.
@@ -28,6 +28,9 @@ def add_analysis_parser(sub: argparse._SubParsersAction, analysis: Analysis) -> 
     data.add_argument("--model", action="append", default=[], metavar="SPEC",
                       help="model spec (bm25, tfidf, minilm, st:PATH, callable:MOD:FN for FN(queries, texts) -> scores, "
                            "callable-pair:MOD:FN for FN(query, text) -> float, ...) or NAME=SPEC; repeatable")
+    data.add_argument("--model-param", action="append", default=[], metavar="NAME.KEY=VALUE",
+                      help="a parameter of one model, as in an experiment file's [models.NAME] table "
+                           "(e.g. w2v.tokenizer=spacy, bm25.k1=1.2; VALUE read as JSON when it parses); repeatable")
     data.add_argument("--out", required=True, metavar="DIR", help="output directory: one folder per result kind")
     data.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     data.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
@@ -45,7 +48,7 @@ def _run(args: argparse.Namespace) -> int:
 
     analysis = get_analysis(args.analysis)
     params = params_from_args(analysis.params, args)  # validated before any data or model loads
-    models = models_from_specs(args.model)
+    models = models_from_specs(args.model, args.model_param)
     if len(models) < analysis.min_models:
         raise ValidationError(f"{analysis.name} needs at least {analysis.min_models} --model")
     entry: dict[str, Any] = {"spec": args.collection, "qrels": args.qrels, "runs": args.track_runs}

@@ -14,11 +14,14 @@ Two sources of word vectors:
   paper used pretrained vectors trained on billions of tokens; vectors trained on a few thousand
   sentences are much noisier, so give ``wordvec:PATH`` to reproduce the paper.
 
-A text's embedding is the mean of the vectors of its tokens (:func:`ranklens.text.tokenize`).
-The paper tokenized with spaCy for word2vec and GloVe and with fastText's own tokenizer for
-fastText (App. A); ``ranklens.text.tokenize`` keeps contractions whole ("don't", where spaCy
-gives "do" + "n't") and drops punctuation tokens (which have no vector in most files) -- a
-deviation that is not an option yet.
+A text's embedding is the mean of the vectors of its word tokens (:func:`ranklens.text.word_tokens`).
+``tokenizer="paper"`` (the default) tokenizes as the paper did (App. A): spaCy's tokenizer for
+word2vec and GloVe files and for ``word2vec`` trained vectors ("don't" -> "do" + "n't",
+punctuation kept), fastText's own whitespace split for fastText models and ``fasttext`` trained
+vectors. ``"spacy"``, ``"fasttext"`` and ``"ranklens"`` (letter/digit runs, contractions whole,
+punctuation dropped: the ranklens tokenizer before this option) choose one for every file. The
+paper averaged with spaCy's ``Doc.vector``, which counts a token without a vector as a zero
+vector; ranklens skips it -- the same direction, so the same cosine neighbours.
 Lookups in a vectors file keep the case of the text (``case="preserve"``, the default): cased
 vectors (GoogleNews, GloVe 840B, fastText) are looked up as written ("Paris" gets "Paris"'s
 vector), and a token missing in its written case falls back to its lower-case form, so uncased
@@ -49,7 +52,7 @@ import numpy.typing as npt
 from .._hashing import sha256_file, sha256_texts
 from .._lazy import require
 from ..errors import DataFormatError, ValidationError
-from ..text import tokenize
+from ..text import WORD_TOKENIZERS, word_tokenizer_version, word_tokens
 from ..rankers.base import named_fingerprint
 from .base import BaseEmbedder
 
@@ -142,17 +145,28 @@ class WordVectorFileEmbedder(BaseEmbedder):
         binary: force binary (``True``) or text (``False``) word2vec; ``None`` detects it.
         case: ``"preserve"`` (as written, lower-case fallback; default), ``"lower"`` or
             ``"exact"`` (module docstring).
+        tokenizer: ``"paper"`` (default: fastText's whitespace split for a fastText model,
+            spaCy's tokenizer otherwise), ``"spacy"``, ``"fasttext"`` or ``"ranklens"``.
         batch_size: texts per engine call.
     """
 
     path: str
     binary: bool | None = None
     case: str = "preserve"
+    tokenizer: str = "paper"
     batch_size: int = 256
 
     def __post_init__(self) -> None:
         if self.case not in CASES:
             raise ValidationError(f"WordVectorFileEmbedder: case must be one of {CASES}, got {self.case!r}")
+        _check_tokenizer(self.tokenizer, "WordVectorFileEmbedder")
+
+    @property
+    def word_tokenizer(self) -> str:
+        """The tokenizer used: ``tokenizer`` with ``"paper"`` resolved for this file."""
+        if self.tokenizer != "paper":
+            return self.tokenizer
+        return "fasttext" if Path(self.path).is_file() and is_fasttext_bin(Path(self.path)) else "spacy"
 
     @property
     def name(self) -> str:
@@ -162,7 +176,7 @@ class WordVectorFileEmbedder(BaseEmbedder):
         p = Path(self.path)
         if not p.is_file():
             raise DataFormatError("word-vectors file not found; pass an existing path", path=p)
-        return sha256_file(p)
+        return f"{sha256_file(p)}|{word_tokenizer_version(self.word_tokenizer)}"
 
     def _load(self) -> Any:
         gensim_models = require("gensim.models", feature="word-vector embedders")
@@ -195,7 +209,7 @@ class WordVectorFileEmbedder(BaseEmbedder):
 
     def _encode_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
         kv = self._model()
-        toks = [[case_lookup(t, kv, self.case) for t in tokenize(t, lower=False)] for t in texts]
+        toks = [[case_lookup(t, kv, self.case) for t in ts] for ts in word_tokens(texts, self.word_tokenizer)]
         return average_word_vectors([[t for t in ts if t is not None] for ts in toks], kv, kv.vector_size)
 
 
@@ -207,7 +221,10 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
     stand-in when no vectors file is at hand. Tokens are lower-cased for training and lookup.
 
     Args:
-        corpus: training texts (tokenised with :func:`ranklens.text.tokenize`).
+        corpus: training texts (tokenized as ``tokenizer`` says, then lower-cased).
+        tokenizer: ``"paper"`` (default: spaCy's tokenizer for word2vec, fastText's whitespace
+            split for fastText, as the paper tokenized for those embedders), ``"spacy"``,
+            ``"fasttext"`` or ``"ranklens"``.
         method: ``"word2vec"`` or ``"fasttext"``.
         subwords: FastText only: use character n-grams (``min_n..max_n``); ``False`` trains
             FastText without subwords (``max_n=0``), i.e. whole-word vectors only.
@@ -230,6 +247,7 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
     min_n: int = 3
     max_n: int = 6
     seed: int = 0
+    tokenizer: str = "paper"
     batch_size: int = 256
     _corpus_hash: str | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -244,6 +262,17 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
                 raise ValidationError(f"corpus[{i}] must be str, got {type(t).__name__}")
         if not self.corpus:
             raise ValidationError("corpus is empty: word vectors need training texts")
+        _check_tokenizer(self.tokenizer, "TrainedWordVectorEmbedder")
+
+    @property
+    def word_tokenizer(self) -> str:
+        """The tokenizer used: ``tokenizer`` with ``"paper"`` resolved for this method."""
+        if self.tokenizer != "paper":
+            return self.tokenizer
+        return "spacy" if self.method == "word2vec" else "fasttext"
+
+    def _tokens(self, texts: Sequence[str]) -> list[list[str]]:
+        return [[w.lower() for w in ts] for ts in word_tokens(list(texts), self.word_tokenizer)]
 
     @property
     def name(self) -> str:
@@ -264,6 +293,7 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
             "min_n": self.min_n,
             "max_n": self.max_n,
             "seed": self.seed,
+            "tokenizer": word_tokenizer_version(self.word_tokenizer),
         }
 
     def corpus_hash(self) -> str:
@@ -284,8 +314,7 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
 
     def _load(self) -> Any:
         gensim_models = require("gensim.models", feature="trained word-vector embedders")
-        sentences = [tokenize(t) for t in self.corpus]
-        sentences = [s for s in sentences if s]
+        sentences = [s for s in self._tokens(self.corpus) if s]
         if not sentences:
             raise ValidationError("corpus has no word tokens to train word vectors on")
         common = dict(
@@ -314,7 +343,7 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
 
     def _encode_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
         kv = self._model()
-        toks = [tokenize(t) for t in texts]
+        toks = self._tokens(texts)
         if self.method == "fasttext" and self.subwords:
             # every token has a vector (from its character n-grams), even out of vocabulary
             out = np.zeros((len(texts), kv.vector_size), dtype=np.float32)
@@ -323,6 +352,11 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
                     out[i] = np.mean([kv.get_vector(t) for t in ts], axis=0)
             return out
         return average_word_vectors(toks, kv, kv.vector_size)
+
+
+def _check_tokenizer(tokenizer: str, owner: str) -> None:
+    if tokenizer != "paper" and tokenizer not in WORD_TOKENIZERS:
+        raise ValidationError(f"{owner}: tokenizer must be 'paper' or one of {WORD_TOKENIZERS}, got {tokenizer!r}")
 
 
 def _gensim_version() -> str:

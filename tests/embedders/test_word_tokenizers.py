@@ -1,0 +1,78 @@
+"""Word tokenization of static word vectors as the N2O paper did it (App. A): spaCy's tokenizer
+for word2vec / GloVe, fastText's own whitespace split for fastText; against references here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ranklens.embedders.wordvectors import TrainedWordVectorEmbedder, WordVectorFileEmbedder
+from ranklens.errors import ValidationError
+from ranklens.text import word_tokens
+
+TEXTS = ["Paris's U.S.-based firm don't\tpay $5.50,  Mr. Smith.", "", "  It is what\u00a0it is. "]
+
+
+def test_spacy_tokens_are_spacys_own():
+    spacy = pytest.importorskip("spacy")
+    nlp = spacy.blank("en")  # reference: spaCy's English tokenizer, called directly
+    ref = [[t.text for t in nlp(x) if not t.is_space] for x in TEXTS]
+    assert word_tokens(TEXTS, "spacy") == ref
+    assert ref[0][:6] == ["Paris", "'s", "U.S.-based", "firm", "do", "n't"]  # the edge: clitics split
+
+
+def test_fasttext_tokens_split_on_ascii_whitespace_only():
+    # fastText's reader splits on ' ', \t, \n, \v, \f, \r, \0 -- not on a no-break space
+    assert word_tokens(TEXTS, "fasttext") == [
+        ["Paris's", "U.S.-based", "firm", "don't", "pay", "$5.50,", "Mr.", "Smith."], [],
+        ["It", "is", "what\u00a0it", "is."]]
+
+
+def test_ranklens_tokens_keep_case():
+    assert word_tokens(TEXTS[:1], "ranklens") == [["Paris's", "U", "S", "based", "firm", "don't", "pay", "5", "50",
+                                                   "Mr", "Smith"]]
+    with pytest.raises(ValueError, match="unknown word tokenizer"):
+        word_tokens(TEXTS, "nltk")
+
+
+def _vectors_file(tmp_path, words):
+    rng = np.random.default_rng(0)
+    vecs = {w: rng.normal(size=4).round(3) for w in words}
+    p = tmp_path / "vectors.txt"
+    p.write_text(f"{len(vecs)} 4\n" + "".join(f"{w} {' '.join(map(str, v))}\n" for w, v in vecs.items()))
+    return p, vecs
+
+
+def test_file_vectors_average_the_tokens_of_the_chosen_tokenizer(tmp_path):
+    pytest.importorskip("gensim")
+    pytest.importorskip("spacy")
+    p, vecs = _vectors_file(tmp_path, ["do", "n't", "don't", "Paris", "'s", "Paris's", ",", "stop"])
+    text = "Paris's, don't stop"
+    by = {tok: WordVectorFileEmbedder(path=str(p), tokenizer=tok).encode([text])[0]
+          for tok in ("paper", "spacy", "fasttext", "ranklens")}
+    spacy_ref = np.mean([vecs[w] for w in ["Paris", "'s", ",", "do", "n't", "stop"]], axis=0)
+    ranklens_ref = np.mean([vecs[w] for w in ["Paris's", "don't", "stop"]], axis=0)
+    fasttext_ref = np.mean([vecs[w] for w in ["don't", "stop"]], axis=0)  # "Paris's," has no vector
+    np.testing.assert_allclose(by["paper"], spacy_ref, atol=1e-6)  # a word2vec text file: spaCy
+    np.testing.assert_allclose(by["spacy"], spacy_ref, atol=1e-6)
+    np.testing.assert_allclose(by["ranklens"], ranklens_ref, atol=1e-6)
+    np.testing.assert_allclose(by["fasttext"], fasttext_ref, atol=1e-6)
+    fps = {WordVectorFileEmbedder(path=str(p), tokenizer=t).fingerprint for t in ("spacy", "fasttext", "ranklens")}
+    assert len(fps) == 3  # the tokenizer is part of what cached vectors depend on
+    with pytest.raises(ValidationError, match="tokenizer"):
+        WordVectorFileEmbedder(path=str(p), tokenizer="nltk")
+
+
+def test_trained_vectors_train_on_the_papers_tokens():
+    pytest.importorskip("gensim")
+    pytest.importorskip("spacy")
+    corpus = ("Don't stop, Mr. Smith.", "We don't know.") * 3
+    w2v = TrainedWordVectorEmbedder(corpus=corpus, method="word2vec", epochs=1)
+    ft = TrainedWordVectorEmbedder(corpus=corpus, method="fasttext", subwords=False, epochs=1)
+    assert (w2v.word_tokenizer, ft.word_tokenizer) == ("spacy", "fasttext")
+    w2v.encode(["x"])
+    ft.encode(["x"])
+    assert set(w2v._model().key_to_index) == {"do", "n't", "stop", ",", "mr.", "smith", ".", "we", "know"}
+    assert set(ft._model().key_to_index) == {"don't", "stop,", "mr.", "smith.", "we", "know."}
+    assert w2v.fingerprint != TrainedWordVectorEmbedder(corpus=corpus, method="word2vec", epochs=1,
+                                                        tokenizer="ranklens").fingerprint
