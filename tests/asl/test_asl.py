@@ -364,10 +364,10 @@ def test_presorted_fast_path_equals_shuffled_input():
 
 
 @pytest.mark.parametrize("alphabet, lengths", [
-    ("aAzZ09-_.é\x7f", (0, 3, 8)),        # all in one word
-    ("aAzZ09-_.é\x7f", (7, 9, 16)),       # two words
+    ("aAzZ09-_.é\x7f", (0, 3, 8)),        # non-ASCII: bytes, not code points
+    ("aAzZ09-_.é\x7f", (7, 9, 16)),       # prefixes of each other
     ("ab\x00", (0, 1, 2, 3)),             # NUL bytes: "ab" < "ab\0"
-    ("aAzZ09", (15, 17, 30)),             # longer than 16 bytes: Arrow's string rank
+    ("aAzZ09", (15, 17, 30)),             # longer ids
 ])
 def test_tied_rows_break_by_doc_id_descending_bytes(alphabet, lengths):
     """Ties in score are broken by doc_id descending in byte order (trec_eval's strcmp), compared

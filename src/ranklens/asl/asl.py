@@ -310,13 +310,6 @@ class RankedRun:
         })
 
 
-def _doc_desc_keys(docs) -> np.ndarray:
-    """Rank of each doc id in *descending* byte order (0 = largest), dense."""
-    import pyarrow.compute as pc
-
-    return pc.rank(docs, sort_keys="descending", tiebreaker="dense").to_numpy().astype(np.int64)
-
-
 _CACHE: OrderedDict[tuple, tuple[Any, RankedRun]] = OrderedDict()
 _QRELS_CACHE: OrderedDict[tuple, Any] = OrderedDict()
 _CACHE_MAX_ENTRIES = 512
@@ -568,57 +561,14 @@ def _rank_order(scores, qcode: np.ndarray, ties: str, rd) -> tuple[np.ndarray, i
 
 
 def _doc_desc_order(docs, group: np.ndarray) -> np.ndarray:
-    """Permutation that sorts rows by (group, doc id descending in byte order). Ids of at most
-    16 bytes (nearly all real ones) compare as two big-endian integers, read from the Arrow
-    buffers (a string sort of millions of tied ids costs ~4x more); longer ones use Arrow's rank."""
-    packed = _packed16(docs)
-    if packed is None:
-        return np.lexsort((_doc_desc_keys(docs), group))
-    hi, lo, length, has_nul = packed
-    keys = [~hi, group]  # descending: complemented words
-    if int(length.max()) > 8:
-        keys.insert(0, ~lo)
-    if has_nul:  # zero padding alone cannot tell "ab" from "ab" + NUL: the longer one is larger
-        keys.insert(0, -length)
-    return np.lexsort(tuple(keys))
-
-
-def _packed16(docs) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
-    """The first 16 bytes of each string as two big-endian uint64 words (zero padded), the
-    lengths and whether any string holds a NUL byte, or None when a string is longer than 16 bytes, null, or the type is not a string."""
+    """Permutation that sorts rows by (group, doc id descending in byte order): Arrow's stable
+    multi-key sort, which compares strings as bytes (trec_eval's strcmp) and is ~4x faster here
+    than ranking the strings first and sorting the ranks with numpy."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    if isinstance(docs, pa.ChunkedArray):
-        docs = docs.combine_chunks()
-    if pa.types.is_large_string(docs.type) or pa.types.is_large_binary(docs.type):
-        odt = np.dtype(np.int64)
-    elif pa.types.is_string(docs.type) or pa.types.is_binary(docs.type):
-        odt = np.dtype(np.int32)
-    else:
-        return None
-    n = len(docs)
-    if docs.null_count:
-        return None
-    bufs = docs.buffers()
-    off = np.frombuffer(bufs[1], odt, count=n + 1, offset=docs.offset * odt.itemsize).astype(np.int64)
-    length = np.diff(off)
-    if n == 0 or int(length.max()) > 16:
-        return None
-    data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
-    lo_b, hi_b = int(off[0]), int(off[-1])
-    pad = np.zeros(hi_b - lo_b + 16, np.uint8)
-    pad[:hi_b - lo_b] = data[lo_b:hi_b]
-    # u[i] = the 8 bytes pad[i .. i + 7] as a little-endian integer
-    u = np.ndarray(shape=(hi_b - lo_b + 9,), dtype="<u8", buffer=pad, offset=0, strides=(1,))
-    start = off[:-1] - lo_b
-    words = []
-    for shift in (0, 8):
-        w = u[start + shift].copy()
-        k = np.clip(length - shift, 0, 8).astype(np.uint64)  # bytes of this word inside the string
-        part = k < 8
-        w[part] &= (np.uint64(1) << (k[part] * np.uint64(8))) - np.uint64(1)
-        words.append(w.byteswap())
-    return words[0], words[1], length, bool((pad[:hi_b - lo_b] == 0).any())
+    t = pa.table({"g": group, "d": docs})
+    return pc.sort_indices(t, [("g", "ascending"), ("d", "descending")]).to_numpy()
 
 
 def _doc_fingerprints(docs) -> np.ndarray:
