@@ -310,6 +310,7 @@ class RankedRun:
         })
 
 
+_BLOCK = 1 << 20  # rows per block of the blocked passes over a run
 _CACHE: OrderedDict[tuple, tuple[Any, RankedRun]] = OrderedDict()
 _QRELS_CACHE: OrderedDict[tuple, Any] = OrderedDict()
 _CACHE_MAX_ENTRIES = 512
@@ -394,11 +395,10 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULT_DUPLI
     jn = _judge(rd, qt, qcode, qr_code)
     pa.default_memory_pool().release_unused()  # the hash kernels' freed buffers (peak memory)
     order, tied_rows = _rank_order(rt.column(SCORE), qcode, ties, rd)
+    pa.default_memory_pool().release_unused()
     counts = np.bincount(qcode, minlength=nq).astype(np.int64)
-    qsorted = qcode[order]
+    dup = _find_duplicates(order, qcode, counts, rd) if order.size > 1 else None
     del qcode
-    dup = _find_duplicates(order, qsorted, counts, rd) if order.size > 1 else None
-    del qsorted
     if dup is not None:
         if duplicates == "error":
             raise ValidationError(_duplicate_message(dup, all_q, rt.column(SCORE), source))
@@ -631,9 +631,9 @@ def _doc_fingerprints(docs) -> np.ndarray:
     return out
 
 
-def _find_duplicates(order: np.ndarray, qsorted: np.ndarray, counts: np.ndarray, docs) -> dict | None:
+def _find_duplicates(order: np.ndarray, qcode: np.ndarray, counts: np.ndarray, docs) -> dict | None:
     """Repeated (query, doc) pairs in a ranked run (flat rank order ``order``, query codes
-    ``qsorted`` of those rows).
+    ``qcode`` of the run rows).
 
     A 32-bit fingerprint per row joined with its query code (one uint64 each) is sorted once;
     only queries with a repeated key are then checked on the doc id strings, so the result is
@@ -646,8 +646,13 @@ def _find_duplicates(order: np.ndarray, qsorted: np.ndarray, counts: np.ndarray,
     """
     import pyarrow as pa
 
-    key = _doc_fingerprints(docs)[order].astype(np.uint64)
-    key |= qsorted.astype(np.uint64) << np.uint64(32)
+    fps = _doc_fingerprints(docs)
+    key = np.empty(order.size, np.uint64)
+    for at in range(0, order.size, _BLOCK):  # blocks: no full-size temporaries beside the key
+        rows = order[at:at + _BLOCK]
+        np.left_shift(qcode[rows].astype(np.uint64), np.uint64(32), out=key[at:at + rows.size])
+        key[at:at + rows.size] |= fps[rows]
+    del fps
     key.sort()  # numpy's SIMD sort of uint64: several times faster than hashing the keys
     rep = key[1:][key[1:] == key[:-1]]
     del key
