@@ -288,9 +288,12 @@ def check_coverage(run: Any, qrels: Any, *, rel: int = 1, run_name: str = "run",
     if qq - rq:
         out.append(f"{run_name}: {len(qq - rq)} of {len(qq)} judged queries are not in the run "
                    f"(missing={missing!r}; {_examples(qq - rq)})")
-    grades = qrels[RELEVANCE] if isinstance(qrels, pd.DataFrame) else qrels.column(RELEVANCE).to_pandas()
-    ids = qrels[QUERY_ID] if isinstance(qrels, pd.DataFrame) else qrels.column(QUERY_ID).to_pandas()
-    has_rel = set(pd.unique(ids[np.asarray(grades) >= rel].astype(str)))
+    if isinstance(qrels, pd.DataFrame):
+        has_rel = set(_queries(qrels[np.asarray(qrels[RELEVANCE]) >= rel]))
+    else:
+        import pyarrow.compute as pc
+
+        has_rel = set(_queries(qrels.filter(pc.greater_equal(qrels.column(RELEVANCE), rel))))
     if not has_rel:
         out.append(f"{qrels_name}: no document has relevance >= {rel} (all-zero qrels?): every measure is 0 "
                    "or undefined")
