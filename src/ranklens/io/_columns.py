@@ -368,9 +368,11 @@ def _sketch(col) -> Any:
     data = np.concatenate([np.zeros(8, np.uint8), raw[: offsets[-1]], np.zeros(8, np.uint8)])
     start, end = offsets[:-1] + 8, offsets[1:] + 8
     length = (end - start).astype(np.uint64)
-    span = np.arange(8)
-    head = data[start[:, None] + span].view("<u8").ravel()  # bytes past the end are masked below
-    tail = data[end[:, None] - 8 + span].view("<u8").ravel()  # bytes before the start likewise
+    # the 8 bytes starting at every byte offset, as one overlapping (1-byte stride) view: a gather
+    # per string, no strings x 8 index matrix
+    words = np.ndarray((data.size - 7,), dtype="<u8", buffer=data, strides=(1,))
+    head = words[start]  # bytes past the end are masked below
+    tail = words[end - 8]  # bytes before the start likewise
     short = length < 8
     if short.any():
         nbits = (length[short] * np.uint64(8)).astype(np.uint64)
