@@ -448,26 +448,48 @@ def _query_codes(rq, qq) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray) -> dict[str, Any]:
-    """Relevance of each run row: a hash join on (query code, judged-doc code).
+    """Relevance of each run row: a join on (query code, judged-doc code).
 
-    Only rows whose doc is judged somewhere (``pc.index_in``, a hash lookup) are joined.
-    Duplicate judgments: the last one wins (like a dict). Returns ``grade_row`` (int32[n],
-    ``_UNJUDGED`` if not judged), the de-duplicated qrels keys ``ku`` (query * nj + doc) with
-    ``rel_u`` and their qrels rows ``src_u``, and the matched pairs ``hit_rows``/``hit_pos``.
+    The qrels' (query, doc) pairs are de-duplicated by a stable sort (the last judgment wins,
+    like a dict); only the docs judged for the run's queries are hashed (``pc.index_in``), so
+    qrels of many other queries cost a sort, not a hash table (Arrow's holds ~180 bytes per
+    distinct id). Returns ``grade_row`` (int32[n], ``_UNJUDGED`` if not judged), the pair keys
+    ``ku`` (query * nj + doc code, ascending) with ``rel_u`` and their qrels rows ``src_u``, and
+    the matched pairs ``hit_rows``/``hit_pos``.
     """
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     qrel = _col(qt, RELEVANCE).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    denc = pc.dictionary_encode(_col(qt, DOC_ID))  # one hash pass: unique judged docs + codes
-    judged = denc.dictionary
-    nj = max(len(judged), 1)
-    qkey = qr_code * nj + denc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    del denc
-    o = np.argsort(qkey, kind="stable")
-    ks = qkey[o]
-    last = np.ones(ks.size, bool)
-    last[:-1] = ks[1:] != ks[:-1]
-    ku, rel_u, src_u = ks[last], qrel[o][last], o[last]
+    qdoc = _col(qt, DOC_ID)
+    o = pc.sort_indices(pa.table({"q": qr_code, "d": qdoc}), [("q", "ascending"), ("d", "ascending")]).to_numpy()
+    qs, ds = qr_code[o], qdoc.take(pa.array(o))
+    if isinstance(ds, pa.ChunkedArray):
+        ds = ds.combine_chunks()
+    last = np.ones(o.size, bool)  # the last row of each run of equal (query, doc): the judgment kept
+    if o.size > 1:
+        last[:-1] = (qs[1:] != qs[:-1]) | pc.not_equal(ds.slice(1), ds.slice(0, o.size - 1)).to_numpy(
+            zero_copy_only=False)
+    src_u, qu, du = o[last], qs[last], ds.filter(pa.array(last))
+    del o, qs, ds
+    in_run = np.zeros(int(max(qcode.max(initial=-1), qr_code.max(initial=-1))) + 1, bool)
+    in_run[qcode] = True
+    sel = in_run[qu]
+    judged = du.filter(pa.array(sel))  # docs judged for the run's queries: ascending within each query
+    judged = pc.unique(judged)
+    judged = judged.take(pc.array_sort_indices(judged))
+    # doc codes: the judged docs' sorted positions for the run's queries, a within-query rank
+    # (also ascending with the doc id) for the other queries; nj above both keeps keys unique
+    code = np.zeros(qu.size, np.int64)
+    if sel.any():
+        code[sel] = pc.index_in(du.filter(pa.array(sel)), value_set=judged).to_numpy(zero_copy_only=False)
+    other = np.flatnonzero(~sel)
+    if other.size:
+        starts = np.flatnonzero(np.concatenate([[True], qu[other][1:] != qu[other][:-1]]))
+        code[other] = np.arange(other.size) - np.repeat(starts, np.diff(np.append(starts, other.size)))
+    nj = max(len(judged), int(code.max(initial=0)) + 1, 1)
+    ku = qu.astype(np.int64) * nj + code
+    rel_u = qrel[src_u]
     run_dcode = pc.index_in(rd, value_set=judged).fill_null(-1).to_numpy()
     jrows = np.flatnonzero(run_dcode >= 0)
     grade_row = np.full(qcode.size, _UNJUDGED, np.int32)

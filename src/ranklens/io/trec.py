@@ -241,18 +241,32 @@ def _no_space_ids(df: pd.DataFrame, what: str) -> None:
             raise ValidationError(f"{what}: {c} {v!r} is empty or contains whitespace; TREC files cannot hold it")
 
 
-def _queries(obj: Any, col: str = QUERY_ID) -> list[str]:
-    if isinstance(obj, pd.DataFrame):
-        return list(pd.unique(obj[col].astype(str)))
+def _query_set(obj: Any) -> Any:
+    """The distinct query ids of a frame or table, as an Arrow string array (no Python set:
+    qrels of 100k queries would cost tens of MB of Python strings)."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    return pc.unique(obj.column(col)).to_pylist()
+    col = pa.array(obj[QUERY_ID].astype(str)) if isinstance(obj, pd.DataFrame) else obj.column(QUERY_ID)
+    return pc.unique(col.cast(pa.string()))
 
 
-def _examples(ids: Iterable[str], k: int = 3) -> str:
-    ids = sorted(ids)
-    more = f", ... ({len(ids)} in all)" if len(ids) > k else ""
-    return ", ".join(repr(i) for i in ids[:k]) + more
+def _minus(a: Any, b: Any, *, keep: bool = False) -> Any:
+    """Ids of ``a`` not in ``b`` (``keep=True``: those in ``b``)."""
+    import pyarrow.compute as pc
+
+    inside = pc.is_in(a, value_set=b)
+    return a.filter(inside if keep else pc.invert(inside))
+
+
+def _examples(ids: Any, k: int = 3) -> str:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = ids if isinstance(ids, (pa.Array, pa.ChunkedArray)) else pa.array(sorted(ids), pa.string())
+    first = arr.take(pc.array_sort_indices(arr)[:k]).to_pylist() if len(arr) else []
+    more = f", ... ({len(arr)} in all)" if len(arr) > k else ""
+    return ", ".join(repr(i) for i in first) + more
 
 
 def check_coverage(run: Any, qrels: Any, *, rel: int = 1, run_name: str = "run", qrels_name: str = "qrels",
@@ -273,33 +287,32 @@ def check_coverage(run: Any, qrels: Any, *, rel: int = 1, run_name: str = "run",
     Raises:
         ValidationError: empty qrels, or no query of the run in the qrels.
     """
-    rq, qq = set(_queries(run)), set(_queries(qrels))
-    if not qq:
+    rq, qq = _query_set(run), _query_set(qrels)
+    if not len(qq):
         raise ValidationError(f"{qrels_name}: no judgments; every measure would be undefined")
-    shared = rq & qq
-    if not shared:
+    if not len(_minus(rq, qq, keep=True)):
         raise ValidationError(
             f"none of the {len(rq)} queries of {run_name} is in {qrels_name} (run ids {_examples(rq)}; "
             f"qrels ids {_examples(qq)}); check that the files belong to the same topics")
     out = [*reader_warnings(run), *reader_warnings(qrels)]
-    if rq - qq:
-        out.append(f"{run_name}: {len(rq - qq)} of {len(rq)} run queries have no qrels and are not evaluated "
-                   f"({_examples(rq - qq)})")
-    if qq - rq:
-        out.append(f"{run_name}: {len(qq - rq)} of {len(qq)} judged queries are not in the run "
-                   f"(missing={missing!r}; {_examples(qq - rq)})")
+    if len(run_only := _minus(rq, qq)):
+        out.append(f"{run_name}: {len(run_only)} of {len(rq)} run queries have no qrels and are not evaluated "
+                   f"({_examples(run_only)})")
+    if len(judged_only := _minus(qq, rq)):
+        out.append(f"{run_name}: {len(judged_only)} of {len(qq)} judged queries are not in the run "
+                   f"(missing={missing!r}; {_examples(judged_only)})")
     if isinstance(qrels, pd.DataFrame):
-        has_rel = set(_queries(qrels[np.asarray(qrels[RELEVANCE]) >= rel]))
+        has_rel = _query_set(qrels[np.asarray(qrels[RELEVANCE]) >= rel])
     else:
         import pyarrow.compute as pc
 
-        has_rel = set(_queries(qrels.filter(pc.greater_equal(qrels.column(RELEVANCE), rel))))
-    if not has_rel:
+        has_rel = _query_set(qrels.filter(pc.greater_equal(qrels.column(RELEVANCE), rel)))
+    if not len(has_rel):
         out.append(f"{qrels_name}: no document has relevance >= {rel} (all-zero qrels?): every measure is 0 "
                    "or undefined")
-    elif qq - has_rel:
-        out.append(f"{qrels_name}: {len(qq - has_rel)} judged queries have no document with relevance >= {rel} "
-                   f"({_examples(qq - has_rel)}); their AP/nDCG/ASL are 0 or undefined")
+    elif len(no_rel := _minus(qq, has_rel)):
+        out.append(f"{qrels_name}: {len(no_rel)} judged queries have no document with relevance >= {rel} "
+                   f"({_examples(no_rel)}); their AP/nDCG/ASL are 0 or undefined")
     return tuple(out)
 
 
