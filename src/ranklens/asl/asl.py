@@ -269,6 +269,13 @@ class RankedRun:
         c -= base.astype(dt)[self.seg]
         return c
 
+    def seg_of(self, pos: np.ndarray) -> np.ndarray:
+        """The query index of the flat positions ``pos`` (ascending or not): a lookup when
+        :attr:`seg` is built, else a binary search in :attr:`offsets` (no run-sized array)."""
+        if "seg" in self._memo:
+            return self.seg[pos]
+        return np.searchsorted(self.offsets, pos, side="right") - 1
+
     def seg_count(self, mask: np.ndarray) -> np.ndarray:
         """int64[Q]: True positions of ``mask`` per query."""
         return np.bincount(self.seg[mask], minlength=len(self.lengths)).astype(np.int64)
@@ -922,7 +929,13 @@ def asl_per_query(
     if first is not None and first < 1:
         raise ValidationError(f"ASL@g1-n needs n >= 1, got {first}")
     lengths, relm = _base(rr, rel, cutoff)
-    ret = rr.seg_count(relm)
+    nq = len(rr.lengths)
+    # the relevant positions only (a few % of the rows): their query and 0-based rank, without
+    # the run-sized seg/rank0 arrays
+    pos = np.flatnonzero(relm)
+    del relm
+    pseg = rr.seg_of(pos)
+    ret = np.bincount(pseg, minlength=nq).astype(np.int64)
     irrel = lengths - ret
     nrel = rr.n_relevant(rel)
     miss = np.maximum(nrel - ret, 0)
@@ -931,14 +944,17 @@ def asl_per_query(
         raise ValidationError(f"collection_size={collection_size} is smaller than a ranked list "
                               "plus its unretrieved relevant documents")
     if first is None:
-        k, mask, denom, m = ret, relm, nrel, miss
+        k, denom, m = ret, nrel, miss
     else:
-        mask = relm & (rr.seg_cumsum(relm) <= first)
+        # running count of the relevant documents within each query (positions ascending)
+        count = np.arange(1, pos.size + 1) - np.searchsorted(pseg, pseg, side="left")
+        keep = count <= first
+        pos, pseg = pos[keep], pseg[keep]
         k = np.minimum(ret, first)
         denom = np.minimum(nrel, first)
         m = np.maximum(denom - k, 0)
     # sum of SL = sum(pos0 + 2 - cum) over the first k relevant; cum runs 1..k
-    pos_sum = np.bincount(rr.seg[mask], weights=rr.rank0[mask], minlength=len(nrel))
+    pos_sum = np.bincount(pseg, weights=pos - rr.offsets[pseg], minlength=len(nrel))
     sl_sum = pos_sum + 2.0 * k - k * (k + 1) / 2.0
     sl_sum = sl_sum + _missing_sum(m, irrel, k_nonrel, miss, unretrieved)
     with np.errstate(invalid="ignore", divide="ignore"):
