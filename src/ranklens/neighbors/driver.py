@@ -113,6 +113,16 @@ def build_embedders(models: Mapping[str, Mapping[str, Any]], p: Any, texts: list
     return built, skipped
 
 
+def _trained_notes(embedders: Mapping[str, Any], n_texts: int) -> list[str]:
+    """The deviation of word vectors trained here: the paper used pretrained ones (Table 1)."""
+    from ..embedders.wordvectors import TrainedWordVectorEmbedder
+
+    return [f"model {n}: {e.name} vectors trained on this corpus ({n_texts} sentences, {e.vector_size}-d, "
+            f"{e.word_tokenizer} tokens, lower-cased); the paper used pretrained vectors (GoogleNews word2vec, "
+            "fastText wiki/Common Crawl): give wordvec:PATH to reproduce it"
+            for n, e in embedders.items() if isinstance(e, TrainedWordVectorEmbedder)]
+
+
 def _not_embedder(spec: str) -> bool:
     """Whether a model spec names no embedder in the registry (a ranker, or unknown)."""
     from ..specs import SPECS, split_spec
@@ -144,7 +154,7 @@ def run_neighbors(collection: Any, models: Mapping[str, Mapping[str, Any]], p: A
     pool, pool_name = query_pool(corpus, p, from_files)
     k, nq, more = _fit(p, corpus, pool)
     embedders, skipped = build_embedders(models, p, list(corpus.texts))
-    notes += more + [f"model {n}: not an embedder, used in the rankers' overlap only" if n in models and _not_embedder(models[n]["spec"])
+    notes += more + _trained_notes(embedders, len(corpus)) + [f"model {n}: not an embedder, used in the rankers' overlap only" if n in models and _not_embedder(models[n]["spec"])
                      else f"model {n} skipped: {why}" for n, why in skipped.items()]
     search = NeighborSearch(backend=p.backend, block_size=p.block_size, M=p.hnsw_m,  # type: ignore[arg-type]
                             ef_construction=p.ef_construction, ef_search=p.ef_search, n_holdout=p.n_holdout)
