@@ -74,3 +74,25 @@ def test_output_says_word_vectors_were_trained_here_not_pretrained(tmp_path):
     assert len(said) == 1 and "trained on this corpus" in said[0] and "pretrained" in said[0]
     assert "spacy tokens" in said[0]  # the paper's tokenizer for word2vec
     assert not any(w.startswith("model tfidf:") for w in res.warnings)
+
+
+def test_wordvec_tokenizer_param_reaches_models_and_extra_embedders(tmp_path):
+    """``--wordvec-tokenizer`` sets every word-vector model's tokenizer (also ``--embedders``
+    entries, which have no params of their own): the same vectors and numbers as the per-model
+    param, other vectors than the paper's default."""
+    coll = _collection(tmp_path)
+    base = ["-q", "neighbors", "--collection", str(coll), "--model", "tfidf", "--analyses", "matrix", "--k", "3",
+            "--n-queries", "5", "--n-samples", "2", "--queries", "all", "--no-plots"]
+    runs = {"param": ["--model", "w2v=word2vec", "--wordvec-tokenizer", "fasttext"],
+            "model": ["--model", "w2v=word2vec", "--model-param", "w2v.tokenizer=fasttext"],
+            "extra": ["--embedders", "w2v=word2vec", "--wordvec-tokenizer", "fasttext"],
+            "default": ["--model", "w2v=word2vec"]}
+    out = {}
+    for name, extra in runs.items():
+        assert main([*base, *extra, "--out", str(tmp_path / name)]) == 0
+        out[name] = Result.load(tmp_path / name / "neighbors-matrix")
+    fp = {n: r.provenance.components["w2v"] for n, r in out.items()}
+    assert fp["param"] == fp["model"] == fp["extra"] != fp["default"]
+    assert out["param"].provenance.params["params"]["wordvec_tokenizer"] == "fasttext"
+    assert any("fasttext tokens" in w for w in out["extra"].warnings)
+    assert out["param"].table["n2o_mean"].tolist() == out["model"].table["n2o_mean"].tolist()

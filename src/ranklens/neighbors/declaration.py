@@ -76,6 +76,10 @@ class Params:
     tfidf_sublinear: bool = param(False, "tfidf models: 1 + ln(tf) instead of the raw count")
     wordvec_case: str = param("preserve", "wordvec models: look tokens up as written with a lower-case fallback, "
                               "lower-case all (old), or exact", choices=("preserve", "lower", "exact"))
+    wordvec_tokenizer: str = param("paper", "word-vector models (wordvec:PATH, word2vec, fasttext, fasttext-nosub; "
+                                   "a model's own tokenizer param wins): the paper's tokenization (spaCy's for "
+                                   "word2vec and GloVe, fastText's whitespace split for fastText), or one for all",
+                                   choices=("paper", "spacy", "fasttext", "ranklens"))
     precision: str | None = param(None, "neural embedders: fp32 or bf16 (default: the model's own)",
                                   choices=("fp32", "bf16", "fp16"))
     backend: str = param("auto", "k-NN search: exact (auto, numpy, torch, faiss) or approximate hnsw (recall "

@@ -23,6 +23,7 @@ from .search import NeighborSearch, corpus_vectors, sample_queries
 __all__ = ["build_embedders", "neighbor_corpus", "query_pool", "run_neighbors"]
 
 _NEURAL = ("minilm", "st", "sentence-transformers", "hf")
+_TRAINED_VECTORS = ("word2vec", "fasttext", "fasttext-nosub")
 
 
 def neighbor_corpus(collection: Any, p: Any, seed: int) -> tuple[SentenceCorpus, set[str], list[str]]:
@@ -84,7 +85,9 @@ def _model_params(spec: str, own: Mapping[str, Any], p: Any) -> dict[str, Any]:
         base = {"tokenizer": p.tfidf_tokenizer, "idf": p.tfidf_idf, "stem": p.tfidf_stem, "stopwords": p.tfidf_stopwords,
                 "max_features": p.tfidf_max_features or None, "sublinear_tf": p.tfidf_sublinear}
     elif kind == "wordvec":
-        base = {"case": p.wordvec_case}
+        base = {"case": p.wordvec_case, "tokenizer": p.wordvec_tokenizer}
+    elif kind in _TRAINED_VECTORS:
+        base = {"tokenizer": p.wordvec_tokenizer}
     elif kind in _NEURAL and p.precision:
         base = {"precision": p.precision}
     return {**base, **dict(own)}
