@@ -96,7 +96,17 @@ def make_splits(pool, test, embedder, engine):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "out" / "regimes_wikiqa"))
-    ap.add_argument("--max-steps", type=int, default=40, help="bi-encoder optimiser steps per variant")
+    ap.add_argument("--max-steps", type=int, default=40,
+                    help="bi-encoder optimiser steps per variant (the same budget for every variant)")
+    ap.add_argument("--epochs", type=int, default=3,
+                    help="epochs the step budget is cut from (enough that every training set reaches --max-steps)")
+    ap.add_argument("--batch-size", type=int, default=32, help="bi-encoder pairs per step (in-batch negatives)")
+    ap.add_argument("--max-seq-length", type=int, default=128, help="MiniLM tokens per text (training and encoding)")
+    ap.add_argument("--seed", type=int, default=0, help="bi-encoder training seed")
+    ap.add_argument("--only", choices=("all", "restrain", "resttest"), default="all",
+                    help="train/evaluate only these splits (run in chunks; models and vectors are cached)")
+    ap.add_argument("--torch-threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
+    ap.add_argument("--no-diagnostics", action="store_true", help="skip the similarity / DL19-DL20 diagnostics")
     ap.add_argument("--neural", action="store_true", help="also MiniLM zero-shot and the fine-tuned bi-encoder")
     args = ap.parse_args(argv)
 
@@ -115,6 +125,10 @@ def main(argv=None) -> int:
     )
     from ranklens.regimes.data import load_wikiqa
 
+    if args.torch_threads:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     engine = ScoringEngine(cache=out / "cache")
@@ -124,8 +138,13 @@ def main(argv=None) -> int:
     pool, test = queries_with_positives(w.train_queries, w.qrels), queries_with_positives(w.test_queries, w.qrels)
     allq = pd.concat([w.train_queries, w.test_queries], ignore_index=True)
     log(f"wikiqa: pool {len(pool)}, test {len(test)}, corpus {len(w.corpus)}")
-    summary = {"diagnostics": diagnostics(w, pool, test, embedder, engine, out)}
+    summary = {"args": vars(args)}
+    if not args.no_diagnostics:
+        summary["diagnostics"] = diagnostics(w, pool, test, embedder, engine, out)
     splits = make_splits(pool, test, embedder, engine)
+    if args.only != "all":
+        splits = [s for s in splits if (s.fold is None) == (args.only == "restrain")]
+    log("splits: " + ", ".join(s.name for s in splits))
     base = default_model_path()
 
     def zero_shot(train_queries, qrels, corpus):
@@ -135,12 +154,20 @@ def main(argv=None) -> int:
     trainers = [BM25Trainer(k1_grid=(0.6, 0.9, 1.2), b_grid=(0.4, 0.75)), MemorizingTrainer()]
     if args.neural:
         trainers += [CallableTrainer(fn=zero_shot, name="minilm-zero-shot"),
-                     BiEncoderTrainer(max_steps=args.max_steps, batch_size=32, seed=0, name="minilm-ft")]
+                     BiEncoderTrainer(max_steps=args.max_steps, epochs=args.epochs, batch_size=args.batch_size,
+                                      max_seq_length=args.max_seq_length, seed=args.seed, name="minilm-ft")]
+
+    def on_variant(v):
+        info = json.loads((Path(v.output_dir) / "done.json").read_text())
+        log(f"trained {v.trainer} on {v.split} {v.regimes} in {v.seconds:.0f}s (resumed {v.resumed}); "
+            + ", ".join(f"{k} {info[k]}" for k in ("steps", "pairs", "loss_first", "loss_last", "k1", "b") if k in info))
+
     variants = train_variants(trainers, splits, allq, w.qrels, w.corpus, out / "models", engine=engine,
-                              on_variant=lambda v: log(f"trained {v.trainer} on {v.split} {v.regimes}"))
+                              on_variant=on_variant)
     for mode, vs in (("auto", variants), ("judged", [v for v in variants if v.trainer == "memorizing"])):
+        t1 = time.time()
         reg = evaluate_regimes(vs, splits, allq, w.qrels, w.corpus, evaluation=mode, engine=engine)
-        reg.save(out / f"regime-table-{mode}")
+        reg.save(out / f"regime-table-{mode}-{args.only}")
         t = reg.tables["regime_table"]
         with pd.option_context(*[x for kv in FMT.items() for x in kv]):
             log(f"REGIME TABLE ({mode}):\n" + reg.tables["paper"].to_string(index=False))
@@ -149,9 +176,10 @@ def main(argv=None) -> int:
                                              "tied_top10_extrapolation"]].to_string(index=False))
         for x in reg.warnings:
             log(f"warning: {x}")
+        log(f"evaluation {mode}: {time.time() - t1:.0f}s")
         summary[f"regime_{mode}"] = reg.tables["paper"].to_dict(orient="records")
     summary["seconds"] = time.time() - t0
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    (out / f"summary-{args.only}.json").write_text(json.dumps(summary, indent=2, default=str))
     log(f"total {time.time() - t0:.0f}s")
     return 0
 

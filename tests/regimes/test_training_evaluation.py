@@ -74,6 +74,9 @@ def test_memorising_baseline_collapses_under_extrapolation(tmp_path, data):
     assert row["t_pvalue"] < 0.01
     assert res.kind == "regimes-table"
     assert list(res.tables["paper"].columns) == ["model", "setting", "nDCG@10 interp", "nDCG@10 extrap", "nDCG@10 gap"]
+    # the trainer's parameters (any deviation from the paper's settings) are in the provenance
+    assert res.provenance.params["trainers"] == {"memorizing": {"class": "MemorizingTrainer", "rel": 1,
+                                                                "name": "memorizing"}}
 
 
 def test_bm25_trainer_picks_the_grid_optimum(tmp_path, data):

@@ -345,19 +345,21 @@ def evaluate_regimes(
         first_stage = bm25_first_stage(q.loc[q["query_id"].isin(set(all_test))], corpus, depth=depth, engine=engine)
     ctx = {"evaluation": evaluation, "depth": depth, "first_stage": first_stage, "candidates": candidates,
            "engine": engine, "measures": measures, "pos": pos}
-    rows, ties, components = [], [], {}
+    rows, ties, components, trainers = [], [], {}, {}
     for v in variants:
         split = by_name.get(v.split)
         if split is None:
             raise ValidationError(f"variant {v.trainer}/{v.split}: no split named {v.split!r} among {sorted(by_name)}")
         components[variant_key(v)] = getattr(v.ranker, "fingerprint", repr(v.ranker))
+        if getattr(v, "trainer_params", None) is not None:
+            trainers[v.trainer] = v.trainer_params
         r, t = _variant_rows(v, split, q, qrels, corpus, ctx)
         rows += r
         ties += t
     table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
         columns=["model", "setting", "split", "regime", "query_id", "measure", "value", "evaluation", "variant"])
     return _regime_result(table, ties, splits, measures, ctx, q, seed, components, random_negatives, rel,
-                          judged_only)
+                          judged_only, trainers)
 
 
 def _tie_columns(long: pd.DataFrame, ties: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -395,7 +397,8 @@ def _regime_warnings(long: pd.DataFrame, evaluation: str) -> list[str]:
 
 def _regime_result(table: pd.DataFrame, ties: Sequence[Mapping[str, Any]], splits: Sequence[Split],
                    measures: Sequence[Any], ctx: Mapping[str, Any], q: pd.DataFrame, seed: int,
-                   components: Mapping[str, str], random_negatives: int, rel: int, judged_only: bool) -> Any:
+                   components: Mapping[str, str], random_negatives: int, rel: int, judged_only: bool,
+                   trainers: Mapping[str, Any] | None = None) -> Any:
     from ..results import Result, make_provenance
 
     long = _tie_columns(regime_table(table, seed=seed), ties)
@@ -412,7 +415,8 @@ def _regime_result(table: pd.DataFrame, ties: Sequence[Mapping[str, Any]], split
                 "cis": "ranklens.stats.bootstrap_ci, percentile, 95%, 2,000 resamples, over queries",
                 "ties": "trec_eval (ir_measures/pytrec_eval); tied_top10 = share of queries whose top 10 "
                         "scores are all equal (float32)",
-                "splits": {s.name: s.fingerprint for s in splits}},
+                "splits": {s.name: s.fingerprint for s in splits},
+                "trainers": dict(trainers or {})},
         components=dict(components),
         inputs={"queries": frame_digest(q)},
         seed=seed,

@@ -782,6 +782,8 @@ class TrainedVariant:
     output_dir: str | None = None
     seconds: float = 0.0
     resumed: bool = False
+    #: the trainer's class and parameters (as in the training id), recorded in the regime table's provenance
+    trainer_params: Any = field(default=None, compare=False, repr=False)
 
 
 def _trainer_name(trainer: Any) -> str:
@@ -868,7 +870,8 @@ def train_variants(
                     {"trainer": tname, "split": split.name, "regimes": regimes, "split_fingerprint": split.fingerprint,
                      "n_train": len(train_ids)}, indent=2))
                 v = TrainedVariant(trainer=tname, split=split.name, regimes=tuple(regimes), training_id=tid,
-                                   ranker=ranker, output_dir=str(vdir), seconds=time.time() - t0, resumed=resumed)
+                                   ranker=ranker, output_dir=str(vdir), seconds=time.time() - t0, resumed=resumed,
+                                   trainer_params=_trainer_identity(trainer))
                 out.append(v)
                 if on_variant is not None:
                     on_variant(v)
