@@ -458,11 +458,12 @@ def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray) -> dict[str, Any]:
     """Relevance of each run row: a join on (query code, judged-doc code).
 
     The qrels' (query, doc) pairs are de-duplicated by a stable sort (the last judgment wins,
-    like a dict); only the docs judged for the run's queries are hashed (``pc.index_in``), so
-    qrels of many other queries cost a sort, not a hash table (Arrow's holds ~180 bytes per
-    distinct id). Returns ``grade_row`` (int32[n], ``_UNJUDGED`` if not judged), the pair keys
-    ``ku`` (query * nj + doc code, ascending) with ``rel_u`` and their qrels rows ``src_u``, and
-    the matched pairs ``hit_rows``/``hit_pos``.
+    like a dict); only the docs judged for the run's queries are hashed (one
+    ``pc.dictionary_encode``: no sort of the doc id strings), so qrels of many other queries
+    cost a sort, not a hash table (Arrow's holds ~180 bytes per distinct id). Returns
+    ``grade_row`` (int32[n], ``_UNJUDGED`` if not judged), the pair keys ``ku`` (query * nj +
+    doc code, in (query, doc id) order) with ``rel_u`` and their qrels rows ``src_u``, and the
+    matched pairs ``hit_rows``/``hit_pos``.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -482,14 +483,17 @@ def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray) -> dict[str, Any]:
     in_run = np.zeros(int(max(qcode.max(initial=-1), qr_code.max(initial=-1))) + 1, bool)
     in_run[qcode] = True
     sel = in_run[qu]
-    judged = du.filter(pa.array(sel))  # docs judged for the run's queries: ascending within each query
-    judged = pc.unique(judged)
-    judged = judged.take(pc.array_sort_indices(judged))
-    # doc codes: the judged docs' sorted positions for the run's queries, a within-query rank
-    # (also ascending with the doc id) for the other queries; nj above both keeps keys unique
+    # doc codes: one hash pass over the docs judged for the run's queries (their dictionary is
+    # the value set the run's docs are looked up in), a within-query rank for the other
+    # queries; nj above both keeps the keys unique
     code = np.zeros(qu.size, np.int64)
     if sel.any():
-        code[sel] = pc.index_in(du.filter(pa.array(sel)), value_set=judged).to_numpy(zero_copy_only=False)
+        denc = pc.dictionary_encode(du.filter(pa.array(sel)))
+        judged = denc.dictionary
+        code[sel] = denc.indices.to_numpy(zero_copy_only=False)
+        del denc
+    else:
+        judged = du.slice(0, 0)
     other = np.flatnonzero(~sel)
     if other.size:
         starts = np.flatnonzero(np.concatenate([[True], qu[other][1:] != qu[other][:-1]]))
@@ -503,9 +507,10 @@ def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray) -> dict[str, Any]:
     hit_rows, hit_pos = np.zeros(0, np.int64), np.zeros(0, np.int64)
     if ku.size and jrows.size:
         rkey = qcode[jrows].astype(np.int64) * nj + run_dcode[jrows]
-        pos = np.minimum(np.searchsorted(ku, rkey), ku.size - 1)
-        found = ku[pos] == rkey
-        hit_rows, hit_pos = jrows[found], pos[found]
+        ko = np.argsort(ku)  # ku stays in (query, doc id) order; the lookup goes through ko
+        pos = np.minimum(np.searchsorted(ku[ko], rkey), ku.size - 1)
+        found = ku[ko[pos]] == rkey
+        hit_rows, hit_pos = jrows[found], ko[pos[found]]
         grade_row[hit_rows] = rel_u[hit_pos]
     return {"grade_row": grade_row, "ku": ku, "rel_u": rel_u, "src_u": src_u, "nj": nj,
             "hit_rows": hit_rows, "hit_pos": hit_pos}
