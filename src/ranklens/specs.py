@@ -56,6 +56,15 @@ def _bm25(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
     return _fit(BM25Ranker(**params), corpus)
 
 
+def _bm25_index(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    from .rankers.bm25 import load_index
+
+    if params:
+        raise ValidationError(f"bm25-index:{arg}: the saved index fixes the BM25 parameters; got {sorted(params)} "
+                              "(rebuild it with build_index(texts, DIR, ranker=BM25Ranker(...)))")
+    return load_index(str(arg))
+
+
 def _tfidf_ranker(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
     from .rankers.tfidf import TfidfRanker
 
@@ -156,6 +165,8 @@ def _trained(method: str, subwords: bool | None = None) -> Factory:
 
 SPECS: tuple[ModelSpec, ...] = (
     ModelSpec("bm25", "bm25", "BM25 (bm25s), fitted on the collection", ranker=_bm25, needs_corpus=True),
+    ModelSpec("bm25-index", "bm25-index:<dir>", "BM25 over a saved, memory-mapped bm25s index "
+              "(ranklens.rankers.bm25.build_index: corpus scale)", ranker=_bm25_index, needs_arg=True),
     ModelSpec("tfidf", "tfidf", "tf-idf vectors / cosine ranker, fitted on the collection",
               ranker=_tfidf_ranker, embedder=_tfidf_embedder, needs_corpus=True),
     ModelSpec("minilm", "minilm", "sentence-transformers/all-MiniLM-L6-v2 (offline package)",
@@ -220,7 +231,7 @@ def check_spec(spec: str, role: str | None = None) -> list[str]:
         entry, arg = _lookup(spec, role)
     except ValidationError as exc:
         return [str(exc)]
-    if entry.kind in ("wordvec",) and arg and not Path(arg).exists():
+    if entry.kind in ("wordvec", "bm25-index") and arg and not Path(arg).exists():
         return [f"{spec!r}: {arg} does not exist"]
     missing = _missing_model_path(entry, arg)
     if missing:

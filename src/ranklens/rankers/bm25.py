@@ -10,6 +10,11 @@ Two paths share one set of corpus statistics (vocabulary, document frequencies, 
   (``bm25s.scoring``) term by term and a test checks it against ``bm25s.BM25.get_scores``.
 * :meth:`BM25Ranker.retrieve_topk` uses :mod:`bm25s` (eager sparse index) for fast top-k over
   the fitted corpus itself (100k+ documents).
+* At corpus scale (millions of documents), :func:`build_index` streams the texts once (they are
+  never held: only their token ids, until bm25s has indexed them) and saves the bm25s index with
+  the statistics pairwise scoring needs; :func:`load_index` gives back a fitted ranker whose
+  index is memory-mapped (spec ``bm25-index:DIR``). Its scores and fingerprint equal those of a
+  ranker fitted on the same texts.
 
 Conventions (identical to bm25s): a query term counts once per occurrence in the query; terms
 unknown to the corpus get idf 0 (they cannot match any corpus document, so they add nothing);
@@ -20,7 +25,9 @@ document's length is its number of tokens after stopword removal.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,10 +36,10 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from .._hashing import sha256_json, sha256_texts
-from ..errors import ValidationError
+from ..errors import DataFormatError, ValidationError
 from .base import BaseRanker, component_fingerprint
 
-__all__ = ["BM25Ranker", "BM25_METHODS"]
+__all__ = ["BM25Ranker", "BM25_METHODS", "build_index", "load_index"]
 
 BM25_METHODS = ("robertson", "lucene", "atire", "bm25l", "bm25+")
 _TOKEN_CACHE_SIZE = 200_000  # analysed texts kept per fitted ranker
@@ -163,23 +170,32 @@ class BM25Ranker(BaseRanker):
     def fit(self, corpus_texts: Iterable[str]) -> BM25Ranker:
         """Return a fitted copy (this ranker is left unchanged) with idf, avgdl and dfs of
         ``corpus_texts``."""
-        texts = list(corpus_texts)
-        if not texts:
-            raise ValidationError("BM25Ranker.fit: the corpus is empty")
-        for i, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise ValidationError(f"BM25Ranker.fit: corpus_texts[{i}] must be str, got {type(t).__name__}")
+        vocab, doc_ids, digest = self._tokenize_corpus(corpus_texts, "BM25Ranker.fit")
+        new = dataclasses.replace(self)
+        new._stats = self._statistics(vocab, doc_ids, digest, keep_ids=True)
+        return new
+
+    def _tokenize_corpus(self, texts: Iterable[str], who: str) -> tuple[dict[str, int], list[list[int]], str]:
+        """Vocabulary (first-seen ids), token ids per document and the corpus digest, in one pass
+        over ``texts`` (which may be a generator: the texts themselves are not kept)."""
         vocab: dict[str, int] = {}
-        doc_ids: list[tuple[int, ...]] = []
-        for t in texts:
-            ids = []
-            for tok in self.analyze(t):
-                j = vocab.get(tok)
-                if j is None:
-                    j = vocab[tok] = len(vocab)
-                ids.append(j)
-            doc_ids.append(tuple(ids))
-        n = len(texts)
+        doc_ids: list[list[int]] = []
+
+        def each() -> Iterable[str]:
+            for i, t in enumerate(texts):
+                if not isinstance(t, str):
+                    raise ValidationError(f"{who}: corpus text {i} must be str, got {type(t).__name__}")
+                doc_ids.append([vocab.setdefault(tok, len(vocab)) for tok in self.analyze(t)])
+                yield t
+
+        digest = sha256_texts(each())
+        if not doc_ids:
+            raise ValidationError(f"{who}: the corpus is empty")
+        return vocab, doc_ids, digest
+
+    def _statistics(self, vocab: dict[str, int], doc_ids: list[list[int]], corpus_digest: str, *,
+                    keep_ids: bool) -> BM25Stats:
+        n = len(doc_ids)
         df = np.zeros(len(vocab), dtype=np.int64)
         lengths = np.fromiter((len(d) for d in doc_ids), dtype=np.float64, count=n)
         for d in doc_ids:
@@ -188,6 +204,11 @@ class BM25Ranker(BaseRanker):
         avgdl = float(lengths.mean())
         if avgdl == 0:
             raise ValidationError("BM25Ranker.fit: no corpus text has a single (non-stopword) token")
+        return self._stats_from(vocab, df, n, avgdl, corpus_digest,
+                                tuple(map(tuple, doc_ids)) if keep_ids else ())
+
+    def _stats_from(self, vocab: dict[str, int], df: npt.NDArray[np.int64], n: int, avgdl: float,
+                    corpus_digest: str, doc_ids: tuple[tuple[int, ...], ...]) -> BM25Stats:
         idf = _idf(self.method, df, n)
         nonocc = None
         if self.method in ("bm25l", "bm25+"):
@@ -196,10 +217,8 @@ class BM25Ranker(BaseRanker):
         terms = sorted(vocab)
         digest = sha256_json({"n": n, "avgdl": repr(avgdl), "terms": terms,
                               "df": df[[vocab[t] for t in terms]].tolist()})
-        new = dataclasses.replace(self)
-        new._stats = BM25Stats(vocab=vocab, df=df, idf=idf, nonocc=nonocc, n_docs=n, avgdl=avgdl,
-                               digest=digest, corpus_digest=sha256_texts(texts), doc_ids=tuple(doc_ids))
-        return new
+        return BM25Stats(vocab=vocab, df=df, idf=idf, nonocc=nonocc, n_docs=n, avgdl=avgdl,
+                         digest=digest, corpus_digest=corpus_digest, doc_ids=doc_ids)
 
     # ------------------------------------------------------------------ pairwise scoring
     def _ids(self, text: str, vocab: dict[str, int]) -> tuple[list[int], int]:
@@ -248,7 +267,7 @@ class BM25Ranker(BaseRanker):
 
     # ------------------------------------------------------------------ retrieval (bm25s)
     def _index(self) -> Any:
-        if self._bm25s is None:
+        if self._bm25s is None:  # (an index from load_index is already set)
             import bm25s
 
             st = self.stats
@@ -302,7 +321,11 @@ def _corpus_weights(r: BM25Ranker) -> sp.csr_matrix:
 
 def exact_corpus_scores(r: BM25Ranker, query: str, positions: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
     """float64 BM25 scores of corpus documents at ``positions`` for ``query``; equal to
-    ``r.score([query] * n, texts)`` without re-tokenising the documents."""
+    ``r.score([query] * n, texts)`` without re-tokenising the documents (a ranker from
+    :func:`load_index` keeps no token ids: score the texts instead)."""
+    if r.stats.n_docs and not r.stats.doc_ids:
+        raise ValidationError("exact_corpus_scores: this BM25Ranker comes from a saved index and keeps no "
+                              "token ids; score the candidates' texts with ranker.score(...)")
     if r._loaded is None:
         r._loaded = _corpus_weights(r)
     st = r.stats
@@ -315,3 +338,68 @@ def exact_corpus_scores(r: BM25Ranker, query: str, positions: npt.NDArray[np.int
     if st.nonocc is not None:
         out += float(qv @ st.nonocc)
     return out
+
+
+_INDEX_META = "ranklens-bm25.json"
+_INDEX_PARAMS = ("k1", "b", "method", "delta", "stem", "stopwords")
+
+
+def build_index(texts: Iterable[str], path: str | Path, *, ranker: BM25Ranker | None = None) -> Path:
+    """Index a corpus for corpus-scale retrieval and save it to the directory ``path``.
+
+    ``texts`` is read once and may be a generator (documents in retrieval order: positions in
+    :meth:`BM25Ranker.retrieve_topk` are positions in it). Memory: the token ids of the corpus
+    until bm25s has built its index (about 1.8 GiB for 1M passages of 56 words), never the texts.
+
+    Args:
+        texts: the corpus texts.
+        path: directory to write (created; bm25s's arrays plus ``ranklens-bm25.json``, ``df.npy``).
+        ranker: the BM25 parameters and analyzer (default ``BM25Ranker()``).
+
+    Returns:
+        ``path``, for :func:`load_index`.
+    """
+    import bm25s
+
+    r = ranker if ranker is not None else BM25Ranker()
+    vocab, doc_ids, digest = r._tokenize_corpus(texts, "build_index")
+    st = r._statistics(vocab, doc_ids, digest, keep_ids=False)
+    index = bm25s.BM25(k1=r.k1, b=r.b, delta=r.delta, method=r.method, dtype="float32")
+    index.index((doc_ids, dict(vocab)), show_progress=False)
+    del doc_ids
+    out = Path(path)
+    out.mkdir(parents=True, exist_ok=True)
+    index.save(str(out), show_progress=False)
+    np.save(out / "df.npy", st.df)
+    meta = {"format": 1, "params": {k: getattr(r, k) for k in _INDEX_PARAMS}, "n_docs": st.n_docs,
+            "avgdl": st.avgdl, "corpus_digest": st.corpus_digest}
+    (out / _INDEX_META).write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    return out
+
+
+def load_index(path: str | Path) -> BM25Ranker:
+    """A fitted :class:`BM25Ranker` over an index saved by :func:`build_index`; the bm25s arrays
+    are memory-mapped (retrieval reads the pages it needs). Pairwise scoring works as after
+    :meth:`BM25Ranker.fit`; exact corpus scores re-score the candidates' texts."""
+    import bm25s
+
+    p = Path(path)
+    meta_p = p / _INDEX_META
+    if not meta_p.is_file():
+        raise DataFormatError(f"not a ranklens BM25 index (no {_INDEX_META}); build one with "
+                              "ranklens.rankers.bm25.build_index(texts, DIR)", path=p)
+    meta = json.loads(meta_p.read_text(encoding="utf-8"))
+    if meta.get("format") != 1:
+        raise DataFormatError(f"unknown BM25 index format {meta.get('format')!r}; rebuild it with build_index",
+                              path=meta_p)
+    r = BM25Ranker(**meta["params"])
+    index = bm25s.BM25.load(str(p), mmap=True, show_progress=False)
+    df = np.load(p / "df.npy")
+    # bm25s adds a "" token for empty documents; the analyzer never yields one
+    vocab = {str(t): int(i) for t, i in index.vocab_dict.items() if t != "" and int(i) < df.size}
+    if len(vocab) != df.size:
+        raise DataFormatError(f"the index vocabulary ({len(vocab)} terms) does not match df.npy ({df.size}); "
+                              "rebuild it with build_index", path=p)
+    r._stats = r._stats_from(vocab, df, int(meta["n_docs"]), float(meta["avgdl"]), str(meta["corpus_digest"]), ())
+    r._bm25s = index
+    return r

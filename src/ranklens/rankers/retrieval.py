@@ -102,8 +102,10 @@ def retrieve(model: Any, queries_df: pd.DataFrame, docs: Any, *, k: int = 1000, 
                 "or one fitted on exactly these texts in this order"
             )
         positions, _ = ranker.retrieve_topk(qtexts, k)
+        from_index = not ranker.stats.doc_ids  # load_index(): no token ids kept, re-score the texts
         for qid, q, pos in zip(qids, qtexts, positions):
-            s = exact_corpus_scores(ranker, q, pos)
+            s = (ranker.score([q] * len(pos), [texts[j] for j in pos]) if from_index
+                 else exact_corpus_scores(ranker, q, pos))
             order = np.lexsort((pos, -s))
             out_q.extend([qid] * len(pos))
             out_d.extend(doc_ids[j] for j in pos[order])
