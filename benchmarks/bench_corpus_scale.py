@@ -3,11 +3,11 @@
 Each phase runs in its own process so its peak RSS (``ru_maxrss``) is its own:
 
 - ``bm25-index``: N synthetic passages (MS MARCO-like: 56 words on average, words drawn with a
-  Zipf law from the vocabulary of the shared test collections), tokenised chunk by chunk with
-  ``BM25Ranker.analyze`` (ranklens's one BM25 tokeniser: stopwords, Porter stems), indexed by
-  bm25s from token ids, saved (CSC arrays + vocabulary);
-- ``bm25-query``: the saved index loaded memory-mapped (``mmap=True``), Q queries of 2-8 words
-  scored and cut to the top 1,000 as ``BM25Ranker.retrieve_topk`` does;
+  Zipf law from the vocabulary of the shared test collections) streamed through
+  ``ranklens.rankers.bm25.build_index`` (ranklens's one BM25 analyzer, bm25s index from token ids,
+  saved with the scoring statistics);
+- ``bm25-query``: ``load_index`` (the bm25s arrays memory-mapped), Q queries of 2-8 words through
+  ``BM25Ranker.retrieve_topk`` (top 1,000);
 - ``dense-exact``: N unit vectors (d = 384, a mixture of 2,000 Gaussian clusters spread in a
   48-dimensional subspace, so neighbours are meaningful) written to a ``.npy`` memmap chunk by chunk, then exact blocked search of Q
   queries (``neighbors.knn.exact_knn`` over the memmap, top-10), saved as ground truth;
@@ -68,55 +68,31 @@ def passages(n: int, seed: int, chunk: int = 100_000, mean_len: int = 56):
 
 
 def bm25_index(args) -> dict:
-    import bm25s
+    from ranklens.rankers.bm25 import build_index
 
-    from ranklens.rankers.bm25 import BM25Ranker
-
-    analyzer = BM25Ranker()
-    vocab: dict[str, int] = {}
-    ids: list[list[int]] = []
     t0 = time.perf_counter()
-    for texts in passages(args.n, 0):
-        for t in texts:
-            ids.append([vocab.setdefault(tok, len(vocab)) for tok in analyzer.analyze(t)])
-    t_tok = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    index = bm25s.BM25(k1=analyzer.k1, b=analyzer.b, method=analyzer.method, dtype="float32")
-    index.index((ids, vocab), show_progress=False)
-    t_index = time.perf_counter() - t0
-    n_tokens = sum(map(len, ids))
-    del ids
-    t0 = time.perf_counter()
-    out = Path(args.work) / "bm25"
-    index.save(str(out))
-    t_save = time.perf_counter() - t0
+    out = build_index((t for texts in passages(args.n, 0) for t in texts), Path(args.work) / "bm25")
+    t_build = time.perf_counter() - t0
+    meta = json.loads((out / "ranklens-bm25.json").read_text())
     disk = sum(f.stat().st_size for f in out.iterdir())
-    return {"docs": args.n, "tokens": n_tokens, "vocab": len(vocab), "tokenise_s": t_tok, "index_s": t_index,
-            "save_s": t_save, "disk_mib": disk / 2**20, "peak_rss_gib": rss_gib()}
+    return {"docs": meta["n_docs"], "avgdl": meta["avgdl"], "build_s": t_build, "disk_mib": disk / 2**20,
+            "peak_rss_gib": rss_gib()}
 
 
 def bm25_query(args) -> dict:
-    import bm25s
-
-    from ranklens.rankers.bm25 import BM25Ranker
+    from ranklens.rankers.bm25 import load_index
 
     t0 = time.perf_counter()
-    index = bm25s.BM25.load(str(Path(args.work) / "bm25"), mmap=True, show_progress=False)
+    ranker = load_index(Path(args.work) / "bm25")
+    ranker._index()
     t_load = time.perf_counter() - t0
     rss_loaded = rss_gib()
-    analyzer = BM25Ranker()
-    rng = np.random.default_rng(1)
-    texts = next(passages(args.queries, 7, mean_len=5))
-    k = 1000
+    texts = next(passages(args.queries, 7, mean_len=5))[: args.queries]
     times = []
-    for q in texts[: args.queries]:
+    for q in texts:
         t0 = time.perf_counter()
-        tids = [index.vocab_dict[t] for t in analyzer.analyze(q) if t in index.vocab_dict]
-        scores = index.get_scores_from_ids(tids) if tids else np.zeros(index.scores["num_docs"], np.float32)
-        part = np.argpartition(-scores, k - 1)[:k]
-        part[np.lexsort((part, -scores[part]))]
+        ranker.retrieve_topk([q], k=1000)
         times.append(time.perf_counter() - t0)
-    del rng
     return {"load_mmap_s": t_load, "rss_after_load_gib": rss_loaded, "queries": len(times),
             "query_ms_median": 1000 * float(np.median(times)), "query_ms_p90": 1000 * float(np.quantile(times, 0.9)),
             "query_ms_min": 1000 * min(times), "peak_rss_gib": rss_gib()}

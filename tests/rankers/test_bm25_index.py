@@ -61,3 +61,13 @@ def test_the_spec_and_its_errors(tmp_path):
         load_index(tmp_path / "empty")
     with pytest.raises(ValidationError, match="corpus is empty"):
         build_index([], tmp_path / "none")
+
+
+def test_no_empty_term_so_empty_documents_match_nothing(tmp_path):
+    """Porter stems "s" to "": kept as a term it would collide with the token bm25s gives empty
+    documents, and the query "U.S." would retrieve them."""
+    docs = ["", "U.S. ships", "cats"]
+    assert "" not in BM25Ranker().analyze("U.S. s's s")
+    loaded = load_index(build_index(docs, tmp_path / "idx"))
+    idx, sc = loaded.retrieve_topk(["U.S."], k=3)
+    assert sc[0][list(idx[0]).index(0)] == 0.0  # the empty document scores nothing

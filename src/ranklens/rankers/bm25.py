@@ -162,8 +162,8 @@ class BM25Ranker(BaseRanker):
         toks = tokenize(text)
         if self.stopwords:
             toks = [t for t in toks if t not in STOPWORDS]
-        if self.stem:
-            toks = [stem(t) for t in toks]
+        if self.stem:  # (Porter stems "s" to "": an empty term would match bm25s's empty-document token)
+            toks = [w for w in map(stem, toks) if w]
         return toks
 
     # ------------------------------------------------------------------ fit
