@@ -76,3 +76,16 @@ def test_trained_vectors_train_on_the_papers_tokens():
     assert set(ft._model().key_to_index) == {"don't", "stop,", "mr.", "smith.", "we", "know."}
     assert w2v.fingerprint != TrainedWordVectorEmbedder(corpus=corpus, method="word2vec", epochs=1,
                                                         tokenizer="ranklens").fingerprint
+
+
+def test_training_tokens_equal_the_plain_reference_across_chunks(monkeypatch):
+    pytest.importorskip("spacy")
+    import ranklens.embedders.wordvectors as wv
+
+    monkeypatch.setattr(wv, "_TOKEN_CHUNK", 2)  # five texts: three chunks
+    texts = ["Don't stop, Mr. Smith.", "We DON'T know.", "", "Paris's U.S.-based firm.", "stop Stop STOP"]
+    emb = TrainedWordVectorEmbedder(corpus=tuple(texts))
+    got = emb._tokens(texts)
+    assert got == [[w.lower() for w in ts] for ts in word_tokens(texts, "spacy")]  # the plain reference
+    stops = [w for ts in got for w in ts if w == "stop"]
+    assert len(stops) == 4 and all(w is stops[0] for w in stops)  # one shared string per distinct token

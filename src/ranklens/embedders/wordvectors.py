@@ -87,6 +87,7 @@ def average_word_vectors(
 
 
 CASES = ("preserve", "lower", "exact")
+_TOKEN_CHUNK = 4096  # texts tokenized at a time for training
 _FASTTEXT_MAGIC = 793712314  # first int32 of a fastText .bin model
 
 
@@ -272,7 +273,16 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
         return "spacy" if self.method == "word2vec" else "fasttext"
 
     def _tokens(self, texts: Sequence[str]) -> list[list[str]]:
-        return [[w.lower() for w in ts] for ts in word_tokens(list(texts), self.word_tokenizer)]
+        """Lower-cased tokens of each text. Tokenized in chunks, each distinct token one shared
+        string: the training corpus's token lists hold pointers, not a string per occurrence
+        (100k STS-B-like sentences: 171 -> 30 MB)."""
+        texts = list(texts)
+        pool: dict[str, str] = {}
+        out: list[list[str]] = []
+        for i in range(0, len(texts), _TOKEN_CHUNK):
+            out.extend([pool.setdefault(w, w) for w in map(str.lower, ts)]
+                       for ts in word_tokens(texts[i:i + _TOKEN_CHUNK], self.word_tokenizer))
+        return out
 
     @property
     def name(self) -> str:
