@@ -275,7 +275,7 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
     def _tokens(self, texts: Sequence[str]) -> list[list[str]]:
         """Lower-cased tokens of each text. Tokenized in chunks, each distinct token one shared
         string: the training corpus's token lists hold pointers, not a string per occurrence
-        (100k STS-B-like sentences: 171 -> 30 MB)."""
+        (100k STS-B-like sentences: 171 -> 33 MB)."""
         texts = list(texts)
         pool: dict[str, str] = {}
         out: list[list[str]] = []
