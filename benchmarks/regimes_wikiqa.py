@@ -105,6 +105,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="bi-encoder training seed")
     ap.add_argument("--only", choices=("all", "restrain", "resttest"), default="all",
                     help="train/evaluate only these splits (run in chunks; models and vectors are cached)")
+    ap.add_argument("--folds", default="", help="with --only resttest: comma-separated folds to run (default all; "
+                    "a subset is a partial ReSTTest, named in the output file)")
     ap.add_argument("--torch-threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     ap.add_argument("--no-diagnostics", action="store_true", help="skip the similarity / DL19-DL20 diagnostics")
     ap.add_argument("--neural", action="store_true", help="also MiniLM zero-shot and the fine-tuned bi-encoder")
@@ -144,6 +146,10 @@ def main(argv=None) -> int:
     splits = make_splits(pool, test, embedder, engine)
     if args.only != "all":
         splits = [s for s in splits if (s.fold is None) == (args.only == "restrain")]
+    if args.folds:
+        keep = {int(x) for x in args.folds.split(",")}
+        splits = [s for s in splits if s.fold is None or s.fold in keep]
+    tag = args.only + (f"-folds{args.folds.replace(',', '')}" if args.folds else "")
     log("splits: " + ", ".join(s.name for s in splits))
     base = default_model_path()
 
@@ -167,7 +173,7 @@ def main(argv=None) -> int:
     for mode, vs in (("auto", variants), ("judged", [v for v in variants if v.trainer == "memorizing"])):
         t1 = time.time()
         reg = evaluate_regimes(vs, splits, allq, w.qrels, w.corpus, evaluation=mode, engine=engine)
-        reg.save(out / f"regime-table-{mode}-{args.only}")
+        reg.save(out / f"regime-table-{mode}-{tag}")
         t = reg.tables["regime_table"]
         with pd.option_context(*[x for kv in FMT.items() for x in kv]):
             log(f"REGIME TABLE ({mode}):\n" + reg.tables["paper"].to_string(index=False))
@@ -179,7 +185,7 @@ def main(argv=None) -> int:
         log(f"evaluation {mode}: {time.time() - t1:.0f}s")
         summary[f"regime_{mode}"] = reg.tables["paper"].to_dict(orient="records")
     summary["seconds"] = time.time() - t0
-    (out / f"summary-{args.only}.json").write_text(json.dumps(summary, indent=2, default=str))
+    (out / f"summary-{tag}.json").write_text(json.dumps(summary, indent=2, default=str))
     log(f"total {time.time() - t0:.0f}s")
     return 0
 
