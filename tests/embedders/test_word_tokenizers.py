@@ -89,3 +89,31 @@ def test_training_tokens_equal_the_plain_reference_across_chunks(monkeypatch):
     assert got == [[w.lower() for w in ts] for ts in word_tokens(texts, "spacy")]  # the plain reference
     stops = [w for ts in got for w in ts if w == "stop"]
     assert len(stops) == 4 and all(w is stops[0] for w in stops)  # one shared string per distinct token
+
+
+
+@pytest.mark.parametrize("method", ["word2vec", "fasttext"])
+def test_training_from_the_token_file_equals_training_from_lists(monkeypatch, method):
+    """The corpus's tokens stream from a temporary file (memory: one chunk); the vectors equal
+    gensim's trained on the token lists in memory, and the file is gone afterwards."""
+    pytest.importorskip("gensim")
+    pytest.importorskip("spacy")
+    import gensim.models
+
+    import ranklens.embedders.wordvectors as wv
+
+    monkeypatch.setattr(wv, "_TOKEN_CHUNK", 3)
+    original, made = wv._TokenFile, []
+
+    def spy(path, chunks):
+        made.append(original(path, chunks))
+        return made[-1]
+
+    monkeypatch.setattr(wv, "_TokenFile", spy)
+    corpus = tuple(f"Sentence {i} says {w} and {w}'s friend don't." for i in range(20) for w in ("cat", "Dog")) + ("",)
+    emb = TrainedWordVectorEmbedder(corpus=corpus, method=method, epochs=2)
+    got = emb._model()
+    ref = emb._train(gensim.models, [ts for ts in emb._tokens(corpus) if ts])
+    assert made[0].n == 40 and not made[0].path.exists()
+    assert got.index_to_key == ref.index_to_key
+    np.testing.assert_array_equal(got.vectors, ref.vectors)

@@ -40,8 +40,10 @@ training parameter and the seed, so cached embeddings never outlive the vectors 
 
 from __future__ import annotations
 
+import pickle
+import tempfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -272,17 +274,17 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
             return self.tokenizer
         return "spacy" if self.method == "word2vec" else "fasttext"
 
-    def _tokens(self, texts: Sequence[str]) -> list[list[str]]:
-        """Lower-cased tokens of each text. Tokenized in chunks, each distinct token one shared
-        string: the training corpus's token lists hold pointers, not a string per occurrence
-        (100k STS-B-like sentences: 171 -> 33 MB)."""
-        texts = list(texts)
+    def _token_chunks(self, texts: Sequence[str]) -> Iterator[list[list[str]]]:
+        """Lower-cased tokens of each text, ``_TOKEN_CHUNK`` texts at a time; each distinct
+        token one shared string (token lists hold pointers, not a string per occurrence)."""
         pool: dict[str, str] = {}
-        out: list[list[str]] = []
         for i in range(0, len(texts), _TOKEN_CHUNK):
-            out.extend([pool.setdefault(w, w) for w in map(str.lower, ts)]
-                       for ts in word_tokens(texts[i:i + _TOKEN_CHUNK], self.word_tokenizer))
-        return out
+            yield [[pool.setdefault(w, w) for w in map(str.lower, ts)]
+                   for ts in word_tokens(list(texts[i:i + _TOKEN_CHUNK]), self.word_tokenizer)]
+
+    def _tokens(self, texts: Sequence[str]) -> list[list[str]]:
+        """Lower-cased tokens of each text (:meth:`_token_chunks`, joined)."""
+        return [ts for chunk in self._token_chunks(texts) for ts in chunk]
 
     @property
     def name(self) -> str:
@@ -324,9 +326,13 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
 
     def _load(self) -> Any:
         gensim_models = require("gensim.models", feature="trained word-vector embedders")
-        sentences = [s for s in self._tokens(self.corpus) if s]
-        if not sentences:
-            raise ValidationError("corpus has no word tokens to train word vectors on")
+        with tempfile.TemporaryDirectory(prefix="ranklens-wordvec-") as tmp:
+            sentences = _TokenFile(Path(tmp) / "tokens.pkl", self._token_chunks(self.corpus))
+            if not sentences.n:
+                raise ValidationError("corpus has no word tokens to train word vectors on")
+            return self._train(gensim_models, sentences)
+
+    def _train(self, gensim_models: Any, sentences: Iterable[list[str]]) -> Any:
         common = dict(
             sentences=sentences,
             vector_size=self.vector_size,
@@ -362,6 +368,31 @@ class TrainedWordVectorEmbedder(BaseEmbedder):
                     out[i] = np.mean([kv.get_vector(t) for t in ts], axis=0)
             return out
         return average_word_vectors(toks, kv, kv.vector_size)
+
+
+class _TokenFile:
+    """A training corpus's token lists on disk in pickled chunks (written and read only here): a
+    restartable iterable for gensim, which reads it once for the vocabulary and once per epoch,
+    holding one chunk at a time instead of every token list of the corpus (empty lists left out)."""
+
+    def __init__(self, path: Path, chunks: Iterable[list[list[str]]]) -> None:
+        self.path = path
+        self.n = 0
+        with open(path, "wb") as f:
+            for chunk in chunks:
+                chunk = [ts for ts in chunk if ts]
+                if chunk:
+                    pickle.dump(chunk, f, protocol=pickle.HIGHEST_PROTOCOL)
+                    self.n += len(chunk)
+
+    def __iter__(self) -> Iterator[list[str]]:
+        with open(self.path, "rb") as f:
+            while True:
+                try:
+                    chunk = pickle.load(f)
+                except EOFError:
+                    return
+                yield from chunk
 
 
 def _check_tokenizer(tokenizer: str, owner: str) -> None:
