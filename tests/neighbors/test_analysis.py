@@ -120,17 +120,19 @@ def test_identical_embedders_overlap_fully_and_random_is_low(corpus):
     assert t.loc[("a", "r"), "n2o_mean"] < 0.5
 
 
-@pytest.mark.parametrize("backend", ["faiss", "hnsw", "torch"])
+@pytest.mark.parametrize("backend", ["faiss", "hnsw", "ivf", "torch"])
 def test_backends_agree_with_numpy(corpus, backend):
     pytest.importorskip("faiss" if backend != "torch" else "torch")
     embs = {"noisy": _noisy(0.5), "rand": random_embedder()}
     eng = ScoringEngine(cache=False)
     base = n2o_matrix(embs, corpus, k=5, n_queries=10, n_samples=1, engine=eng)
     other = n2o_matrix(embs, corpus, k=5, n_queries=10, n_samples=1, engine=eng,
-                       search=NeighborSearch(backend=backend, ef_search=400, ef_construction=200, n_holdout=20))
-    if backend == "hnsw":
-        assert "hnsw_recall_at_k" in other.summary
-        assert min(other.summary["hnsw_recall_at_k"].values()) > 0.8
+                       search=NeighborSearch(backend=backend, ef_search=400, ef_construction=200, n_holdout=20,
+                                             nlist=4, nprobe=2))
+    if backend in ("hnsw", "ivf"):
+        recall = other.summary[f"{backend}_recall_at_k"]
+        assert min(recall.values()) > 0.8
+        assert other.provenance.params["search"]["backend"] == backend
     else:
         assert other.table["n2o_mean"].tolist() == pytest.approx(base.table["n2o_mean"].tolist())
 

@@ -7,10 +7,14 @@ from hypothesis import strategies as st
 
 from ranklens.errors import ValidationError
 from ranklens.neighbors.knn import (
+    UnitRows,
     build_hnsw,
+    build_ivf,
+    default_nlist,
     exact_knn,
     faiss_knn,
     hnsw_knn,
+    ivf_knn,
     l2_normalize,
     recall_at_k,
 )
@@ -149,6 +153,63 @@ def test_hnsw_recall_on_clustered_data():
     approx = hnsw_knn(build_hnsw(c, M=16, ef_construction=80), q, 10, ef_search=200, exclude=excl)
     assert recall_at_k(approx.indices, exact.indices) > 0.9
     assert not np.any(approx.indices == np.arange(50)[:, None])
+
+
+def _clustered(seed=4, n=2000, d=16, n_centers=20):
+    rng = np.random.default_rng(seed)
+    centers = rng.normal(size=(n_centers, d))
+    return (centers[rng.integers(0, n_centers, n)] + 0.3 * rng.normal(size=(n, d))).astype(np.float32)
+
+
+def test_hnsw_default_parameters_recall_by_difference_with_exact():
+    """The defaults (M 32, efConstruction 200, efSearch 256) on held-out in-distribution queries."""
+    pytest.importorskip("faiss")
+    c = _clustered(seed=9)
+    q = c[:50]
+    excl = [[i] for i in range(50)]
+    exact = exact_knn(c, q, 10, exclude=excl)
+    assert recall_at_k(hnsw_knn(build_hnsw(c), q, 10, exclude=excl).indices, exact.indices) > 0.95
+
+
+def test_ivf_recall_and_exactness_by_difference_with_exact():
+    pytest.importorskip("faiss")
+    c = _clustered()
+    q = c[:50]
+    excl = [[i] for i in range(50)]
+    exact = exact_knn(c, q, 10, exclude=excl)
+    index = build_ivf(c, nlist=20)
+    assert index.nlist == 20 and index.ntotal == len(c)
+    # every list probed: IVF is exhaustive, so its neighbours are the exact ones
+    full = ivf_knn(index, q, 10, nprobe=20, exclude=excl)
+    assert recall_at_k(full.indices, exact.indices) == 1.0
+    np.testing.assert_allclose(np.sort(full.scores, axis=1), np.sort(exact.scores, axis=1), rtol=1e-5, atol=1e-6)
+    approx = ivf_knn(index, q, 10, nprobe=4, exclude=excl)
+    assert 0.8 < recall_at_k(approx.indices, exact.indices) <= 1.0
+    assert not np.any(approx.indices == np.arange(50)[:, None])
+    one = ivf_knn(index, q, 10, nprobe=1, exclude=excl)
+    assert recall_at_k(one.indices, exact.indices) <= recall_at_k(approx.indices, exact.indices)
+
+
+def test_ivf_same_index_from_unit_rows_and_raw_rows():
+    pytest.importorskip("faiss")
+    c = _clustered(seed=3, n=600)
+    q = c[:10]
+    a = ivf_knn(build_ivf(c, nlist=8), q, 5, nprobe=8)
+    b = ivf_knn(build_ivf(UnitRows(l2_normalize(c)), nlist=8), q, 5, nprobe=8)
+    assert a.indices.tolist() == b.indices.tolist()
+    assert a.indices.tolist() == exact_knn(c, q, 5).indices.tolist()
+
+
+def test_ivf_zero_query_and_nlist_rules():
+    pytest.importorskip("faiss")
+    c = _clustered(seed=5, n=400)
+    q = np.zeros((1, c.shape[1]), np.float32)
+    assert ivf_knn(build_ivf(c, nlist=4), q, 3).indices[0].tolist() == [-1] * 3
+    assert default_nlist(1_000_000) == 4000
+    assert default_nlist(20_000) == 20_000 // 39  # 39 training points per centroid
+    assert default_nlist(10) == 1
+    with pytest.raises(ValidationError, match="nlist"):
+        build_ivf(c, nlist=0)
 
 
 def test_recall_at_k_hand_values():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .corpus import SentenceCorpus, build_corpus
 from .inputs import read_pairs, read_query_ids, read_sentences
-from .knn import KnnResult, build_hnsw, exact_knn, faiss_knn, hnsw_knn, recall_at_k
+from .knn import KnnResult, build_hnsw, build_ivf, exact_knn, faiss_knn, hnsw_knn, ivf_knn, recall_at_k
 from .n2o import n2o_matrix, n2o_robustness, paired_tests
 from .needle import needle_in_haystack, needle_ranks, select_pairs
 from .overlap import knn_overlap, rbo, token_jaccard
@@ -36,11 +36,13 @@ __all__ = [
     "SentenceCorpus",
     "build_corpus",
     "build_hnsw",
+    "build_ivf",
     "corpus_neighbors",
     "corpus_vectors",
     "exact_knn",
     "faiss_knn",
     "hnsw_knn",
+    "ivf_knn",
     "knn_overlap",
     "n2o_matrix",
     "n2o_robustness",

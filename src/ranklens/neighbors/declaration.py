@@ -82,13 +82,15 @@ class Params:
                                    choices=("paper", "spacy", "fasttext", "ranklens"))
     precision: str | None = param(None, "neural embedders: fp32 or bf16 (default: the model's own)",
                                   choices=("fp32", "bf16", "fp16"))
-    backend: str = param("auto", "k-NN search: exact (auto, numpy, torch, faiss) or approximate hnsw (recall "
-                         "reported)", choices=("auto", "numpy", "torch", "faiss", "hnsw"))
+    backend: str = param("auto", "k-NN search: exact (auto, numpy, torch, faiss) or approximate hnsw / ivf "
+                         "(FAISS; recall@k vs exact reported)", choices=("auto", "numpy", "torch", "faiss", "hnsw", "ivf"))
     block_size: int = param(65536, "corpus rows per exact-search block", min=1)
-    hnsw_m: int = param(16, "hnsw: graph degree M", min=2)
-    ef_construction: int = param(40, "hnsw: efConstruction", min=1)
-    ef_search: int = param(256, "hnsw: efSearch", min=1)
-    n_holdout: int = param(100, "hnsw: held-out queries for its recall@k", min=0)
+    hnsw_m: int = param(32, "hnsw: graph degree M", min=2)
+    ef_construction: int = param(200, "hnsw: efConstruction", min=1)
+    ef_search: int = param(256, "hnsw: efSearch (at least 2 k)", min=1)
+    nlist: int | None = param(None, "ivf: inverted lists (default 4 sqrt(corpus size))", min=1)
+    nprobe: int = param(32, "ivf: lists searched per query", min=1)
+    n_holdout: int = param(100, "hnsw / ivf: held-out queries for the recall@k vs exact search", min=0)
 
     def check(self) -> list[str]:
         out = []

@@ -160,7 +160,8 @@ def run_neighbors(collection: Any, models: Mapping[str, Mapping[str, Any]], p: A
     notes += more + _trained_notes(embedders, len(corpus)) + [f"model {n}: not an embedder, used in the rankers' overlap only" if n in models and _not_embedder(models[n]["spec"])
                      else f"model {n} skipped: {why}" for n, why in skipped.items()]
     search = NeighborSearch(backend=p.backend, block_size=p.block_size, M=p.hnsw_m,  # type: ignore[arg-type]
-                            ef_construction=p.ef_construction, ef_search=p.ef_search, n_holdout=p.n_holdout)
+                            ef_construction=p.ef_construction, ef_search=p.ef_search, nlist=p.nlist,
+                            nprobe=p.nprobe, n_holdout=p.n_holdout)
     if work_dir is not None:
         Path(work_dir).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ranklens-n2o-", dir=work_dir) as tmp:

@@ -192,7 +192,7 @@ def n2o_matrix(vectors: Mapping[str, Any] | Sequence[Any], corpus: SentenceCorpu
                "n_duplicates_removed": corpus.n_duplicates, **_summary(agg, names, n_zero, tests)}
     search_tab = pd.DataFrame([{"model": n, **info[n], "n_zero_vector_queries": n_zero[n]} for n in names])
     if "recall_at_k" in search_tab:
-        summary["hnsw_recall_at_k"] = {n: float(info[n]["recall_at_k"]) for n in names}
+        summary[f"{search.backend}_recall_at_k"] = {n: float(info[n]["recall_at_k"]) for n in names}
     perq = perq.assign(query_id=[corpus.ids[int(union[i])] for i in perq["query"]]).drop(columns="query")
     params = base_params(corpus, k, n_queries, n_samples, search, pool_name) | {
         "ci": f"percentile bootstrap over distinct sampled queries, {n_bootstrap} resamples, {confidence}",

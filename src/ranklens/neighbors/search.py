@@ -34,8 +34,8 @@ import numpy as np
 
 from ..engine import ScoringEngine, _ACTIVE, default_engine, encode_texts
 from ..errors import ValidationError
-from .knn import (KnnResult, UnitRows, build_hnsw, exact_knn, faiss_knn, hnsw_knn, is_sparse, is_unit, l2_normalize,
-                  recall_at_k, unit_rows, zero_rows)
+from .knn import (KnnResult, UnitRows, build_hnsw, build_ivf, exact_knn, faiss_knn, hnsw_knn, is_sparse, is_unit,
+                  ivf_knn, l2_normalize, recall_at_k, unit_rows, zero_rows)
 
 __all__ = ["NeighborSearch", "as_vectors", "corpus_neighbors", "corpus_vectors", "named_embedders", "neighbors_of",
            "sample_queries"]
@@ -47,19 +47,25 @@ class NeighborSearch:
 
     Args:
         backend: ``"auto"`` / ``"numpy"`` / ``"torch"`` (exact, blocked; auto = FAISS's BLAS
-            k-NN per block when installed), ``"faiss"`` (exact ``IndexFlatIP``) or ``"hnsw"``
-            (FAISS HNSW, approximate; recall reported). Sparse vectors always use exact blocked
-            sparse products.
+            k-NN per block when installed), ``"faiss"`` (exact ``IndexFlatIP``), or approximate
+            ``"hnsw"`` (FAISS HNSW) / ``"ivf"`` (FAISS IVF-Flat), whose recall@k against exact
+            search is measured and reported. Sparse vectors always use exact blocked sparse
+            products.
         block_size: corpus rows per block for exact search.
         M, ef_construction, ef_search: HNSW parameters.
-        n_holdout: held-out queries for measuring HNSW recall@k against exact search.
+        nlist, nprobe: IVF lists (``None``: :func:`~ranklens.neighbors.knn.default_nlist`,
+            4 sqrt(n)) and lists searched per query.
+        n_holdout: held-out queries for measuring the approximate backend's recall@k against
+            exact search.
     """
 
-    backend: Literal["auto", "numpy", "torch", "faiss", "hnsw"] = "auto"
+    backend: Literal["auto", "numpy", "torch", "faiss", "hnsw", "ivf"] = "auto"
     block_size: int = 65_536
-    M: int = 16
-    ef_construction: int = 40
+    M: int = 32
+    ef_construction: int = 200
     ef_search: int = 256
+    nlist: int | None = None
+    nprobe: int = 32
     n_holdout: int = 100
 
 
@@ -137,22 +143,34 @@ def _rows(vectors: Any, idx: np.ndarray) -> Any:
     return vectors[np.asarray(idx)] if is_sparse(vectors) else np.asarray(vectors[np.asarray(idx)], np.float32)
 
 
-def _hnsw_neighbors(vectors: Any, q: Any, query_idx: np.ndarray, k: int, search: NeighborSearch, seed: int,
-                    info: dict[str, float]) -> KnnResult:
+def _approx_neighbors(vectors: Any, q: Any, query_idx: np.ndarray, k: int, search: NeighborSearch, seed: int,
+                      info: dict[str, float]) -> KnnResult:
+    """HNSW or IVF neighbours of the queries, and the index's recall@k against exact search on
+    ``n_holdout`` held-out corpus rows (not queries of any sample)."""
     t0 = time.perf_counter()
     excl = [[int(i)] for i in query_idx]
-    index = build_hnsw(vectors, M=search.M, ef_construction=search.ef_construction)
+    if search.backend == "hnsw":
+        index = build_hnsw(vectors, M=search.M, ef_construction=search.ef_construction)
+
+        def find(x: Any, ex: list[list[int]]) -> KnnResult:
+            return hnsw_knn(index, x, k, ef_search=search.ef_search, exclude=ex)
+    else:
+        index = build_ivf(vectors, nlist=search.nlist, seed=seed)
+        info["nlist"] = float(index.nlist)
+
+        def find(x: Any, ex: list[list[int]]) -> KnnResult:
+            return ivf_knn(index, x, k, nprobe=search.nprobe, exclude=ex)
     info["build_seconds"] = time.perf_counter() - t0
-    res = hnsw_knn(index, q, k, ef_search=search.ef_search, exclude=excl)
-    rng = np.random.default_rng(seed + 7919)  # recall on held-out rows (not queries of any sample)
+    res = find(q, excl)
+    rng = np.random.default_rng(seed + 7919)
     pool = np.setdiff1d(np.arange(vectors.shape[0]), query_idx)
-    hold = rng.choice(pool, size=min(search.n_holdout, len(pool)), replace=False)
+    hold = np.sort(rng.choice(pool, size=min(search.n_holdout, len(pool)), replace=False))
     if len(hold):
         hq = np.asarray(vectors[hold], dtype=np.float32)
         hx = [[int(i)] for i in hold]
-        approx = hnsw_knn(index, hq, k, ef_search=search.ef_search, exclude=hx)
         exact = exact_knn(vectors, hq, k, block_size=search.block_size, exclude=hx)
-        info["recall_at_k"] = recall_at_k(approx.indices, exact.indices)
+        info["recall_at_k"] = recall_at_k(find(hq, hx).indices, exact.indices)
+        info["recall_queries"] = float(len(hold))
     return res
 
 
@@ -161,8 +179,9 @@ def corpus_neighbors(vectors: Any, query_idx: np.ndarray, k: int, *, search: Nei
     """Neighbours of corpus rows ``query_idx`` among all corpus rows, excluding each query itself.
 
     Returns:
-        (neighbours, info) where info has ``search_seconds`` and, for HNSW, ``recall_at_k``
-        (exact vs. approximate on held-out queries) and ``build_seconds``.
+        (neighbours, info) where info has ``search_seconds`` and, for HNSW and IVF,
+        ``recall_at_k`` (approximate vs. exact on ``recall_queries`` held-out queries) and
+        ``build_seconds`` (IVF: also ``nlist``).
     """
     search = search or NeighborSearch()
     q = _rows(vectors, query_idx)
@@ -174,8 +193,8 @@ def corpus_neighbors(vectors: Any, query_idx: np.ndarray, k: int, *, search: Nei
         res = exact_knn(vectors, q, k, block_size=search.block_size, exclude=excl, backend=backend)
     elif search.backend == "faiss":
         res = faiss_knn(vectors, q, k, exclude=excl)
-    elif search.backend == "hnsw":
-        res = _hnsw_neighbors(vectors, q, query_idx, k, search, seed, info)
+    elif search.backend in ("hnsw", "ivf"):
+        res = _approx_neighbors(vectors, q, query_idx, k, search, seed, info)
     else:
         raise ValidationError(f"unknown search backend {search.backend!r}")
     info["search_seconds"] = time.perf_counter() - t0
