@@ -38,6 +38,7 @@ from .report import (
     plot_delta_sweep,
     plot_diff_distributions,
     seed_variance,
+    seed_variance_table,
     show_samples,
 )
 from .run import adjust_pvalues, generate_samples, probe_effects, run_probes, summarize_diffs
@@ -66,6 +67,7 @@ __all__ = [
     "samples_frame",
     "samples_hash",
     "seed_variance",
+    "seed_variance_table",
     "select_probes",
     "show_samples",
     "summarize_diffs",

@@ -4,8 +4,9 @@
   and scores (what a probe actually did);
 * ``ranklens probes table RESULT [RESULT ...] [--format text|markdown|latex|html] [--tables 1,2,3]``:
   the paper's Tables 1-3, several datasets side by side;
-* ``ranklens probes seed-variance RESULT --models A,B,C``: the paper's Table 4 (square root of the
-  mean variance across checkpoints of one model, by probe family).
+* ``ranklens probes seed-variance RESULT [RESULT ...] --models [NAME=]A,B,C ...``: the paper's Table 4
+  (square root of the mean variance across checkpoints of one model, by probe type, x 100), one
+  column per ``NAME``; checkpoints in one result or one result each.
 
 ``RESULT`` is a ``probes-table`` result directory (or a folder holding ``probes-table/``).
 """
@@ -44,14 +45,27 @@ def _table(args: argparse.Namespace) -> int:
     return 0
 
 
-def _seed_variance(args: argparse.Namespace) -> int:
-    from .report import seed_variance
+def _groups(specs: list[str]) -> dict[str, list[str]]:
+    """``--models`` values: ``A,B,C`` (one model) or ``NAME=A,B,C`` (one column per NAME)."""
+    from ..errors import ValidationError
 
-    per_probe, per_family = seed_variance(_load(args.result), [m.strip() for m in args.models.split(",")])
-    sys.stdout.write("# per probe family: sqrt(mean variance) across checkpoints (paper Table 4)\n")
-    sys.stdout.write(per_family.to_csv(sep="\t", index=False, float_format="%.4f"))
-    sys.stdout.write("# per probe\n")
-    sys.stdout.write(per_probe.to_csv(sep="\t", index=False, float_format="%.4f"))
+    out: dict[str, list[str]] = {}
+    for spec in specs:
+        name, eq, labels = spec.partition("=")
+        name, labels = (name.strip(), labels) if eq else ("model" if len(specs) == 1 else "", spec)
+        if not name:
+            raise ValidationError(f"--models {spec!r}: with several --models give each a name: NAME=A,B,C")
+        if name in out:
+            raise ValidationError(f"--models: {name!r} given twice")
+        out[name] = [m.strip() for m in labels.split(",") if m.strip()]
+    return out
+
+
+def _seed_variance(args: argparse.Namespace) -> int:
+    from .report import seed_variance_table
+
+    sys.stdout.write(seed_variance_table([_load(r) for r in args.results], _groups(args.models), fmt=args.format,
+                                         per_probe=args.per_probe))
     return 0
 
 
@@ -92,7 +106,17 @@ def add_tools(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=["text", "markdown", "latex", "html"], default="text")
     p.add_argument("--tables", default="1,2,3", help="which tables (default: 1,2,3)")
     p.set_defaults(func=_table)
-    p = sub.add_parser("seed-variance", help="the paper's Table 4 from checkpoints of one model")
-    p.add_argument("result", help="probes-table result directory")
-    p.add_argument("--models", required=True, help="comma-separated model names (the checkpoints)")
+    p = sub.add_parser("seed-variance", help="the paper's Table 4 from checkpoints of one model (or of several)",
+                       description="Average standard deviation (square root of the mean variance) of the probe "
+                                   "scores across checkpoints of one model, by probe type, x 100 (the paper's Table "
+                                   "4). Run the probes with every checkpoint as a model (--model s1=SPEC --model "
+                                   "s2=SPEC ..., in one run or one run each with the same --seed), then give the "
+                                   "result(s) here.")
+    p.add_argument("results", nargs="+", metavar="result", help="probes-table result directories (one run with "
+                   "every checkpoint, or one run per checkpoint)")
+    p.add_argument("--models", required=True, action="append",
+                   help="the checkpoints: A,B,C (one model) or NAME=A,B,C, repeatable (one column per NAME, e.g. "
+                        "VBERT=vbert-s1,vbert-s2 EPIC=epic-s*); labels may be glob patterns")
+    p.add_argument("--format", choices=["text", "markdown", "latex", "html"], default="text")
+    p.add_argument("--per-probe", action="store_true", help="also each probe's standard deviation")
     p.set_defaults(func=_seed_variance)
