@@ -113,7 +113,9 @@ def main() -> None:
     warm_q, warm_t = qs[: bs * args.threads * 2], ts[: bs * args.threads * 2]
     for f in (local, remote):  # loads the model here and in every actor
         f().score(ranker, warm_q, warm_t)
-    print(f"minilm batch size {bs}: {-(-len(qs) // bs)} batches")
+    print(f"minilm batch size {bs}: {-(-len(qs) // bs)} batches; nice: driver {os.nice(0)}, actors "
+          f"{[int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[16]) for pid in disp.actor_pids()]} "
+          "(equal values: a fair comparison on a loaded machine)")
     compare(f"minilm {len(qs)} pairs", local, remote, ranker, qs, ts, args.reps)
 
     n = args.overhead_batches * 32

@@ -38,17 +38,20 @@ class _EncodingRanker:
 
 def test_an_actor_encodes_a_query_once_across_batches_and_scores_as_the_local_engine():
     """Batches hold pairs of many queries (the engine sorts pairs by length): an actor keeps its
-    in-memory engine across batches, so a query is encoded once per actor, as locally once per
-    run -- not once per batch (the cause of most of Ray's extra work on a bi-encoder)."""
+    in-memory engine across the batches of a run, so a query is encoded once per actor and run,
+    as locally once per run -- not once per batch (the cause of most of Ray's extra work on a bi-encoder)."""
     ranker = _EncodingRanker(FunctionEmbedder(fn=_vectors, name_="counting"))
     queries = ["qa", "qbb", "qa", "qbb", "qa", "qbb", "qa", "qbb"]
     texts = [f"text {'a' * i}" for i in range(8)]
     replica = _Replica(threads=1, keep=2)
     replica.models["k"] = ranker
     ENCODED.clear()
-    out = np.concatenate([replica.apply("k", [None], "score", (queries[s:s + 4], texts[s:s + 4]))
+    out = np.concatenate([replica.apply("k", [None], "score", (queries[s:s + 4], texts[s:s + 4]), "run1")
                           for s in (0, 4)])
     assert sorted(ENCODED) == sorted({*queries, *texts})  # each query and text encoded once
+    ENCODED.clear()
+    replica.apply("k", [None], "score", (queries[:4], texts[:4]), "run2")  # a new run: a fresh engine
+    assert sorted(ENCODED) == sorted({*queries[:4], *texts[:4]})
     ENCODED.clear()
     local = ScoringEngine(cache=False, show_progress=False).score(ranker, queries, texts)
     np.testing.assert_array_equal(out, local)

@@ -15,11 +15,11 @@ duplicate is dropped), so no score is lost or written twice. An error raised by 
 is not retried: it is re-raised in the engine's process as the model's own exception.
 
 Models that call the engine themselves (a bi-encoder ranker encoding through it) use an
-in-memory engine inside the actor, one per actor for its lifetime: nothing but the driver writes
-the on-disk cache, and the actor's vectors stay within the in-memory cache's budget
-(:class:`~ranklens.engine.cache.MemoryCache`, 64 MiB; beyond it vectors are computed, not kept).
-A bi-encoder's query therefore is encoded once per actor, as the local dispatcher encodes it once
-per run, not once per batch: batches are cut from pairs sorted by length, so one batch holds
+in-memory engine inside the actor, one per actor and dispatcher run (a fresh one when a run's
+first batch arrives): nothing but the driver writes the on-disk cache, and the actor's vectors
+stay within the in-memory cache's budget (:class:`~ranklens.engine.cache.MemoryCache`, 64 MiB;
+beyond it vectors are computed, not kept). A bi-encoder's query therefore is encoded once per
+actor and run, as the local dispatcher encodes it once per run, not once per batch: batches are cut from pairs sorted by length, so one batch holds
 pairs of many queries (MiniLM on 5,000 NPL pairs: 49 distinct queries, about 20 of them in each
 32-pair batch -- per-batch engines re-encoded about 3,000 queries).
 
@@ -68,6 +68,7 @@ class _Replica:
         self.keep = keep
         self.models: collections.OrderedDict[str, Any] = collections.OrderedDict()
         self.engine: Any = None  # the in-memory engine of the models' own engine calls
+        self.run_id: str | None = None  # the dispatcher run it belongs to
 
     def pid(self) -> int:
         return os.getpid()
@@ -80,7 +81,8 @@ class _Replica:
         if torch is not None and torch.get_num_threads() != self.threads:
             torch.set_num_threads(self.threads)
 
-    def apply(self, key: str, holder: list[Any], method: str, args: tuple[list[str], ...]) -> Any:
+    def apply(self, key: str, holder: list[Any], method: str, args: tuple[list[str], ...],
+              run_id: str | None = None) -> Any:
         import numpy as np
 
         model = self.models.get(key)
@@ -98,8 +100,9 @@ class _Replica:
         # a model's own engine calls (a bi-encoder ranker encoding) run here on the actor's
         # in-memory engine: the driver stays the only writer of the on-disk cache, and the
         # in-memory cache's vector budget bounds the actor's memory (module docstring)
-        if self.engine is None:
+        if self.engine is None or run_id != self.run_id:
             self.engine = ScoringEngine(cache=False, show_progress=False)
+            self.run_id = run_id
         token = _ACTIVE.set(self.engine)
         try:
             out = getattr(model, method)(*args)
@@ -286,10 +289,12 @@ class RayDispatcher:
             holder = [ray.put(call)]
             key = f"call-{uuid.uuid4().hex}"
 
+        run_id = uuid.uuid4().hex  # the actors' in-memory engines live for this run
+
         def send(actor: Any, i: int) -> Any:
             if shaped:
-                return actor.apply.remote(key, holder, call.method, call.inputs(batches[i][1]))
-            return actor.apply.remote(key, holder, "__call__", (batches[i][1],))
+                return actor.apply.remote(key, holder, call.method, call.inputs(batches[i][1]), run_id)
+            return actor.apply.remote(key, holder, "__call__", (batches[i][1],), run_id)
 
         todo: collections.deque[int] = collections.deque(range(len(batches)))
         tries = [0] * len(batches)
