@@ -61,6 +61,11 @@ def dl19_collection(out: Path) -> Path:
     return d
 
 
+def _distinct_texts(res: object) -> int:
+    t = res.tables["texts"]
+    return len(set(t["query"]) | set(t["text_1"]) | set(t["text_2"]))
+
+
 def run(name: str, coll_spec: str, models: dict, params: dict, out: Path, rerun: bool = True) -> object:
     from ranklens.drive import run_analysis, save_results
     from ranklens.engine import default_engine
@@ -69,13 +74,16 @@ def run(name: str, coll_spec: str, models: dict, params: dict, out: Path, rerun:
     coll = load_collection(coll_spec)
     eng = default_engine()
     t0 = time.perf_counter()
+    before = eng.stats.as_dict()
     results = run_analysis("probes", coll, models, params, engine=eng)
     secs = time.perf_counter() - t0
     save_results(results, out / name)
     res = results[0]
+    st = {k: v - before[k] for k, v in eng.stats.as_dict().items() if isinstance(v, int)}
     print(f"# {name}: {secs:.0f} s; distinct (query, text) pairs of the probes {res.summary['probe_pairs_distinct']}; "
           f"model calls for the probes {res.summary['model_calls_probes']}, with delta calibration "
-          f"{res.summary['model_calls']}", flush=True)
+          f"{res.summary['model_calls']}; bi-encoders: texts encoded {st['texts_encoded']} (distinct texts of the "
+          f"probes, queries included: {_distinct_texts(res)}; with calibration's more)", flush=True)
     for w in res.warnings:
         print(f"  warning: {w}")
     if not rerun:
