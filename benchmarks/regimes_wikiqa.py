@@ -5,13 +5,18 @@ with a positive the test set, the 26,270 sentences the corpus. Query similarity:
 embeddings (the paper: dense embeddings). Splits: ReSTrain (top-k rule, k = 1; the ``fill`` rule
 at size 100 and the top-k rule at size 100 are shown for what they lose / refuse) and ReSTTest
 (K = 5 on MiniLM vectors). Models: tuned BM25 and the memorising baseline; with ``--neural``
-also un-tuned MiniLM (control) and a fine-tuned MiniLM bi-encoder (each variant encodes the
-26k sentences: ~50 min per variant on 2 busy CPU cores, minutes on a GPU). Evaluation: ``auto``
+also un-tuned MiniLM (control) and a fine-tuned MiniLM bi-encoder (40 steps of 32 pairs per
+variant, the same budget for all; no dev-set selection -- both recorded in the result's
+``provenance.params["trainers"]``). Measured on 2 shared CPU cores (load 4-5, 1 torch thread):
+training ~2.5-3 min per variant, encoding the 26.4k sentences + queries ~5 min per trained model
+(once: both regimes of a variant and every split of the zero-shot control share the vector
+cache); ``--only restrain`` took 26 min, each ReSTTest fold ~8-9 min more. Evaluation: ``auto``
 (BM25 and bi-encoders retrieve the top 1000 from the whole corpus, the memorising model
 re-ranks BM25's top 1000), and ``judged`` for the memorising model to show the degenerate
 protocol. Also the TREC DL 2019/2020 vs MS MARCO dev-small diagnostics.
 
     flock /tmp/ranklens-heavy.lock python benchmarks/regimes_wikiqa.py > benchmarks/out/regimes_wikiqa.log 2>&1
+    # in chunks (resumable): --neural --epochs 6 --only restrain; then --only resttest --folds 0, 1, ...
 
 Resumable: trained variants under ``benchmarks/out/regimes_wikiqa/models``, scores and vectors in
 the engine cache under ``benchmarks/out/regimes_wikiqa/cache``.
