@@ -492,9 +492,11 @@ def build_hnsw(
 ) -> Any:
     """A FAISS ``IndexHNSWFlat`` (inner product) over the corpus, added block by block.
 
-    Defaults M = 32, efConstruction = 200: with FAISS's own M = 16 / efConstruction = 40 the graph
-    of clustered embeddings (many tight clusters, as sentence embeddings) links clusters poorly
-    and recall@10 fell to 0.16-0.39 on 1M vectors even at efSearch 256 (docs/neighbors.md).
+    Defaults M = 32, efConstruction = 200 (FAISS's own are 16 / 40): on 20k clustered vectors
+    with queries far from the data, recall@10 at efSearch 64 / 256 / 1024 was 0.52 / 0.73 / 0.97
+    with FAISS's defaults and 0.84 / 0.94 / 0.995 with these (queries near the data: 0.995 and 1.0);
+    building takes about 5x longer. The recall actually reached is measured and reported by the
+    analyses (``n_holdout``).
     """
     faiss = _faiss()
     c = corpus if hasattr(corpus, "shape") and getattr(corpus, "ndim", 0) == 2 else np.asarray(corpus, np.float32)
