@@ -3,7 +3,6 @@ each against a hand-built reference."""
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
@@ -13,15 +12,7 @@ from ranklens.neighbors import build_corpus
 from ranklens.neighbors.inputs import read_query_ids, read_sentences
 from ranklens.results import Result
 
-
-def _collection(tmp_path):
-    d = tmp_path / "coll"
-    d.mkdir()
-    rows = [{"doc_id": f"d{i}", "text": f"Cats and dogs {i % 4}. Birds sing song {i % 3}. Fish swim {i % 5}."}
-            for i in range(15)]
-    (d / "docs.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    (d / "queries.tsv").write_text("query_id\ttext\nq1\tcats and dogs\n")
-    return d
+from .test_cli import _collection
 
 
 def test_query_ids_map_a_document_to_its_first_kept_sentence(tmp_path):
