@@ -327,3 +327,31 @@ def test_qrels_duplicate_detection_against_brute_force_with_sketch_collisions(tm
             expected.append((q, d, r))
     table = read_qrels_table(path)
     assert [tuple(x) for x in table.to_pandas().values.tolist()] == expected
+
+
+@pytest.mark.parametrize("sep", [b" ", b"\t"])
+def test_clean_scan_matches_a_whole_file_check_at_every_block_edge(tmp_path: Path, sep: bytes) -> None:
+    """The block-wise scan that sends a file to the fast parser agrees with a plain whole-file
+    check, with blocks of a few bytes so every forbidden byte and every ``\\n#`` straddles an edge."""
+    from ranklens.io._columns import _scan_clean
+
+    other = b"\t" if sep == b" " else b" "
+
+    def reference(data: bytes) -> bool:
+        return not (data[:1] in (b"#", b"\xef", b"\xff", b"\xfe", b" ", b"\t") or other in data
+                    or b"\r" in data or b"\x00" in data or b"\n#" in data)
+
+    rng = np.random.default_rng(3)
+    alphabet = [b"a", b"1", sep, b"\n", b"#", other, b"\r", b"\x00", b"\n#"]
+    weights = np.array([30, 10, 8, 8, 2, 1, 1, 1, 1], float)
+    seen = set()
+    for case in range(400):
+        picks = rng.choice(len(alphabet), size=int(rng.integers(1, 40)), p=weights / weights.sum())
+        data = b"q" + b"".join(alphabet[i] for i in picks)
+        path = tmp_path / f"f{case}"
+        path.write_bytes(data)
+        want = reference(data)
+        seen.add(want)
+        for chunk in (1, 2, 3, 5, 64):
+            assert _scan_clean(path, sep, chunk=chunk) == want, (data, chunk)
+    assert seen == {True, False}
