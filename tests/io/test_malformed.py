@@ -144,6 +144,10 @@ def test_qrels_files(tmp_path, capsys, case, content, expect):
     else:
         assert frame.values.tolist() == table.to_pandas().values.tolist()
         assert len(frame) == len(set(zip(frame["query_id"], frame["doc_id"])))
+        assert main(["evaluate", str(path), str(run)]) == 0
+        err = capsys.readouterr().err
+        if expect[1]:  # the reader's warning reaches the command's output
+            assert any(ln.startswith("ranklens: warning:") and expect[1] in ln for ln in err.splitlines()), err
 
 
 # --------------------------------------------------------------------------- collections

@@ -355,3 +355,18 @@ def test_clean_scan_matches_a_whole_file_check_at_every_block_edge(tmp_path: Pat
         for chunk in (1, 2, 3, 5, 64):
             assert _scan_clean(path, sep, chunk=chunk) == want, (data, chunk)
     assert seen == {True, False}
+
+
+def test_repeated_keys_equals_a_counter_even_when_top_bits_collide() -> None:
+    """The bucket pre-filter of the qrels duplicate check drops only keys that occur once."""
+    from collections import Counter
+
+    from ranklens.io._columns import _repeated_keys
+
+    rng = np.random.default_rng(11)
+    for n, pool in ((2, 1), (50, 40), (5_000, 4_000), (40_000, 10**12)):
+        keys = rng.integers(0, pool, n).astype(np.uint64)
+        keys[: n // 3] |= np.uint64(0xFFF) << np.uint64(52)  # a third share their top 12 bits
+        counts = Counter(keys.tolist())
+        want = [i for i, k in enumerate(keys.tolist()) if counts[k] > 1]
+        assert _repeated_keys(keys).tolist() == want

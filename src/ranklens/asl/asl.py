@@ -210,6 +210,8 @@ class RankedRun:
             the same query.
         duplicates_dropped: rows dropped because their (query, doc) pair appeared again at a
             better rank (only under ``duplicates="best"``).
+        reader_warnings: what the run and qrels readers accepted with a warning (comment lines,
+            repeated identical qrels lines, ...), for the analyses' output.
     """
 
     query_ids: np.ndarray
@@ -227,6 +229,7 @@ class RankedRun:
     scores: Any = field(repr=False)  # Arrow (chunked) float64 scores, run row order
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
     duplicates_dropped: int = 0
+    reader_warnings: tuple[str, ...] = ()
 
     def _memoised(self, key: str, make):
         if key not in self._memo:
@@ -394,6 +397,8 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULT_DUPLI
                 source: str = "run") -> RankedRun:
     import pyarrow as pa
 
+    from ._trec import reader_warnings
+
     rt = _as_run_table(run, source=source)
     qt = _as_qrels_table(qrels)
     rd = rt.column(DOC_ID)  # stays chunked (no 10M-string copy); Arrow kernels take it
@@ -422,6 +427,7 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULT_DUPLI
         flat_grades=grades, flat_rows=order, doc_ids=rd, qrels_q=jn["ku"] // jn["nj"],
         qrels_rel=jn["rel_u"], qrels_doc=_col(qt, DOC_ID).take(pa.array(jn["src_u"])),
         qrels_row=qrels_row, ties=ties, tied_rows=tied_rows, scores=rt.column(SCORE),
+        reader_warnings=(*reader_warnings(rt), *reader_warnings(qt)),
     )
 
 

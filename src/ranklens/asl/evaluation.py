@@ -391,8 +391,9 @@ def _summary(table, names, mlist, info, unretrieved, rel, run_order) -> dict[str
 
 
 def _coverage(rr: RankedRun, name: str, rel: int, missing: str) -> tuple[str, ...]:
-    """:func:`ranklens.io.check_coverage` on the ranked run's query sets (one row per query:
-    no second pass over the run's rows); raises when the run shares no query with the qrels."""
+    """The readers' warnings, then :func:`ranklens.io.check_coverage` on the ranked run's query
+    sets (one row per query: no second pass over the run's rows); raises when the run shares no
+    query with the qrels."""
     import pyarrow as pa
 
     from ..io.trec import check_coverage
@@ -403,7 +404,7 @@ def _coverage(rr: RankedRun, name: str, rel: int, missing: str) -> tuple[str, ..
     run_t = pa.table({QUERY_ID: pa.array(rr.query_ids[rr.in_run].tolist(), pa.string())})
     qrels_t = pa.table({QUERY_ID: pa.array(rr.query_ids[judged].tolist(), pa.string()),
                         RELEVANCE: pa.array(top[judged], pa.int64())})
-    return check_coverage(run_t, qrels_t, rel=rel, run_name=name, missing=missing)
+    return (*rr.reader_warnings, *check_coverage(run_t, qrels_t, rel=rel, run_name=name, missing=missing))
 
 
 def _score_runs(run_map: Mapping[str, Any], qt: Any, mlist: Sequence[Any], conv: Mapping[str, Any],
