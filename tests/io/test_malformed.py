@@ -373,3 +373,16 @@ def test_missing_model_path(tmp_path, capsys):
     missing = tmp_path / "no-model"
     _cli(["neighbors", "--collection", "demo", "--model", f"st:{missing}", "--out", str(tmp_path / "o")],
          capsys, missing, None, "not found")
+
+
+def test_asl_command_prints_the_qrels_readers_warning(tmp_path, capsys):
+    """A warned acceptance stays warned through the collection loader and the ASL analyses."""
+    qrels = _write(tmp_path / "q.txt", GOOD_QRELS + GOOD_QRELS.splitlines(keepends=True)[0])
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _write(runs / "a.run", GOOD_RUN)
+    _write(runs / "b.run", GOOD_RUN)
+    assert main(["asl", "--qrels", str(qrels), "--runs", str(runs), "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert any(ln.startswith("ranklens: warning: asl-evaluate:") and "duplicate qrels line" in ln
+               for ln in err.splitlines()), err

@@ -130,14 +130,22 @@ def _as_run_table(run: Any, *, source: str = "run"):
             bad = int(np.flatnonzero(np.isnan(score))[0])
             raise ValidationError(f"{source}: column 'score' has a missing/non-numeric value at "
                                   f"row {bad}; every row needs a numeric score")
-        return pa.table({
+        return _keep_warnings(run, pa.table({
             QUERY_ID: pa.array(run[QUERY_ID].astype(str).to_numpy(object), pa.string()),
             DOC_ID: pa.array(run[DOC_ID].astype(str).to_numpy(object), pa.string()),
             SCORE: pa.array(score, pa.float64()),
-        })
+        }))
     from ._trec import read_run_table
 
     return read_run_table(run)
+
+
+def _keep_warnings(frame: pd.DataFrame, table):
+    """``table`` carrying the reader warnings of the frame it was built from (``attrs``)."""
+    from ..io._columns import _with_warnings, table_warnings
+
+    warns = table_warnings(frame)
+    return _with_warnings(table, list(warns)) if warns else table
 
 
 def _as_qrels_table(qrels: Any):
@@ -154,11 +162,11 @@ def _as_qrels_table(qrels: Any):
         rel = pd.to_numeric(qrels[RELEVANCE], errors="coerce")
         if rel.isna().any():
             raise ValidationError("qrels: column 'relevance' must be integers (a value is missing)")
-        return pa.table({
+        return _keep_warnings(qrels, pa.table({
             QUERY_ID: pa.array(qrels[QUERY_ID].astype(str).to_numpy(object), pa.string()),
             DOC_ID: pa.array(qrels[DOC_ID].astype(str).to_numpy(object), pa.string()),
             RELEVANCE: pa.array(rel.to_numpy(np.int64), pa.int64()),
-        })
+        }))
     if isinstance(qrels, str) and qrels.startswith("irds:"):
         from ..io import read_qrels  # contract API (io helper)
 
