@@ -144,3 +144,18 @@ def test_table_sweep_seed_variance_plots(tiny):
 
     assert isinstance(plot_delta_sweep(sw), matplotlib.figure.Figure)
     assert isinstance(plot_diff_distributions(res, probes=["tr-shuffle-words"]), matplotlib.figure.Figure)
+
+
+def test_legend_of_results_sharing_a_calibration_names_it_once(tiny):
+    """Two results on one collection with one δ (the paper's tables join parts run apart): the
+    δ line appears once, each distinct line still appears."""
+    from ranklens.probes.report import _legend
+
+    r = OverlapRanker()
+    a = run_probes(["tr-shuffle-words"], {"o": r}, tiny, delta=0.5, engine=ScoringEngine(cache=False))
+    b = run_probes(["tr-typo"], {"o": r}, tiny, delta=0.5, engine=ScoringEngine(cache=False))
+    lines = _legend([a, b]).splitlines()
+    assert sum(ln.startswith("delta [") for ln in lines) == 1
+    assert len(lines) == len(set(lines))
+    c = run_probes(["tr-typo"], {"o": r}, tiny, delta=0.7, engine=ScoringEngine(cache=False))
+    assert sum(ln.startswith("delta [") for ln in _legend([a, b, c]).splitlines()) == 2  # distinct: both kept

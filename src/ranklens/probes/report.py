@@ -97,7 +97,7 @@ def _legend(results: Sequence[Result]) -> str:
         nondefault = _non_default(r)
         if nondefault:
             parts.append("non-default options: " + ", ".join(f"{k}={v}" for k, v in nondefault.items()))
-    return "\n".join(parts)
+    return "\n".join(dict.fromkeys(parts))  # results sharing a calibration: its line once
 
 
 def _non_default(result: Result) -> dict[str, Any]:
