@@ -24,12 +24,14 @@ _SETTING: contextvars.ContextVar[bool | None] = contextvars.ContextVar("ranklens
 def progress_setting(show: bool | None) -> Iterator[None]:
     """Within the block, bars are on (``True``), off (``False``) or automatic (``None``).
 
-    Off also silences the bars Hugging Face libraries draw while loading and saving models
-    ("Loading weights", "Writing model shards"), restored when the block ends.
+    Off (here, or ``RANKLENS_PROGRESS=0`` under ``None``) also silences the bars Hugging Face
+    libraries draw while loading and saving models ("Loading weights", "Writing model shards"),
+    restored when the block ends.
     """
     token = _SETTING.set(show)
+    off = show is False or (show is None and _env_setting() is False)
     try:
-        with _hugging_face_bars_off() if show is False else contextlib.nullcontext():
+        with _hugging_face_bars_off() if off else contextlib.nullcontext():
             yield
     finally:
         _SETTING.reset(token)
@@ -66,10 +68,14 @@ def progress_enabled(show: bool | None = None) -> bool:
         return show
     if _SETTING.get() is not None:
         return bool(_SETTING.get())
+    env = _env_setting()
+    return env if env is not None else sys.stderr.isatty()
+
+
+def _env_setting() -> bool | None:
+    """``RANKLENS_PROGRESS``: True/False, or None when unset."""
     env = os.environ.get("RANKLENS_PROGRESS")
-    if env is not None:
-        return env.strip().lower() not in {"0", "false", "no", "off", ""}
-    return sys.stderr.isatty()
+    return None if env is None else env.strip().lower() not in {"0", "false", "no", "off", ""}
 
 
 def progress(
