@@ -411,7 +411,7 @@ def _pair_keys(table) -> Any:
     enc = pc.dictionary_encode(table.column("query_id"))
     if isinstance(enc, pa.ChunkedArray):
         enc = enc.unify_dictionaries()
-        codes = np.concatenate([c.indices.to_numpy() for c in enc.chunks]) if enc.num_chunks else np.zeros(0)
+        codes = np.concatenate([c.indices.to_numpy() for c in enc.chunks]) if enc.num_chunks else np.zeros(0, np.int32)
     else:
         codes = enc.indices.to_numpy()
     with np.errstate(over="ignore"):
