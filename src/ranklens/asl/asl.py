@@ -309,9 +309,14 @@ class RankedRun:
         return self.padded(self.flat_rows.astype(np.int64), -1)
 
     def n_relevant(self, rel: int = 1) -> np.ndarray:
-        """Relevant documents per query in the qrels (relevance >= ``rel``)."""
-        keep = self.qrels_rel >= rel
-        return np.bincount(self.qrels_q[keep], minlength=len(self.query_ids)).astype(np.int64)
+        """Relevant documents per query in the qrels (relevance >= ``rel``); read-only,
+        memoised per ``rel`` (every measure of an evaluation asks for it)."""
+        def make() -> np.ndarray:
+            out = np.bincount(self.qrels_q[self.qrels_rel >= rel], minlength=len(self.query_ids)).astype(np.int64)
+            out.flags.writeable = False
+            return out
+
+        return self._memoised(f"n_relevant:{rel}", make)
 
     def judged_queries(self) -> np.ndarray:
         """bool[Q]: queries with at least one qrels line."""
