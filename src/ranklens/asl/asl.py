@@ -130,20 +130,24 @@ def _as_run_table(run: Any, *, source: str = "run"):
             bad = int(np.flatnonzero(np.isnan(score))[0])
             raise ValidationError(f"{source}: column 'score' has a missing/non-numeric value at "
                                   f"row {bad}; every row needs a numeric score")
-        return _keep_warnings(run, pa.table({
-            QUERY_ID: pa.array(run[QUERY_ID].astype(str).to_numpy(object), pa.string()),
-            DOC_ID: pa.array(run[DOC_ID].astype(str).to_numpy(object), pa.string()),
-            SCORE: pa.array(score, pa.float64()),
-        }))
+        return _frame_table(run, SCORE, score)
     from ._trec import read_run_table
 
     return read_run_table(run)
 
 
-def _keep_warnings(frame: pd.DataFrame, table):
-    """``table`` carrying the reader warnings of the frame it was built from (``attrs``)."""
+def _frame_table(frame: pd.DataFrame, value_name: str, values: Any):
+    """The Arrow table of a run or qrels frame: string ids, ``values`` under ``value_name``,
+    and the reader warnings the frame carries (``attrs``)."""
+    import pyarrow as pa
+
     from ..io._columns import _with_warnings, table_warnings
 
+    table = pa.table({
+        QUERY_ID: pa.array(frame[QUERY_ID].astype(str).to_numpy(object), pa.string()),
+        DOC_ID: pa.array(frame[DOC_ID].astype(str).to_numpy(object), pa.string()),
+        value_name: pa.array(values),
+    })
     warns = table_warnings(frame)
     return _with_warnings(table, list(warns)) if warns else table
 
@@ -162,11 +166,7 @@ def _as_qrels_table(qrels: Any):
         rel = pd.to_numeric(qrels[RELEVANCE], errors="coerce")
         if rel.isna().any():
             raise ValidationError("qrels: column 'relevance' must be integers (a value is missing)")
-        return _keep_warnings(qrels, pa.table({
-            QUERY_ID: pa.array(qrels[QUERY_ID].astype(str).to_numpy(object), pa.string()),
-            DOC_ID: pa.array(qrels[DOC_ID].astype(str).to_numpy(object), pa.string()),
-            RELEVANCE: pa.array(rel.to_numpy(np.int64), pa.int64()),
-        }))
+        return _frame_table(qrels, RELEVANCE, rel.to_numpy(np.int64))
     if isinstance(qrels, str) and qrels.startswith("irds:"):
         from ..io import read_qrels  # contract API (io helper)
 
