@@ -441,6 +441,12 @@ def _faiss_blas():
                 faiss.cvar.distance_compute_blas_threshold = _BLAS_STATE["saved"]
 
 
+def _matrix(corpus: npt.ArrayLike) -> Any:
+    """A 2-D array as given (a memory map stays one: indexes are built from it block by block),
+    anything else as float32."""
+    return corpus if getattr(corpus, "ndim", 0) == 2 and hasattr(corpus, "shape") else np.asarray(corpus, np.float32)
+
+
 def _prep(x: npt.ArrayLike, metric: Metric) -> np.ndarray:
     a = np.ascontiguousarray(np.asarray(x, dtype=np.float32))
     return l2_normalize(a) if metric == "cosine" and not is_unit(x) else a
@@ -499,7 +505,7 @@ def build_hnsw(
     analyses (``n_holdout``).
     """
     faiss = _faiss()
-    c = corpus if hasattr(corpus, "shape") and getattr(corpus, "ndim", 0) == 2 else np.asarray(corpus, np.float32)
+    c = _matrix(corpus)
     index = faiss.IndexHNSWFlat(c.shape[1], M, faiss.METRIC_INNER_PRODUCT)
     index.hnsw.efConstruction = ef_construction
     _add_blocks(index, c, metric)
@@ -545,7 +551,7 @@ def build_ivf(
     has them), then the corpus is added block by block.
     """
     faiss = _faiss()
-    c = corpus if hasattr(corpus, "shape") and getattr(corpus, "ndim", 0) == 2 else np.asarray(corpus, np.float32)
+    c = _matrix(corpus)
     n, d = c.shape
     nl = default_nlist(n) if nlist is None else int(nlist)
     if not 1 <= nl <= n:
