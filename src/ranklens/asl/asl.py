@@ -116,11 +116,7 @@ def _as_run_table(run: Any, *, source: str = "run"):
                                  run.column(SCORE).cast(pa.float64()))
         return run
     if isinstance(run, pd.DataFrame):
-        run = _aliased(run, (QUERY_ID, DOC_ID, SCORE))
-        missing = {QUERY_ID, DOC_ID, SCORE} - set(run.columns)
-        if missing:
-            raise ValidationError(f"{source}: run frame lacks column(s) {sorted(missing)}; "
-                                  f"expected {QUERY_ID}, {DOC_ID}, {SCORE}")
+        run = _frame_columns(run, SCORE, f"{source}: run")
         for c in (QUERY_ID, DOC_ID):
             if pd.api.types.is_numeric_dtype(run[c]):
                 raise ValidationError(f"{source}: column {c!r} must hold str ids, got "
@@ -134,6 +130,17 @@ def _as_run_table(run: Any, *, source: str = "run"):
     from ._trec import read_run_table
 
     return read_run_table(run)
+
+
+def _frame_columns(frame: pd.DataFrame, value_name: str, what: str) -> pd.DataFrame:
+    """The frame with its columns under their canonical names (``_aliased``); an error naming
+    the missing ones."""
+    frame = _aliased(frame, (QUERY_ID, DOC_ID, value_name))
+    missing = {QUERY_ID, DOC_ID, value_name} - set(frame.columns)
+    if missing:
+        raise ValidationError(f"{what} frame lacks column(s) {sorted(missing)}; expected "
+                              f"{QUERY_ID}, {DOC_ID}, {value_name}")
+    return frame
 
 
 def _frame_table(frame: pd.DataFrame, value_name: str, values: Any):
@@ -158,11 +165,7 @@ def _as_qrels_table(qrels: Any):
     if isinstance(qrels, pa.Table):
         return qrels
     if isinstance(qrels, pd.DataFrame):
-        qrels = _aliased(qrels, (QUERY_ID, DOC_ID, RELEVANCE))
-        missing = {QUERY_ID, DOC_ID, RELEVANCE} - set(qrels.columns)
-        if missing:
-            raise ValidationError(f"qrels frame lacks column(s) {sorted(missing)}; expected "
-                                  f"{QUERY_ID}, {DOC_ID}, {RELEVANCE}")
+        qrels = _frame_columns(qrels, RELEVANCE, "qrels")
         rel = pd.to_numeric(qrels[RELEVANCE], errors="coerce")
         if rel.isna().any():
             raise ValidationError("qrels: column 'relevance' must be integers (a value is missing)")
