@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -153,3 +155,15 @@ def test_ir_measures_hook_matches_evaluate():
     pq = res.tables["per_query"].set_index("query_id")["value"]
     for q, v in pq.items():
         assert got[q] == pytest.approx(v)
+
+
+@pytest.mark.parametrize(("run_cols", "qrels_cols", "words"), [
+    (["query_id", "doc_id"], ["query_id", "doc_id", "relevance"], "run frame lacks column(s) ['score']"),
+    (["query_id", "doc_id", "score"], ["query_id"], "qrels frame lacks column(s) ['doc_id', 'relevance']"),
+])
+def test_frames_missing_columns_are_named(run_cols, qrels_cols, words):
+    full = {"query_id": ["1"], "doc_id": ["d1"], "score": [1.0], "relevance": [1]}
+    run = pd.DataFrame({c: full[c] for c in run_cols})
+    qrels = pd.DataFrame({c: full[c] for c in qrels_cols})
+    with pytest.raises(ValidationError, match=re.escape(words)):
+        evaluate(qrels, run, ["AP"])
