@@ -370,3 +370,76 @@ def test_repeated_keys_equals_a_counter_even_when_top_bits_collide() -> None:
         counts = Counter(keys.tolist())
         want = [i for i, k in enumerate(keys.tolist()) if counts[k] > 1]
         assert _repeated_keys(keys).tolist() == want
+
+
+def test_sketch_equals_its_definition_at_buffer_edges() -> None:
+    """The in-place sketch (words read at the buffer's edges and shifted) equals its plain
+    definition: length mixed with the little-endian first and last 8 bytes (all of a short
+    string), for empty, short and long ids, sliced arrays, several chunks and large strings."""
+    import pyarrow as pa
+
+    from ranklens.io._columns import _MIX1, _MIX2, _sketch
+
+    def reference(s: str) -> int:
+        b = s.encode()
+        head = int.from_bytes(b[:8], "little")
+        tail = int.from_bytes(b[-8:], "little") if b else 0
+        return ((head * _MIX1) ^ (tail * _MIX2) ^ len(b)) % 2**64
+
+    rng = np.random.default_rng(2)
+    alphabet = list("ab#é7 _-")
+    for case in range(300):
+        n = int(rng.integers(1, 12))
+        ids = ["".join(rng.choice(alphabet, int(rng.integers(0, 20)))) for _ in range(n)]
+        arr = pa.array(ids)
+        cut = int(rng.integers(0, n))
+        variants = [arr, arr.slice(cut), pa.chunked_array([arr.slice(0, cut), arr.slice(cut)]),
+                    arr.cast(pa.large_string()).slice(cut)]
+        for v in variants:
+            want = [reference(s) for s in v.to_pylist()]
+            assert _sketch(v).tolist() == want, (case, v)
+
+
+def test_exact_query_codes_match_a_dictionary_on_grouped_and_scattered_queries() -> None:
+    """Codes from the heads of runs of equal neighbours are equal exactly where the ids are."""
+    import pyarrow as pa
+
+    from ranklens.io._columns import _exact_codes
+
+    rng = np.random.default_rng(4)
+    for case in range(200):
+        n = int(rng.integers(1, 60))
+        ids = [f"q{int(x)}" for x in rng.integers(0, int(rng.integers(1, 8)), n)]
+        if case % 2:
+            ids.sort()  # grouped, as most qrels files are
+        cut = int(rng.integers(0, n))
+        col = pa.chunked_array([pa.array(ids[:cut], pa.string()), pa.array(ids[cut:], pa.string())])
+        codes = _exact_codes(col).tolist()
+        assert len(codes) == n
+        for i in range(n):
+            for j in range(n):
+                assert (codes[i] == codes[j]) == (ids[i] == ids[j])
+
+
+def test_scan_beside_the_parse_gives_the_same_tables(tmp_path: Path, monkeypatch) -> None:
+    """Big files scan for forbidden bytes while pyarrow parses; a file the scan rejects must
+    still take the normalising path (comment line, tab, CRLF), as the sequential order does."""
+    import ranklens.io._columns as cols
+    from ranklens.io import read_qrels_table, read_run_table
+
+    base = "".join(f"q{q} Q0 d{d} {d + 1} {10 - d}.5 t\n" for q in range(3) for d in range(4))
+    files = {"clean": base, "comment": "# a b c d e\n" + base, "tab": base.replace(" t\n", "\tt\n", 1),
+             "crlf": base.replace("\n", "\r\n")}
+    for name, text in files.items():
+        path = tmp_path / f"{name}.run"
+        path.write_bytes(text.encode())
+        monkeypatch.setattr(cols, "_OVERLAP_BYTES", 1 << 40)
+        seq = read_run_table(path)
+        monkeypatch.setattr(cols, "_OVERLAP_BYTES", 0)
+        side = read_run_table(path)
+        assert side.equals(seq) and side.num_rows == 12, name
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\n#x 0 y 1\n")
+    for limit in (1 << 40, 0):
+        monkeypatch.setattr(cols, "_OVERLAP_BYTES", limit)
+        assert read_qrels_table(qrels).column("doc_id").to_pylist() == ["d1", "d2"]

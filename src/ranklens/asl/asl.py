@@ -961,10 +961,11 @@ def asl_per_query(
     nq = len(rr.lengths)
     # the relevant positions only (a few % of the rows): their query and 0-based rank, without
     # the run-sized seg/rank0 arrays
-    pos = np.flatnonzero(relm)
+    pos = np.flatnonzero(relm)  # ascending, and each query's rows are contiguous
     del relm
-    pseg = rr.seg_of(pos)
-    ret = np.bincount(pseg, minlength=nq).astype(np.int64)
+    bounds = np.searchsorted(pos, rr.offsets)  # Q + 1 searches, not one per relevant position
+    ret = np.diff(bounds).astype(np.int64, copy=False)
+    pseg = np.repeat(np.arange(nq), ret)
     irrel = lengths - ret
     nrel = rr.n_relevant(rel)
     miss = np.maximum(nrel - ret, 0)
@@ -976,7 +977,7 @@ def asl_per_query(
         k, denom, m = ret, nrel, miss
     else:
         # running count of the relevant documents within each query (positions ascending)
-        count = np.arange(1, pos.size + 1) - np.searchsorted(pseg, pseg, side="left")
+        count = np.arange(1, pos.size + 1) - np.repeat(bounds[:-1], ret)
         keep = count <= first
         pos, pseg = pos[keep], pseg[keep]
         k = np.minimum(ret, first)

@@ -40,6 +40,7 @@ import os
 import re
 import zlib
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -370,67 +371,113 @@ def _walk_table(text: str, p: object, layout: Layout):
 
 
 # ------------------------------------------------------------------------------------ qrels
-def _sketch(col) -> Any:
-    """Per string: a 64-bit mix of its length and its first and last 8 bytes (two vectorised
-    gathers over the Arrow buffers). Equal strings give equal sketches; rows whose sketches
-    differ are certainly different, the rest are compared exactly by the caller."""
+_MIX1, _MIX2, _MIX3 = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
+
+
+def _chunk_sketch(arr) -> Any:
+    """:func:`_sketch` of one Arrow string array, read in place (no copy of its buffers)."""
     import numpy as np
     import pyarrow as pa
 
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    arr = arr.cast(pa.large_string())
-    offsets = np.frombuffer(arr.buffers()[1], np.int64, count=len(arr) + 1, offset=arr.offset * 8)
-    raw = np.frombuffer(arr.buffers()[2], np.uint8) if arr.buffers()[2] is not None else np.zeros(0, np.uint8)
-    data = np.concatenate([np.zeros(8, np.uint8), raw[: offsets[-1]], np.zeros(8, np.uint8)])
-    start, end = offsets[:-1] + 8, offsets[1:] + 8
-    length = (end - start).astype(np.uint64)
+    wide = pa.types.is_large_string(arr.type)
+    offsets = np.frombuffer(arr.buffers()[1], np.int64 if wide else np.int32, count=len(arr) + 1,
+                            offset=arr.offset * (8 if wide else 4)).astype(np.int64)
+    buf = arr.buffers()[2]
+    raw = np.frombuffer(buf, np.uint8) if buf is not None else np.zeros(0, np.uint8)
+    if raw.size < 8:
+        raw = np.concatenate([raw, np.zeros(8 - raw.size, np.uint8)])
+    size, eight = raw.size, np.uint64(8)
     # the 8 bytes starting at every byte offset, as one overlapping (1-byte stride) view: a gather
     # per string, no strings x 8 index matrix
-    words = np.ndarray((data.size - 7,), dtype="<u8", buffer=data, strides=(1,))
-    head = words[start]  # bytes past the end are masked below
-    tail = words[end - 8]  # bytes before the start likewise
-    short = length < 8
-    if short.any():
-        nbits = (length[short] * np.uint64(8)).astype(np.uint64)
-        keep_low = (np.uint64(1) << nbits) - np.uint64(1)
-        head[short] &= keep_low
-        shift = np.minimum(np.uint64(64) - nbits, np.uint64(63))
-        tail[short] = np.where(nbits == 0, np.uint64(0), tail[short] >> shift)
+    words = np.ndarray((size - 7,), dtype="<u8", buffer=raw, strides=(1,))
+    start, end = offsets[:-1], offsets[1:]
+    length = (end - start).astype(np.uint64)
+    # a word that would run past either end of the buffer is read at the edge and shifted, so
+    # the bytes outside the buffer come out as zeros (numpy shifts by >= 64 bits give 0)
+    at = np.minimum(start, size - 8)
+    head = words[at] >> ((start - at).astype(np.uint64) * eight)
+    at = np.maximum(end - 8, 0)
+    tail = words[at] << ((at - (end - 8)).astype(np.uint64) * eight)
+    nbits = length * eight
+    head &= (np.uint64(1) << nbits) - np.uint64(1)  # a short string's bytes only
+    tail >>= np.where(length < eight, np.uint64(64) - nbits, np.uint64(0))
     with np.errstate(over="ignore"):
-        return (head * np.uint64(0x9E3779B97F4A7C15)) ^ (tail * np.uint64(0xC2B2AE3D27D4EB4F)) ^ length
+        return (head * np.uint64(_MIX1)) ^ (tail * np.uint64(_MIX2)) ^ length
 
 
-def _pair_keys(table) -> Any:
-    """Per row a 64-bit key of its (query, doc) pair: the query's exact code (one Arrow
-    dictionary encoding; qrels have few queries) mixed with the doc id's sketch. Equal pairs give
-    equal keys."""
+def _sketch(col) -> Any:
+    """Per string: a 64-bit mix of its length and its first and last 8 bytes (two vectorised
+    gathers over the Arrow buffers). Equal strings give equal sketches; rows whose sketches
+    differ are certainly different, the rest are compared exactly by the caller. Written by
+    hand: Arrow exposes no string hash to Python and its hash kernels (``dictionary_encode``,
+    ``unique``) cost ~4x more on a million ids."""
+    import numpy as np
+    import pyarrow as pa
+
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    parts = [_chunk_sketch(c) for c in chunks if len(c)]
+    return np.concatenate(parts) if parts else np.zeros(0, np.uint64)
+
+
+def _exact_codes(col) -> Any:
+    """int64 per row, equal exactly where the strings are equal. Only the first row of each
+    run of equal neighbours is hashed (qrels list a query's lines together: ~2 runs per query
+    instead of a row each)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    enc = pc.dictionary_encode(table.column("query_id"))
+    n = len(col)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    change = pc.not_equal(col.slice(1), col.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    heads = np.concatenate([[0], np.flatnonzero(change) + 1])
+    enc = pc.dictionary_encode(col.take(pa.array(heads)))
     if isinstance(enc, pa.ChunkedArray):
-        enc = enc.unify_dictionaries()
-        codes = np.concatenate([c.indices.to_numpy() for c in enc.chunks]) if enc.num_chunks else np.zeros(0, np.int32)
-    else:
-        codes = enc.indices.to_numpy()
+        enc = enc.combine_chunks()
+    run_code = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return np.repeat(run_code, np.diff(np.append(heads, n)))
+
+
+def _pair_keys(table) -> Any:
+    """Per row a 64-bit key of its (query, doc) pair: the query's exact code mixed with the doc
+    id's sketch. Equal pairs give equal keys."""
+    import numpy as np
+
+    codes = _exact_codes(table.column("query_id"))
     with np.errstate(over="ignore"):
-        mixed = _sketch(table.column("doc_id")) ^ (codes.astype(np.uint64) * np.uint64(0x165667B19E3779F9))
-        return mixed * np.uint64(0x9E3779B97F4A7C15)  # spreads every bit into the top ones
+        mixed = _sketch(table.column("doc_id")) ^ (codes.astype(np.uint64) * np.uint64(_MIX3))
+        return mixed * np.uint64(_MIX1)  # spreads every bit into the top ones
+
+
+def _shared_bucket(bucket, bits: int) -> Any:
+    """bool per row: another row falls in its bucket (a bool table: 8x less to gather from)."""
+    import numpy as np
+
+    return (np.bincount(bucket, minlength=1 << bits) > 1)[bucket]
 
 
 def _repeated_keys(keys) -> Any:
-    """Rows whose key occurs more than once. A counting pass over the keys' top bits (about 4
-    buckets per row) rules out most rows; only the rest are sorted (a sort of every key cost
-    as much as the qrels parse itself)."""
+    """Rows whose key occurs more than once. Two counting passes, over the keys' top bits and
+    then the candidates' low bits (about 2 buckets per row each), rule out most rows; only
+    the few left are sorted (a sort of every key cost as much as the qrels parse itself)."""
     import numpy as np
 
-    bits = int(min(max(np.ceil(np.log2(max(keys.size, 2))) + 2, 10), 26))
-    bucket = (keys >> np.uint64(64 - bits)).astype(np.intp)
-    cand = np.flatnonzero(np.bincount(bucket, minlength=1 << bits)[bucket] > 1)
+    def bits(n: int) -> int:
+        return int(min(max(np.ceil(np.log2(max(n, 2))) + 1, 8), 25))
+
+    b = bits(keys.size)
+    cand = np.flatnonzero(_shared_bucket((keys >> np.uint64(64 - b)).astype(np.intp), b))
     sub = keys[cand]
+    if sub.size > 1024:
+        b = bits(sub.size)
+        keep = np.flatnonzero(_shared_bucket((sub & np.uint64((1 << b) - 1)).astype(np.intp), b))
+        cand, sub = cand[keep], sub[keep]
     srt = np.sort(sub)
-    return cand[np.isin(sub, srt[1:][srt[1:] == srt[:-1]])]
+    dup = srt[1:][srt[1:] == srt[:-1]]
+    if dup.size == 0:
+        return cand[:0]
+    return cand[np.isin(sub, dup)]
 
 
 def _qrels_duplicates(table, text_of, p: object):
@@ -481,14 +528,25 @@ def table_warnings(obj: Any) -> tuple[str, ...]:
     return tuple(json.loads(raw)) if raw else ()
 
 
+_OVERLAP_BYTES = 1 << 23  # files from 8 MiB: scan and parse side by side
+
+
 def _fast(p: Path, layout: Layout):
     """The clean-file path: pyarrow straight from disk, or ``None``."""
     if _is_gzip(p) or p.stat().st_size == 0:
         return None
     sep = _first_sep(p)
-    if not _scan_clean(p, sep):
-        return None
-    table = _arrow(str(p), layout, sep)
+    if p.stat().st_size < _OVERLAP_BYTES:
+        table = _arrow(str(p), layout, sep) if _scan_clean(p, sep) else None
+    else:
+        # the scan (memchr, holding the GIL) runs beside pyarrow's parse (which releases it):
+        # 5-8% off a 400 MB run on two cores; a file that is not clean wastes the parse and
+        # takes the normalising path as before
+        with ThreadPoolExecutor(1) as pool:
+            clean = pool.submit(_scan_clean, p, sep)
+            table = _arrow(str(p), layout, sep)
+            if not clean.result():
+                table = None
     if table is None or not _post_check(table, layout):
         return None
     return table
