@@ -136,8 +136,9 @@ def test_parse_measure_roundtrip():
 # ------------------------------------------------------------------ slow reference + properties
 
 def reference_asl(run: pd.DataFrame, qrels: pd.DataFrame, *, rel=1, first=None,
-                  unretrieved="paper", collection_size=None, ties="trec_eval"):
-    """Obviously-correct per-query ASL: sort each query's list in Python, walk it."""
+                  unretrieved="paper", collection_size=None, ties="trec_eval", cutoff=None):
+    """Obviously-correct per-query ASL: sort each query's list in Python, cut it at
+    ``cutoff``, walk it."""
     grades = {(q, d): int(r) for q, d, r in qrels.itertuples(index=False)}
     nrel: dict[str, int] = {}
     for (q, _d), g in grades.items():
@@ -155,6 +156,7 @@ def reference_asl(run: pd.DataFrame, qrels: pd.DataFrame, *, rel=1, first=None,
             conv = (lambda s: float(np.float32(s))) if ties == "trec_eval" else float
             ranked = sorted(rows, key=lambda r: r[0], reverse=True)  # doc_id descending ...
             ranked = sorted(ranked, key=lambda r: -conv(r[1]))  # ... then score (stable)
+        ranked = ranked[:cutoff]  # relevant documents below the cut count as unretrieved
         sls, nonrel = [], 0
         for d, _s, _i in ranked:
             if grades.get((q, d), -1) >= rel:
@@ -213,11 +215,12 @@ def _compare(run, qrels, **kw):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=run_and_qrels(), rel=st.integers(1, 2), first=st.sampled_from([None, 1, 3]),
        policy=st.sampled_from(["lower_bound", "paper", "expected"]),
-       ties=st.sampled_from(["trec_eval", "float64", "input_order"]))
-def test_fast_kernel_equals_reference(data, rel, first, policy, ties):
+       ties=st.sampled_from(["trec_eval", "float64", "input_order"]),
+       cutoff=st.sampled_from([None, 1, 3, 7]))
+def test_fast_kernel_equals_reference(data, rel, first, policy, ties, cutoff):
     run, qrels = data
     _compare(run, qrels, rel=rel, first=first, unretrieved=policy,
-             collection_size=100 if policy == "expected" else None, ties=ties)
+             collection_size=100 if policy == "expected" else None, ties=ties, cutoff=cutoff)
 
 
 def test_fast_kernel_equals_reference_random_large():
@@ -234,6 +237,7 @@ def test_fast_kernel_equals_reference_random_large():
     for first in (None, 1, 10):
         _compare(run, qrels, first=first)
         _compare(run, qrels, first=first, rel=2, unretrieved="expected", collection_size=500)
+        _compare(run, qrels, first=first, cutoff=25, unretrieved="lower_bound")
 
 
 @settings(max_examples=40, deadline=None)

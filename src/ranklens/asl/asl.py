@@ -321,6 +321,29 @@ class RankedRun:
 
         return self._memoised(f"n_relevant:{rel}", make)
 
+    @property
+    def judged_positions(self) -> np.ndarray:
+        """int64[k]: the flat positions holding a judged document, ascending (read-only;
+        :func:`rank_coded` fills it, so the kernels look for relevant documents among the judged
+        positions, a few % of the run, not among all of them)."""
+        def make() -> np.ndarray:
+            out = np.flatnonzero(self.flat_grades != _UNJUDGED)
+            out.flags.writeable = False
+            return out
+
+        return self._memoised("judged_positions", make)
+
+    def relevant_positions(self, rel: int = 1) -> np.ndarray:
+        """int64[r]: the flat positions of the documents with relevance >= ``rel``, ascending
+        (each query's positions together, in rank order); read-only, memoised per ``rel``."""
+        def make() -> np.ndarray:
+            jp = self.judged_positions
+            out = jp[self.flat_grades[jp] >= rel]
+            out.flags.writeable = False
+            return out
+
+        return self._memoised(f"relevant_positions:{rel}", make)
+
     def judged_queries(self) -> np.ndarray:
         """bool[Q]: queries with at least one qrels line."""
         return np.bincount(self.qrels_q, minlength=len(self.query_ids)) > 0
@@ -438,13 +461,15 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULT_DUPLI
     del jn["grade_row"]
     qrels_row = np.full(jn["ku"].size, -1, np.int64)
     qrels_row[jn["hit_pos"]] = jn["hit_rows"]
-    return RankedRun(
+    out = RankedRun(
         query_ids=all_q, in_run=counts > 0, lengths=counts,
         flat_grades=grades, flat_rows=order, doc_ids=rd, qrels_q=jn["ku"] // jn["nj"],
         qrels_rel=jn["rel_u"], qrels_doc=_col(qt, DOC_ID).take(pa.array(jn["src_u"])),
         qrels_row=qrels_row, ties=ties, tied_rows=tied_rows, scores=rt.column(SCORE),
         reader_warnings=(*reader_warnings(rt), *reader_warnings(qt)),
     )
+    out.judged_positions  # noqa: B018 -- one pass over the grades here, none in each measure
+    return out
 
 
 def _query_codes(rq, qq) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -957,15 +982,20 @@ def asl_per_query(
     _check_policy(unretrieved, collection_size)
     if first is not None and first < 1:
         raise ValidationError(f"ASL@g1-n needs n >= 1, got {first}")
-    lengths, relm = _base(rr, rel, cutoff)
     nq = len(rr.lengths)
+    lengths = rr.lengths if cutoff is None else np.minimum(rr.lengths, cutoff)
     # the relevant positions only (a few % of the rows): their query and 0-based rank, without
     # the run-sized seg/rank0 arrays
-    pos = np.flatnonzero(relm)  # ascending, and each query's rows are contiguous
-    del relm
+    pos = rr.relevant_positions(rel)  # ascending, each query's together
     bounds = np.searchsorted(pos, rr.offsets)  # Q + 1 searches, not one per relevant position
-    ret = np.diff(bounds).astype(np.int64, copy=False)
+    ret = np.diff(bounds)
     pseg = np.repeat(np.arange(nq), ret)
+    if cutoff is not None:
+        keep = pos - rr.offsets[pseg] < cutoff
+        pos, pseg = pos[keep], pseg[keep]
+        ret = np.bincount(pseg, minlength=nq)
+        bounds = np.concatenate([[0], np.cumsum(ret)])
+    ret = ret.astype(np.int64, copy=False)
     irrel = lengths - ret
     nrel = rr.n_relevant(rel)
     miss = np.maximum(nrel - ret, 0)
