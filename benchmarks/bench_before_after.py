@@ -7,7 +7,8 @@ median). Every process imports the tree it is given through ``PYTHONPATH``.
 Cases:
 
 - ``asl`` (bench_asl's 10k x 1,000 run, 10M rows): read the run and the qrels (Arrow tables),
-  rank + join (``rank_coded``), ASL (``asl_per_query``); file -> ASL in all; the process's peak
+  rank + join (``rank_coded``), ASL (``asl_per_query``); file -> ASL in all; bench_asl's own
+  steps (its "read" = run + qrels, its kernel step = the nine ASL variants); the process's peak
   RSS over its start / the run's Arrow size (bench_asl's "peak memory / Arrow run", goal <= 3);
   and, with ``--peer``, pytrec_eval's whole parse_run + parse_qrel + evaluate(map) process
   against ranklens's whole file -> ASL process (goal: ranklens >= 2x faster).
@@ -75,6 +76,15 @@ def _child_asl(workdir: str, queries: int, depth: int) -> dict:
     out["ASL"] = time.perf_counter() - t
     out["file -> ASL"] = time.perf_counter() - t0
     out["peak / Arrow run"] = (_status("VmHWM:") - base) / (table.nbytes / 2**20)
+    # bench_asl's own steps: "read" is the run and the qrels together; its kernel step runs the
+    # nine ASL variants (3 policies x all / first 1 / first 10) on one ranked run
+    out["bench_asl read (run + qrels)"] = out["read run"] + out["read qrels"]
+    t = time.perf_counter()
+    for policy in ("lower_bound", "paper", "expected"):
+        for first in (None, 1, 10):
+            asl_per_query(rr, first=first, unretrieved=policy,
+                          collection_size=10**7 if policy == "expected" else None)
+    out["bench_asl ASL, 9 variants"] = time.perf_counter() - t
     out["check"] = float(np.nanmean(v[rr.in_run]))
     return out
 
