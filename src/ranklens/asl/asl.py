@@ -333,12 +333,22 @@ class RankedRun:
 
         return self._memoised("judged_positions", make)
 
+    @property
+    def judged_grades(self) -> np.ndarray:
+        """int32[k]: the grades at :attr:`judged_positions` (read-only; a compact copy, so a
+        relevance threshold reads k grades, not a gather over the run-sized array)."""
+        def make() -> np.ndarray:
+            out = self.flat_grades[self.judged_positions]
+            out.flags.writeable = False
+            return out
+
+        return self._memoised("judged_grades", make)
+
     def relevant_positions(self, rel: int = 1) -> np.ndarray:
         """int64[r]: the flat positions of the documents with relevance >= ``rel``, ascending
         (each query's positions together, in rank order); read-only, memoised per ``rel``."""
         def make() -> np.ndarray:
-            jp = self.judged_positions
-            out = jp[self.flat_grades[jp] >= rel]
+            out = self.judged_positions[self.judged_grades >= rel]
             out.flags.writeable = False
             return out
 
@@ -468,7 +478,7 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULT_DUPLI
         qrels_row=qrels_row, ties=ties, tied_rows=tied_rows, scores=rt.column(SCORE),
         reader_warnings=(*reader_warnings(rt), *reader_warnings(qt)),
     )
-    out.judged_positions  # noqa: B018 -- one pass over the grades here, none in each measure
+    out.judged_grades  # noqa: B018 -- one pass over the grades here, none in each measure
     return out
 
 
