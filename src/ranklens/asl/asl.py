@@ -275,25 +275,6 @@ class RankedRun:
             return r
         return self._memoised("rank0", make)
 
-    def seg_cumsum(self, mask: np.ndarray) -> np.ndarray:
-        """Running count of ``mask`` within each query (1 at a query's first True)."""
-        dt = np.int32 if mask.size < 2**31 - 1 else np.int64
-        c = np.cumsum(mask, dtype=dt)
-        base = np.concatenate([[0], c])[self.offsets[:-1]]
-        c -= base.astype(dt)[self.seg]
-        return c
-
-    def seg_of(self, pos: np.ndarray) -> np.ndarray:
-        """The query index of the flat positions ``pos`` (ascending or not): a lookup when
-        :attr:`seg` is built, else a binary search in :attr:`offsets` (no run-sized array)."""
-        if "seg" in self._memo:
-            return self.seg[pos]
-        return np.searchsorted(self.offsets, pos, side="right") - 1
-
-    def seg_count(self, mask: np.ndarray) -> np.ndarray:
-        """int64[Q]: True positions of ``mask`` per query."""
-        return np.bincount(self.seg[mask], minlength=len(self.lengths)).astype(np.int64)
-
     def padded(self, values: np.ndarray, fill) -> np.ndarray:
         """A Q x depth matrix of a flat array (``fill`` past each list). O(Q x depth) memory:
         for small inputs and tests; the kernels work on the flat arrays."""
@@ -353,6 +334,24 @@ class RankedRun:
             return out
 
         return self._memoised(f"relevant_positions:{rel}", make)
+
+    def ranks_of(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Query index and 0-based rank of the ascending flat positions ``pos``: Q + 1 binary
+        searches (each query's positions sit together), no run-sized array."""
+        counts = np.diff(np.searchsorted(pos, self.offsets))
+        qi = np.repeat(np.arange(len(self.lengths)), counts)
+        return qi, pos - self.offsets[qi]
+
+    def relevant_ranks(self, rel: int = 1, cutoff: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(pos, query, rank0)`` of the documents with relevance >= ``rel`` ranked in the top
+        ``cutoff`` (None: all), in flat (query, rank) order: what the measures read instead
+        of run-sized masks."""
+        pos = self.relevant_positions(rel)
+        qi, rank0 = self.ranks_of(pos)
+        if cutoff is not None:
+            keep = rank0 < cutoff
+            pos, qi, rank0 = pos[keep], qi[keep], rank0[keep]
+        return pos, qi, rank0
 
     def judged_queries(self) -> np.ndarray:
         """bool[Q]: queries with at least one qrels line."""
@@ -901,7 +900,7 @@ def depth_stats(rr: RankedRun, rel: int = 1) -> dict[str, float]:
     over the judged queries the run answers."""
     lengths = rr.lengths[rr.in_run]
     nrel = rr.n_relevant(rel)
-    ret = rr.seg_count(rr.flat_grades >= rel)
+    ret = np.bincount(rr.relevant_ranks(rel)[1], minlength=len(nrel))
     keep = rr.in_run & (nrel > 0)
     if not lengths.size:
         return {"depth_min": 0, "depth_median": 0.0, "depth_max": 0, "recall_at_depth": float("nan")}
@@ -916,8 +915,8 @@ def below_optimum(rr: RankedRun, *, rel: int = 1, unretrieved: str = DEFAULT_UNR
     SL below the optimum 1: it retrieved no non-relevant document yet missed a relevant one."""
     if unretrieved != "paper":
         return 0
-    lengths, relm = _base(rr, rel, cutoff)
-    ret = rr.seg_count(relm)
+    lengths = rr.lengths if cutoff is None else np.minimum(rr.lengths, cutoff)
+    ret = np.bincount(rr.relevant_ranks(rel, cutoff)[1], minlength=len(rr.lengths))
     miss = rr.n_relevant(rel) - ret
     return int(np.count_nonzero(rr.in_run & (miss > 0) & (lengths - ret == 0)))
 
@@ -952,13 +951,20 @@ def _check_policy(unretrieved: str, collection_size: int | None) -> None:
                               "documents in the collection), e.g. --collection-size 8841823")
 
 
-def _base(rr: RankedRun, rel: int, cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Lengths within the cutoff, and the flat mask of relevant documents within it."""
-    relm = rr.flat_grades >= rel
-    if cutoff is None:
-        return rr.lengths, relm
-    relm &= rr.rank0 < cutoff
-    return np.minimum(rr.lengths, cutoff), relm
+def running_count(qi: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Running count of ``mask`` (default: every entry) within each run of equal values of
+    the sorted ``qi``, this entry included: 1, 2, ... is the k-th relevant document of its
+    query."""
+    n = qi.size
+    if n == 0:
+        return np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], qi[1:] != qi[:-1]]))
+    if mask is None:
+        c, before = np.arange(1, n + 1), starts
+    else:
+        c = np.cumsum(mask, dtype=np.int64)
+        before = c[starts] - mask[starts]
+    return c - np.repeat(before, np.diff(np.append(starts, n)))
 
 
 def _missing_sum(m: np.ndarray, irrel: np.ndarray, k_nonrel: np.ndarray, miss_total: np.ndarray,
@@ -996,16 +1002,8 @@ def asl_per_query(
     lengths = rr.lengths if cutoff is None else np.minimum(rr.lengths, cutoff)
     # the relevant positions only (a few % of the rows): their query and 0-based rank, without
     # the run-sized seg/rank0 arrays
-    pos = rr.relevant_positions(rel)  # ascending, each query's together
-    bounds = np.searchsorted(pos, rr.offsets)  # Q + 1 searches, not one per relevant position
-    ret = np.diff(bounds)
-    pseg = np.repeat(np.arange(nq), ret)
-    if cutoff is not None:
-        keep = pos - rr.offsets[pseg] < cutoff
-        pos, pseg = pos[keep], pseg[keep]
-        ret = np.bincount(pseg, minlength=nq)
-        bounds = np.concatenate([[0], np.cumsum(ret)])
-    ret = ret.astype(np.int64, copy=False)
+    _, pseg, rank0 = rr.relevant_ranks(rel, cutoff)
+    ret = np.bincount(pseg, minlength=nq).astype(np.int64)
     irrel = lengths - ret
     nrel = rr.n_relevant(rel)
     miss = np.maximum(nrel - ret, 0)
@@ -1017,14 +1015,13 @@ def asl_per_query(
         k, denom, m = ret, nrel, miss
     else:
         # running count of the relevant documents within each query (positions ascending)
-        count = np.arange(1, pos.size + 1) - np.repeat(bounds[:-1], ret)
-        keep = count <= first
-        pos, pseg = pos[keep], pseg[keep]
+        keep = running_count(pseg) <= first
+        rank0, pseg = rank0[keep], pseg[keep]
         k = np.minimum(ret, first)
         denom = np.minimum(nrel, first)
         m = np.maximum(denom - k, 0)
     # sum of SL = sum(pos0 + 2 - cum) over the first k relevant; cum runs 1..k
-    pos_sum = np.bincount(pseg, weights=pos - rr.offsets[pseg], minlength=len(nrel))
+    pos_sum = np.bincount(pseg, weights=rank0, minlength=len(nrel))
     sl_sum = pos_sum + 2.0 * k - k * (k + 1) / 2.0
     sl_sum = sl_sum + _missing_sum(m, irrel, k_nonrel, miss, unretrieved)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -1053,11 +1050,11 @@ def search_lengths(
 
 
 def _search_lengths(rr, rel, cutoff, unretrieved, collection_size) -> pd.DataFrame:
-    lengths, relm = _base(rr, rel, cutoff)
-    qi, pos = rr.seg[relm], rr.rank0[relm].astype(np.int64)
-    sl_ret = (pos + 1 - (rr.seg_cumsum(relm)[relm] - 1)).astype(np.float64)
-    rows = rr.flat_rows[relm]
-    ret = rr.seg_count(relm)
+    lengths = rr.lengths if cutoff is None else np.minimum(rr.lengths, cutoff)
+    flat, qi, pos = rr.relevant_ranks(rel, cutoff)
+    sl_ret = (pos + 1 - (running_count(qi) - 1)).astype(np.float64)
+    rows = rr.flat_rows[flat]
+    ret = np.bincount(qi, minlength=len(rr.lengths))
     irrel = lengths - ret
     nrel = rr.n_relevant(rel)
     miss = np.maximum(nrel - ret, 0)
@@ -1077,7 +1074,7 @@ def _search_lengths(rr, rel, cutoff, unretrieved, collection_size) -> pd.DataFra
         sl_miss = 1.0 + irrel[mq] + k_nonrel[mq] / 2.0
     doc_ret = np.asarray(rr.doc_ids.take(_pa_idx(rows)).to_pylist(), dtype=object)
     doc_miss = np.asarray(rr.qrels_doc.take(_pa_idx(miss_idx)).to_pylist(), dtype=object)
-    rel_ret = rr.flat_grades[relm].astype(np.int64)
+    rel_ret = rr.flat_grades[flat].astype(np.int64)
     frame = pd.DataFrame({
         QUERY_ID: np.concatenate([rr.query_ids[qi], rr.query_ids[mq]]).astype(object),
         DOC_ID: np.concatenate([doc_ret, doc_miss]),

@@ -24,6 +24,7 @@ from .asl import (
     map_grades,
     parse_measure,
     ranked,
+    running_count,
     search_lengths,
     with_default_rel,
 )
@@ -276,13 +277,13 @@ def _str_cols(frame: pd.DataFrame, cols: Sequence[str]) -> pd.DataFrame:
 def _map_precisions(rr: RankedRun, rel: int) -> tuple[np.ndarray, np.ndarray]:
     """MAP's own per-document precisions (eq. 6: (relevant above + 1) / rank; 0 when not
     retrieved) as a padded matrix queries x max R_q (NaN past R_q), and R_q."""
-    relm = rr.flat_grades >= rel
     nrel = rr.n_relevant(rel)
     width = int(nrel.max()) if nrel.size else 0
     mat = np.full((len(nrel), width), np.nan)
-    qi, pos, cum = rr.seg[relm], rr.rank0[relm], rr.seg_cumsum(relm)[relm]
+    _, qi, pos = rr.relevant_ranks(rel)
+    cum = running_count(qi)
     mat[qi, cum - 1] = cum / (pos + 1.0)
-    ret = rr.seg_count(relm)
+    ret = np.bincount(qi, minlength=len(nrel))
     fill = (np.arange(width)[None, :] >= ret[:, None]) & (np.arange(width)[None, :] < nrel[:, None])
     mat[fill] = 0.0
     return mat, nrel

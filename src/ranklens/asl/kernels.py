@@ -1,9 +1,11 @@
 """Standard IR measures from ranklens's own vectorised kernels on the ragged ranked run.
 
-Each kernel reads :class:`~ranklens.asl.asl.RankedRun`'s flat arrays (grades in rank
-order, query segments, 0-based ranks) and returns one float64 value per query of
-``rr.query_ids``, with ``bincount``/``cumsum`` over the rows only: linear in the rows, no
-Python loop over queries, no dict of the run.
+Each kernel reads the relevant (or, for bpref, judged) documents of
+:class:`~ranklens.asl.asl.RankedRun` -- their flat positions, queries and 0-based ranks,
+from :meth:`~ranklens.asl.asl.RankedRun.relevant_ranks` -- and returns one float64 value per
+query of ``rr.query_ids``, with ``bincount``/``cumsum`` over those documents only: linear in
+the judged documents (a few % of the rows), no run-sized mask, no Python loop over queries,
+no dict of the run.
 
 The definitions are trec_eval 9.0.8's (the version pytrec_eval wraps), read from its source
 (``m_map.c``, ``m_map_cut.c``, ``m_P.c``, ``m_recall.c``, ``m_recip_rank.c``, ``m_Rprec.c``,
@@ -33,6 +35,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from .asl import running_count
 
 __all__ = ["KERNELS", "standard_per_query", "supports"]
 
@@ -69,29 +73,26 @@ def standard_per_query(rr, measure: Any) -> np.ndarray:
     return _DISPATCH[measure.NAME](rr, params.get("rel", 1), params.get("cutoff"))
 
 
-def _relevant(rr, rel: int, cutoff: int | None) -> np.ndarray:
-    relm = rr.flat_grades >= rel
-    if cutoff is not None:
-        relm &= rr.rank0 < cutoff
-    return relm
-
-
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.zeros(num.shape, np.float64)
     np.divide(num, den, out=out, where=den > 0)
     return out
 
 
+def _count(rr, qi: np.ndarray) -> np.ndarray:
+    return np.bincount(qi, minlength=len(rr.lengths))
+
+
 def _precision(rr, rel: int, cutoff: int | None) -> np.ndarray:
-    return rr.seg_count(_relevant(rr, rel, cutoff)) / float(cutoff)
+    return _count(rr, rr.relevant_ranks(rel, cutoff)[1]) / float(cutoff)
 
 
 def _recall(rr, rel: int, cutoff: int | None) -> np.ndarray:
-    return _div(rr.seg_count(_relevant(rr, rel, cutoff)).astype(np.float64), rr.n_relevant(rel))
+    return _div(_count(rr, rr.relevant_ranks(rel, cutoff)[1]).astype(np.float64), rr.n_relevant(rel))
 
 
 def _success(rr, rel: int, cutoff: int | None) -> np.ndarray:
-    return (rr.seg_count(_relevant(rr, rel, cutoff)) > 0).astype(np.float64)
+    return (_count(rr, rr.relevant_ranks(rel, cutoff)[1]) > 0).astype(np.float64)
 
 
 def _num_rel(rr, rel: int, cutoff: int | None) -> np.ndarray:
@@ -99,51 +100,49 @@ def _num_rel(rr, rel: int, cutoff: int | None) -> np.ndarray:
 
 
 def _ap(rr, rel: int, cutoff: int | None) -> np.ndarray:
-    relm = _relevant(rr, rel, cutoff)
-    cum = rr.seg_cumsum(relm)[relm]
-    prec = cum / (rr.rank0[relm] + 1.0)
-    total = np.bincount(rr.seg[relm], weights=prec, minlength=len(rr.lengths))
+    _, qi, rank0 = rr.relevant_ranks(rel, cutoff)
+    prec = running_count(qi) / (rank0 + 1.0)
+    total = np.bincount(qi, weights=prec, minlength=len(rr.lengths))
     return _div(total, rr.n_relevant(rel))
 
 
 def _rr(rr, rel: int, cutoff: int | None) -> np.ndarray:
-    relm = _relevant(rr, rel, cutoff)
-    qi = rr.seg[relm]
+    _, qi, rank0 = rr.relevant_ranks(rel)
     out = np.zeros(len(rr.lengths), np.float64)
     if qi.size:
         first = np.concatenate([[True], qi[1:] != qi[:-1]])  # flat order is rank order
-        out[qi[first]] = 1.0 / (rr.rank0[relm][first] + 1.0)
+        out[qi[first]] = 1.0 / (rank0[first] + 1.0)
     return out
 
 
 def _rprec(rr, rel: int, cutoff: int | None) -> np.ndarray:
     nrel = rr.n_relevant(rel)
-    relm = (rr.flat_grades >= rel) & (rr.rank0 < nrel[rr.seg])
-    return _div(rr.seg_count(relm).astype(np.float64), nrel)
+    _, qi, rank0 = rr.relevant_ranks(rel)
+    return _div(np.bincount(qi[rank0 < nrel[qi]], minlength=len(nrel)).astype(np.float64), nrel)
 
 
 def _bpref(rr, rel: int, cutoff: int | None) -> np.ndarray:
-    g = rr.flat_grades
+    # over the judged positions only: the judged non-relevant documents (0 <= grade < rel)
+    # above each relevant one are a running count within its query
+    g = rr.judged_grades
+    qi, _ = rr.ranks_of(rr.judged_positions)
     nonrel = (g >= 0) & (g < rel)
     relm = g >= rel
     nrel = rr.n_relevant(rel)
     judged_nonrel = (rr.qrels_rel >= 0) & (rr.qrels_rel < rel)
     n_nonrel = np.bincount(rr.qrels_q[judged_nonrel], minlength=len(nrel))
-    qi = rr.seg[relm]
-    above = rr.seg_cumsum(nonrel)[relm].astype(np.float64)  # judged non-relevant above
-    big_r = nrel[qi].astype(np.float64)
+    above = running_count(qi, nonrel)[relm].astype(np.float64)
+    qr = qi[relm]
+    big_r = nrel[qr].astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        part = np.where(above > 0, 1.0 - np.minimum(above, big_r) / np.minimum(n_nonrel[qi], big_r), 1.0)
-    return _div(np.bincount(qi, weights=part, minlength=len(nrel)), nrel)
+        part = np.where(above > 0, 1.0 - np.minimum(above, big_r) / np.minimum(n_nonrel[qr], big_r), 1.0)
+    return _div(np.bincount(qr, weights=part, minlength=len(nrel)), nrel)
 
 
 def _ndcg(rr, rel: int, cutoff: int | None) -> np.ndarray:
-    g = rr.flat_grades
-    gain = g > 0
-    if cutoff is not None:
-        gain &= rr.rank0 < cutoff
-    q = len(rr.lengths)
-    dcg = np.bincount(rr.seg[gain], weights=g[gain] / np.log2(rr.rank0[gain] + 2.0), minlength=q)
+    pos, qi, rank0 = rr.relevant_ranks(1, cutoff)  # positive grades are the gains, whatever rel is
+    g = rr.flat_grades[pos]
+    dcg = np.bincount(qi, weights=g / np.log2(rank0 + 2.0), minlength=len(rr.lengths))
     return _div(dcg, _ideal_dcg(rr, cutoff))
 
 
