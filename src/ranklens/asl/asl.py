@@ -345,9 +345,14 @@ class RankedRun:
     def relevant_ranks(self, rel: int = 1, cutoff: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(pos, query, rank0)`` of the documents with relevance >= ``rel`` ranked in the top
         ``cutoff`` (None: all), in flat (query, rank) order: what the measures read instead
-        of run-sized masks."""
-        pos = self.relevant_positions(rel)
-        qi, rank0 = self.ranks_of(pos)
+        of run-sized masks. Read-only; memoised per ``rel`` (a cutoff filters that)."""
+        def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            pos = self.relevant_positions(rel)
+            qi, rank0 = self.ranks_of(pos)
+            qi.flags.writeable = rank0.flags.writeable = False
+            return pos, qi, rank0
+
+        pos, qi, rank0 = self._memoised(f"relevant_ranks:{rel}", make)
         if cutoff is not None:
             keep = rank0 < cutoff
             pos, qi, rank0 = pos[keep], qi[keep], rank0[keep]

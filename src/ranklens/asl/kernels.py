@@ -146,14 +146,19 @@ def _ndcg(rr, rel: int, cutoff: int | None) -> np.ndarray:
     return _div(dcg, _ideal_dcg(rr, cutoff))
 
 
-def _ideal_dcg(rr, cutoff: int | None) -> np.ndarray:
-    """DCG of each query's qrels grades > 0 in decreasing order (within the cutoff)."""
+def _ideal_ranking(rr) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each query's qrels grades > 0 in decreasing order: (query, gain, 0-based rank)."""
     pos = rr.qrels_rel > 0
     qq, gg = rr.qrels_q[pos], rr.qrels_rel[pos]
     o = np.lexsort((-gg, qq))
     qq, gg = qq[o], gg[o].astype(np.float64)
-    starts = np.concatenate([[0], np.flatnonzero(qq[1:] != qq[:-1]) + 1]) if qq.size else np.zeros(0, np.int64)
-    rank0 = np.arange(qq.size) - np.repeat(starts, np.diff(np.concatenate([starts, [qq.size]])))
+    return qq, gg, running_count(qq) - 1
+
+
+def _ideal_dcg(rr, cutoff: int | None) -> np.ndarray:
+    """DCG of each query's qrels grades > 0 in decreasing order (within the cutoff); the
+    ideal ranking is sorted once per ranked run (memoised), whatever the cutoffs asked."""
+    qq, gg, rank0 = rr._memoised("ideal_ranking", lambda: _ideal_ranking(rr))
     keep = rank0 < cutoff if cutoff is not None else np.ones(qq.size, bool)
     return np.bincount(qq[keep], weights=gg[keep] / np.log2(rank0[keep] + 2.0), minlength=len(rr.lengths))
 
