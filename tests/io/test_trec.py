@@ -412,8 +412,8 @@ def test_exact_query_codes_match_a_dictionary_on_grouped_and_scattered_queries()
         ids = [f"q{int(x)}" for x in rng.integers(0, int(rng.integers(1, 8)), n)]
         if case % 2:
             ids.sort()  # grouped, as most qrels files are
-        cut = int(rng.integers(0, n))
-        col = pa.chunked_array([pa.array(ids[:cut], pa.string()), pa.array(ids[cut:], pa.string())])
+        cuts = sorted({0, n, *rng.integers(0, n, int(rng.integers(0, 5))).tolist()})
+        col = pa.chunked_array([pa.array(ids[a:b], pa.string()) for a, b in zip(cuts, cuts[1:])], pa.string())
         codes = _exact_codes(col).tolist()
         assert len(codes) == n
         for i in range(n):

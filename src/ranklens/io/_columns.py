@@ -432,10 +432,10 @@ def _exact_codes(col) -> Any:
         return np.zeros(0, np.int64)
     change = pc.not_equal(col.slice(1), col.slice(0, n - 1)).to_numpy(zero_copy_only=False)
     heads = np.concatenate([[0], np.flatnonzero(change) + 1])
-    enc = pc.dictionary_encode(col.take(pa.array(heads)))
-    if isinstance(enc, pa.ChunkedArray):
-        enc = enc.combine_chunks()
-    run_code = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    head_ids = col.take(pa.array(heads))
+    if isinstance(head_ids, pa.ChunkedArray):  # one array, so one dictionary for all rows
+        head_ids = head_ids.combine_chunks()
+    run_code = pc.dictionary_encode(head_ids).indices.to_numpy(zero_copy_only=False).astype(np.int64)
     return np.repeat(run_code, np.diff(np.append(heads, n)))
 
 
