@@ -557,8 +557,7 @@ def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray) -> dict[str, Any]:
         judged = du.slice(0, 0)
     other = np.flatnonzero(~sel)
     if other.size:
-        starts = np.flatnonzero(np.concatenate([[True], qu[other][1:] != qu[other][:-1]]))
-        code[other] = np.arange(other.size) - np.repeat(starts, np.diff(np.append(starts, other.size)))
+        code[other] = running_count(qu[other]) - 1
     nj = max(len(judged), int(code.max(initial=0)) + 1, 1)
     ku = qu.astype(np.int64) * nj + code
     rel_u = qrel[src_u]

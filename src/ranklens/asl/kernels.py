@@ -151,8 +151,10 @@ def _ideal_ranking(rr) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     pos = rr.qrels_rel > 0
     qq, gg = rr.qrels_q[pos], rr.qrels_rel[pos]
     o = np.lexsort((-gg, qq))
-    qq, gg = qq[o], gg[o].astype(np.float64)
-    return qq, gg, running_count(qq) - 1
+    out = qq[o], gg[o].astype(np.float64), running_count(qq[o]) - 1
+    for a in out:
+        a.flags.writeable = False  # memoised on the ranked run
+    return out
 
 
 def _ideal_dcg(rr, cutoff: int | None) -> np.ndarray:
