@@ -20,8 +20,8 @@ Format rules (one policy for every caller):
   (``rank_coded(duplicates=...)`` in the metrics, an error in :func:`ranklens.io.read_run`).
 
 Strategy: a clean file (one separator kind, no CR/NUL/BOM/comments; checked by memchr searches of
-a memory map, block by block: ~0.06 s for 400 MB) is parsed by pyarrow's multi-threaded CSV reader straight from
-disk. Anything else is decoded and normalised (separators collapsed, comments blanked, line
+a memory map, block by block, beside the parse for files from 8 MiB: ~0.06 s for 400 MB) is
+parsed by pyarrow's multi-threaded CSV reader straight from disk. Anything else is decoded and normalised (separators collapsed, comments blanked, line
 numbers kept) and parsed by pyarrow from memory. Only when pyarrow rejects the bytes, or a check
 after parsing fails (non-finite score, out-of-range grade, conflicting qrels), is the text walked
 line by line -- to name the exact line, field and fix, or, if every line is fine, to build the
