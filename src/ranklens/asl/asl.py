@@ -54,6 +54,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from .._arrays import running_count
 from ..errors import ValidationError
 from ..types import DEFAULT_TIES, DOC_ID, QUERY_ID, RANK, RELEVANCE, SCORE, TIE_RULES
 
@@ -953,22 +954,6 @@ def _check_policy(unretrieved: str, collection_size: int | None) -> None:
     if unretrieved == "expected" and (collection_size is None or collection_size < 1):
         raise ValidationError("unretrieved='expected' needs collection_size=N (the number of "
                               "documents in the collection), e.g. --collection-size 8841823")
-
-
-def running_count(qi: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-    """Running count of ``mask`` (default: every entry) within each run of equal values of
-    the sorted ``qi``, this entry included: 1, 2, ... is the k-th relevant document of its
-    query."""
-    n = qi.size
-    if n == 0:
-        return np.zeros(0, np.int64)
-    starts = np.flatnonzero(np.concatenate([[True], qi[1:] != qi[:-1]]))
-    if mask is None:
-        c, before = np.arange(1, n + 1), starts
-    else:
-        c = np.cumsum(mask, dtype=np.int64)
-        before = c[starts] - mask[starts]
-    return c - np.repeat(before, np.diff(np.append(starts, n)))
 
 
 def _missing_sum(m: np.ndarray, irrel: np.ndarray, k_nonrel: np.ndarray, miss_total: np.ndarray,

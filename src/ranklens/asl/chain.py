@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..errors import ValidationError
 from ..types import DEFAULT_TIES, QUERY_ID
+from .._arrays import running_count
 from .asl import (
     DEFAULT_DUPLICATES,
     DEFAULT_UNRETRIEVED,
@@ -24,7 +25,6 @@ from .asl import (
     map_grades,
     parse_measure,
     ranked,
-    running_count,
     search_lengths,
     with_default_rel,
 )

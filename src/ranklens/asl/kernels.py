@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .asl import running_count
+from .._arrays import running_count
 
 __all__ = ["KERNELS", "standard_per_query", "supports"]
 

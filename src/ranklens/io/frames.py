@@ -12,6 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from .._arrays import running_count
 from .._lazy import available
 from ..errors import ValidationError
 from ..types import DEFAULT_TIES, DOC_ID, QUERY_ID, RANK, RELEVANCE, SCORE, TIE_RULES
@@ -278,14 +279,7 @@ def rank_run(run: pd.DataFrame, *, ties: str = DEFAULT_TIES) -> pd.DataFrame:
     order = _rank_order(out, qcode, ties, docs)
     out = out.iloc[order].reset_index(drop=True)
     qs = qcode[order]
-    n = len(qs)
-    if n:
-        starts = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
-        lengths = np.diff(np.r_[starts, n])
-        rank = np.arange(n, dtype=np.int64) - np.repeat(starts, lengths) + 1
-    else:
-        rank = np.zeros(0, dtype=np.int64)
-    out[RANK] = rank
+    out[RANK] = running_count(qs)
     return out
 
 

@@ -43,6 +43,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from .._arrays import running_count
 from .._lazy import available, require
 from ..errors import ValidationError
 
@@ -260,7 +261,7 @@ def _merge_above(best_i: np.ndarray, best_s: np.ndarray, s: np.ndarray, start: i
     all_s = np.concatenate([best_s.ravel(), s[r, c]])
     order = np.lexsort((all_i, -all_s, all_r))  # row, then score desc, then index asc
     all_r = all_r[order]
-    pos = np.arange(all_r.size) - np.searchsorted(all_r, all_r, side="left")
+    pos = running_count(all_r) - 1  # 0-based place within its row
     keep = order[pos < kk]
     return all_i[keep].reshape(m, kk), all_s[keep].reshape(m, kk)
 
