@@ -23,6 +23,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -169,6 +170,18 @@ def _read_table(path: Path, schema: Mapping[str, str]) -> pd.DataFrame:
     return frame
 
 
+# result kinds renamed when every kind took its analysis's name as prefix: old -> current
+RENAMED_KINDS: Mapping[str, str] = MappingProxyType({
+    "probe-table": "probes-table", "probe-delta-sweep": "probes-delta-sweep",
+    "n2o-matrix": "neighbors-matrix", "n2o-needle": "neighbors-needle",
+    "n2o-popular-outliers": "neighbors-popular-outliers", "n2o-robustness": "neighbors-robustness",
+    "n2o-token-overlap": "neighbors-token-overlap", "ranker-overlap": "neighbors-ranker-overlap",
+    "regime-table": "regimes-table", "split-pca": "regimes-split-pca",
+    "query-similarity": "regimes-query-similarity", "ood-correlation": "regimes-ood-correlation",
+    "label-overlap": "regimes-label-overlap", "annotation-summary": "regimes-annotation-summary",
+})
+
+
 @dataclass(frozen=True, kw_only=True)
 class Result:
     """Summary figures, a per-item table, optional further tables, and provenance.
@@ -243,7 +256,9 @@ class Result:
 
     @classmethod
     def load(cls, directory: str | os.PathLike[str]) -> Result:
-        """Reload a saved result (no model is needed).
+        """Reload a saved result (no model is needed). A result saved under a kind name from
+        before the analyses' one-name rename (``probe-table``, ``n2o-matrix``, ...) is read under
+        its current name (:data:`RENAMED_KINDS`), so that the report finds its section and plots.
 
         Raises:
             DataFormatError: no/invalid ``result.json``, or a table name in it that would read a
@@ -270,7 +285,7 @@ class Result:
             if name != "table"
         }
         return cls(
-            kind=meta["kind"],
+            kind=RENAMED_KINDS.get(meta["kind"], meta["kind"]),
             summary=meta.get("summary", {}),
             table=table,
             tables=tables,

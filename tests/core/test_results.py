@@ -160,3 +160,22 @@ def test_two_ranklens_run_on_one_results_directory_both_finish(tmp_path):
     assert (res / "report.html").is_file()
     leftovers = [p for p in res.rglob(".*") if p.name.endswith(".tmp") or ".old." in p.name]
     assert leftovers == []  # every temp file and moved-aside copy was renamed or removed
+
+
+def test_results_saved_under_a_kind_name_from_before_the_rename_load_under_the_current_one(tmp_path):
+    from ranklens.registry import kind_info, owner_of
+    from ranklens.results import RENAMED_KINDS
+    from ranklens.store import ResultsStore
+
+    # every current name belongs to an analysis; no old name does, or is declared
+    for old, new in RENAMED_KINDS.items():
+        assert owner_of(new) is not None, new
+        assert owner_of(old) is None and kind_info(old) is None, old
+    Result(kind="probe-table", summary={"alpha": 0.01}, table=pd.DataFrame({"probe": ["x"]}),
+           provenance=make_provenance()).save(tmp_path / "old")
+    meta = json.loads((tmp_path / "old" / "result.json").read_text())
+    assert meta["kind"] == "probe-table"  # saved as an old version would have
+    assert Result.load(tmp_path / "old").kind == "probes-table"
+    store = ResultsStore(tmp_path)
+    assert store.reindex() == 1
+    assert store.list()["kind"].tolist() == ["probes-table"]
