@@ -243,7 +243,9 @@ class RankedRun:
     duplicates_dropped: int = 0
     reader_warnings: tuple[str, ...] = ()
 
-    def _memoised(self, key: str, make):
+    def memoised(self, key: str, make):
+        """``make()`` once per ranked run and ``key`` (derived arrays the measures share; a
+        ranked run is never changed after it is built, so the value stays true)."""
         if key not in self._memo:
             self._memo[key] = make()
         return self._memo[key]
@@ -256,13 +258,13 @@ class RankedRun:
     @property
     def offsets(self) -> np.ndarray:
         """int64[Q + 1]: query ``i`` holds flat positions ``offsets[i]:offsets[i + 1]``."""
-        return self._memoised("offsets", lambda: np.concatenate(
+        return self.memoised("offsets", lambda: np.concatenate(
             [[0], np.cumsum(self.lengths)]).astype(np.int64))
 
     @property
     def seg(self) -> np.ndarray:
         """int32[n]: the query index of each flat position."""
-        return self._memoised("seg", lambda: np.repeat(
+        return self.memoised("seg", lambda: np.repeat(
             np.arange(len(self.lengths), dtype=np.int32), self.lengths))
 
     @property
@@ -274,7 +276,7 @@ class RankedRun:
             r = np.arange(n, dtype=dt)
             r -= self.offsets[:-1].astype(dt)[self.seg]
             return r
-        return self._memoised("rank0", make)
+        return self.memoised("rank0", make)
 
     def padded(self, values: np.ndarray, fill) -> np.ndarray:
         """A Q x depth matrix of a flat array (``fill`` past each list). O(Q x depth) memory:
@@ -301,7 +303,7 @@ class RankedRun:
             out.flags.writeable = False
             return out
 
-        return self._memoised(f"n_relevant:{rel}", make)
+        return self.memoised(f"n_relevant:{rel}", make)
 
     @property
     def judged_positions(self) -> np.ndarray:
@@ -313,7 +315,7 @@ class RankedRun:
             out.flags.writeable = False
             return out
 
-        return self._memoised("judged_positions", make)
+        return self.memoised("judged_positions", make)
 
     @property
     def judged_grades(self) -> np.ndarray:
@@ -324,7 +326,7 @@ class RankedRun:
             out.flags.writeable = False
             return out
 
-        return self._memoised("judged_grades", make)
+        return self.memoised("judged_grades", make)
 
     def relevant_positions(self, rel: int = 1) -> np.ndarray:
         """int64[r]: the flat positions of the documents with relevance >= ``rel``, ascending
@@ -334,7 +336,7 @@ class RankedRun:
             out.flags.writeable = False
             return out
 
-        return self._memoised(f"relevant_positions:{rel}", make)
+        return self.memoised(f"relevant_positions:{rel}", make)
 
     def ranks_of(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Query index and 0-based rank of the ascending flat positions ``pos``: Q + 1 binary
@@ -353,7 +355,7 @@ class RankedRun:
             qi.flags.writeable = rank0.flags.writeable = False
             return pos, qi, rank0
 
-        pos, qi, rank0 = self._memoised(f"relevant_ranks:{rel}", make)
+        pos, qi, rank0 = self.memoised(f"relevant_ranks:{rel}", make)
         if cutoff is not None:
             keep = rank0 < cutoff
             pos, qi, rank0 = pos[keep], qi[keep], rank0[keep]

@@ -160,7 +160,7 @@ def _ideal_ranking(rr) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _ideal_dcg(rr, cutoff: int | None) -> np.ndarray:
     """DCG of each query's qrels grades > 0 in decreasing order (within the cutoff); the
     ideal ranking is sorted once per ranked run (memoised), whatever the cutoffs asked."""
-    qq, gg, rank0 = rr._memoised("ideal_ranking", lambda: _ideal_ranking(rr))
+    qq, gg, rank0 = rr.memoised("ideal_ranking", lambda: _ideal_ranking(rr))
     keep = rank0 < cutoff if cutoff is not None else np.ones(qq.size, bool)
     return np.bincount(qq[keep], weights=gg[keep] / np.log2(rank0[keep] + 2.0), minlength=len(rr.lengths))
 
