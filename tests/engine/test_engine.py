@@ -129,6 +129,70 @@ def test_cache_info_and_clear(tmp_path):
     assert c.info()["scores"] == {}
 
 
+
+def _pairs(n: int, salt: str = ""):
+    from ranklens.engine.cache import digest
+
+    return [(digest(f"q{i % 7}"), digest(f"text {i}{salt}")) for i in range(n)]
+
+
+def test_cache_stores_each_fingerprint_text_once(tmp_path):
+    import sqlite3
+
+    fp = "ranklens-test-fingerprint-" + "x" * 40
+    c = SQLiteCache(tmp_path)
+    c.put_scores(fp, [(q, t, float(i)) for i, (q, t) in enumerate(_pairs(2000))])
+    c.close()
+    conn = sqlite3.connect(c.path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    # once in the fingerprints table and once in its UNIQUE index, not once per entry
+    assert c.path.read_bytes().count(fp.encode()) <= 2
+    got = SQLiteCache(tmp_path).get_scores(fp, _pairs(2000))
+    assert [got[k] for k in _pairs(2000)] == [float(i) for i in range(2000)]
+
+
+def test_cache_written_before_fingerprints_were_interned_is_moved_on_open(tmp_path):
+    import sqlite3
+
+    from ranklens.engine.cache import _pair_key
+
+    path = tmp_path / "cache.sqlite"
+    conn = sqlite3.connect(path)  # the schema of ranklens before this change
+    conn.execute("CREATE TABLE scores (fp TEXT NOT NULL, k BLOB NOT NULL, score REAL NOT NULL, "
+                 "PRIMARY KEY (fp, k)) WITHOUT ROWID")
+    old = {fp: {k: float(len(fp) * 1000 + i) for i, k in enumerate(_pairs(50, fp))} for fp in ("A@1", "Bee@2")}
+    conn.executemany("INSERT INTO scores VALUES (?,?,?)",
+                     [(fp, _pair_key(*k), v) for fp, kv in old.items() for k, v in kv.items()])
+    conn.commit()
+    conn.close()
+    c = SQLiteCache(path)
+    for fp, kv in old.items():
+        assert c.get_scores(fp, list(kv)) == kv
+    assert c.info()["scores"] == {"A@1": 50, "Bee@2": 50}
+    tables = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "scores" not in tables and {"fingerprints", "pair_scores"} <= tables
+
+
+def test_cleared_fingerprint_ids_are_not_reused(tmp_path):
+    """A process that looked a fingerprint's id up before another cleared it must not write
+    under an id the next model gets: ids only grow."""
+    import sqlite3
+
+    c = SQLiteCache(tmp_path)
+    c.put_scores("model-a", [(q, t, 1.0) for q, t in _pairs(10)])
+    ids = lambda: dict(sqlite3.connect(c.path).execute("SELECT fp, id FROM fingerprints").fetchall())  # noqa: E731
+    a = ids()["model-a"]
+    assert c.clear("model-a") == 10
+    c.put_scores("model-b", [(q, t, 2.0) for q, t in _pairs(10)])
+    assert ids()["model-b"] > a
+    assert c.get_scores("model-a", _pairs(10)) == {}
+    assert set(c.get_scores("model-b", _pairs(10)).values()) == {2.0}
+    assert c.clear() == 10 and c.info()["scores"] == {}
+    c.put_scores("model-c", [(q, t, 3.0) for q, t in _pairs(3)])
+    assert ids()["model-c"] > ids().get("model-b", a)
+
+
 _WORKER = textwrap.dedent(
     """
     import sys

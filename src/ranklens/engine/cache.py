@@ -154,10 +154,7 @@ class SQLiteCache:
             conn.execute(f"PRAGMA busy_timeout={int(self.timeout * 1000)}")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS scores (fp TEXT NOT NULL, k BLOB NOT NULL, "
-                "score REAL NOT NULL, PRIMARY KEY (fp, k)) WITHOUT ROWID"
-            )
+            _schema(conn)
         except BaseException:
             conn.close()
             raise
@@ -172,24 +169,31 @@ class SQLiteCache:
     def _get_scores(self, fp, keys):
         conn = self._conn()
         out: dict[tuple[bytes, bytes], float] = {}
+        fid = _fingerprint_id(conn, fp)
+        if fid is None:
+            return out
         by_pair = {_pair_key(qh, th): (qh, th) for qh, th in keys}
         pks = list(by_pair)
         for i in range(0, len(pks), _CHUNK * 2):
             chunk = pks[i : i + _CHUNK * 2]
             marks = ",".join("?" * len(chunk))
             for k, s in conn.execute(
-                f"SELECT k, score FROM scores WHERE fp=? AND k IN ({marks})", [fp, *chunk]
+                f"SELECT k, score FROM pair_scores WHERE fid=? AND k IN ({marks})", [fid, *chunk]
             ):
                 out[by_pair[bytes(k)]] = float(s)
         return out
 
     def _put_scores(self, fp, items):
-        rows = [(fp, _pair_key(qh, th), float(s)) for qh, th, s in items]
+        rows = [(_pair_key(qh, th), float(s)) for qh, th, s in items]
         if not rows:
             return
         conn = self._conn()
         with _transaction(conn):
-            conn.executemany("INSERT OR REPLACE INTO scores VALUES (?,?,?)", rows)
+            # looked up inside the write transaction: another process's clear cannot remove the
+            # fingerprint between the lookup and the insert (ids are never reused: AUTOINCREMENT)
+            conn.execute("INSERT OR IGNORE INTO fingerprints (fp) VALUES (?)", [fp])
+            fid = _fingerprint_id(conn, fp)
+            conn.executemany("INSERT OR REPLACE INTO pair_scores VALUES (?,?,?)", [(fid, k, v) for k, v in rows])
 
     def _info(self) -> dict[str, object]:
         """Size on disk and row counts per fingerprint."""
@@ -199,7 +203,8 @@ class SQLiteCache:
             for f in self.path.parent.glob(self.path.name + "*")
             if f.is_file()
         )
-        scores = dict(conn.execute("SELECT fp, COUNT(*) FROM scores GROUP BY fp").fetchall())
+        scores = dict(conn.execute("SELECT f.fp, COUNT(*) FROM pair_scores s JOIN fingerprints f ON f.id = s.fid "
+                                   "GROUP BY f.fp").fetchall())
         vec = self.vector_store.info()
         return {"path": str(self.path), "bytes": size + vec["bytes"], "scores": scores, "vectors": vec["vectors"],
                 "vector_store": vec["path"]}
@@ -261,12 +266,47 @@ class SQLiteCache:
         conn = self._conn()
         with _transaction(conn):
             if fingerprint is None:
-                n = conn.execute("DELETE FROM scores").rowcount
+                n = conn.execute("DELETE FROM pair_scores").rowcount
+                conn.execute("DELETE FROM fingerprints")
                 conn.execute("DROP TABLE IF EXISTS vectors")  # vectors kept in SQLite by ranklens <= 0.x
             else:
-                n = conn.execute("DELETE FROM scores WHERE fp=?", [fingerprint]).rowcount
+                fid = _fingerprint_id(conn, fingerprint)
+                n = 0 if fid is None else conn.execute("DELETE FROM pair_scores WHERE fid=?", [fid]).rowcount
+                conn.execute("DELETE FROM fingerprints WHERE fp=?", [fingerprint])
         conn.execute("VACUUM")
         return n + self.vector_store.clear(fingerprint)
+
+
+def _schema(conn: sqlite3.Connection) -> None:
+    """Create the tables, and move a cache written before fingerprints were interned.
+
+    Each fingerprint text is stored once (``fingerprints``) and scores refer to its integer id:
+    a fingerprint of ~30-100 characters in every row was a third or more of each entry's bytes.
+    Ids are never reused (``AUTOINCREMENT``), so a process holding an id across another's
+    ``clear`` can only write rows nobody reads, never scores under another model's id."""
+    conn.execute("CREATE TABLE IF NOT EXISTS fingerprints (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+                 "fp TEXT UNIQUE NOT NULL)")
+    conn.execute("CREATE TABLE IF NOT EXISTS pair_scores (fid INTEGER NOT NULL, k BLOB NOT NULL, "
+                 "score REAL NOT NULL, PRIMARY KEY (fid, k)) WITHOUT ROWID")
+    legacy = "SELECT 1 FROM sqlite_master WHERE type='table' AND name='scores'"
+    if conn.execute(legacy).fetchone() is None:
+        return
+    with _transaction(conn):
+        if conn.execute(legacy).fetchone() is not None:  # not moved by another process meanwhile
+            conn.execute("INSERT OR IGNORE INTO fingerprints (fp) SELECT DISTINCT fp FROM scores")
+            conn.execute("INSERT OR REPLACE INTO pair_scores SELECT f.id, s.k, s.score FROM scores s "
+                         "JOIN fingerprints f ON f.fp = s.fp")
+            conn.execute("DROP TABLE scores")
+            moved = True
+        else:
+            moved = False
+    if moved:
+        conn.execute("VACUUM")  # give the old table's pages back
+
+
+def _fingerprint_id(conn: sqlite3.Connection, fp: str) -> int | None:
+    row = conn.execute("SELECT id FROM fingerprints WHERE fp=?", [fp]).fetchone()
+    return None if row is None else int(row[0])
 
 
 class _transaction:
