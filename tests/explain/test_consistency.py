@@ -100,10 +100,13 @@ def test_mer_hand_computed():
     assert out["query_id"].tolist() == ["q1", "q2"]
     assert out["mer"].tolist() == pytest.approx([0.5, 1 / math.sqrt(2)])
     assert out["n_docs"].tolist() == [1, 1]
-    # eq. 3 (default): d2 has no relevant unit and counts 0 in q1's mean over its 2 documents
-    zero = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=10, engine=_engine())
-    assert zero["mer"].tolist() == pytest.approx([0.25, 1 / math.sqrt(2)])
-    assert zero["n_docs"].tolist() == [2, 1]
+    # eq. 3 (default), 1/(m k) sum over the top-k documents: d2 has no relevant unit and counts
+    # 0; q2 ranks one document, so its second rank counts 0 too (the paper divides by k)
+    zero = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=2, engine=_engine())
+    assert zero["mer"].tolist() == pytest.approx([(0.5 + 0.0) / 2, (1 / math.sqrt(2) + 0.0) / 2])
+    assert zero["n_docs"].tolist() == [2, 2]
+    zero10 = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=10, engine=_engine())
+    assert zero10["mer"].tolist() == pytest.approx([0.5 / 10, 1 / math.sqrt(2) / 10])
     # k = 1 keeps only the top document of each query
     out1 = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=1, missing="skip", engine=_engine())
     assert out1["mer"].tolist() == pytest.approx([0.5, 1 / math.sqrt(2)])
@@ -122,9 +125,17 @@ def test_consistency_with_user_rationales_and_mer():
     )
     row = res.table.iloc[0]
     assert row["granularity"] == "user"
-    # eq. 3: d1's rationale is its relevant sentence (1), d2 has no relevant unit (0), over k = 2 docs
-    assert row["mer@10"] == pytest.approx(0.5)
+    # eq. 3: d1's rationale is its relevant sentence (1), d2 has no relevant unit (0), divided by
+    # k: the paper's cut-offs 10 and 50 by default, ranks 3.. not filled count 0 (warned)
+    assert (row["mer@10"], row["mer@50"]) == pytest.approx(((1 + 0) / 10, (1 + 0) / 50))
+    assert any("rank fewer than 10 documents" in w for w in res.warnings)
     assert row["mrc@2"] == pytest.approx(1.0)
+    two = explanation_consistency(
+        {"ov": OverlapRanker()}, queries, docs, rationales=rats, subdoc=read_subdoc_qrels(subdoc),
+        embedder=AB_EMBEDDER, ks=(2,), mer_k=2, engine=_engine(),
+    )
+    assert two.table.iloc[0]["mer@2"] == pytest.approx((1 + 0) / 2)
+    assert not any("fewer than" in w for w in two.warnings)
     skip = explanation_consistency(
         {"ov": OverlapRanker()}, queries, docs, rationales=rats, subdoc=read_subdoc_qrels(subdoc),
         embedder=AB_EMBEDDER, ks=(2,), mer_missing="skip", engine=_engine(),

@@ -86,10 +86,11 @@ def test_mer_missing_skip_and_zero_hand_computed():
     assert skip["query_id"].tolist() == ["q1", "q2"]
     assert skip["mer"].tolist() == pytest.approx([0.5, 1 / math.sqrt(2)])
     assert skip["n_docs"].tolist() == [1, 1]
-    zero = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=10, missing="zero", engine=_engine())
+    zero = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=2, missing="zero", engine=_engine())
     assert zero["query_id"].tolist() == ["q1", "q2", "q3"]
-    assert zero["mer"].tolist() == pytest.approx([0.25, 1 / math.sqrt(2), 0.0])
-    assert zero["n_docs"].tolist() == [2, 1, 1]
+    # eq. 3 divides by k = 2 whatever a query ranks: q2 and q3 rank one document each
+    assert zero["mer"].tolist() == pytest.approx([(0.5 + 0) / 2, (1 / math.sqrt(2) + 0) / 2, 0.0])
+    assert zero["n_docs"].tolist() == [2, 2, 2]
     with pytest.raises(ValidationError, match="skip"):
         mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, missing="drop")
 
@@ -122,11 +123,11 @@ def test_mer_missing_in_driver_and_provenance():
     queries = pd.DataFrame({"query_id": ["q"], "text": ["a"]})
     rats = {"r": {("q", "d1"): (Rationale(0, 0, 9, "a a here.", 1.0),), ("q", "d2"): (Rationale(0, 0, 7, "b only.", 1.0),)}}
     subdoc = pd.DataFrame({"doc_id": ["d1"], "unit": ["a a here."], "relevant": [1]})
-    kw = dict(rationales=rats, subdoc=subdoc, embedder=AB_EMBEDDER, ks=(2,), engine=_engine())
+    kw = dict(rationales=rats, subdoc=subdoc, embedder=AB_EMBEDDER, ks=(2,), mer_k=2, engine=_engine())
     skip = explanation_consistency({"r": X_RANKER}, queries, docs, mer_missing="skip", **kw)
     zero = explanation_consistency({"r": X_RANKER}, queries, docs, **kw)  # eq. 3 is the default
-    assert skip.table["mer@10"].tolist() == pytest.approx([1.0])
-    assert zero.table["mer@10"].tolist() == pytest.approx([0.5])  # d2 (no relevant unit) counts 0
+    assert skip.table["mer@2"].tolist() == pytest.approx([1.0])
+    assert zero.table["mer@2"].tolist() == pytest.approx([0.5])  # d2 (no relevant unit) counts 0
     assert skip.provenance.params["mer_missing"] == "skip" and zero.provenance.params["mer_missing"] == "zero"
     assert "count 0" in zero.provenance.params["mer_documents"]
     with pytest.raises(ValidationError, match="mer_missing"):
@@ -200,3 +201,40 @@ def test_sum_and_mean_agree_on_order_when_enumerated_and_differ_by_set_counts_wh
         counts[list(c)] += 1
     assert len(set(counts)) > 1  # sampled: units are in different numbers of sets
     assert np.asarray(s2.weights) == pytest.approx(counts * np.asarray(m2.weights))
+
+
+# ---------------------------------------------------------------------------- paper defaults of m; document mode
+LONG_DOCS = {"a": "Cats purr. Dogs bark. Cats sleep. Birds sing. Fish swim. Cats eat. Cows moo.",
+             "b": "Cats run. Owls hoot. Cats nap. Bees buzz. Cats jump. Ants dig. Rats squeak."}
+LONG_TOP = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+
+
+@pytest.mark.parametrize(("granularity", "paper_m"), [("sentence", 1), ("window:5", 6)])
+def test_explain_run_takes_the_papers_m_for_its_granularity(granularity, paper_m):
+    from ranklens.explain.occlusion import OcclusionExplainer
+    from ranklens.testing import OverlapRanker
+
+    res = explain_run(OverlapRanker(), LONG_TOP, {"q": "cats"}, LONG_DOCS,
+                      explainer=OcclusionExplainer(granularity=granularity, samples=12), engine=_engine())
+    assert res.summary["m"] == paper_m  # Table 1: 1 sentence, 6 word windows
+    per_doc = res.table.groupby("doc_id").size()
+    units = res.tables["units"].groupby("doc_id").size()
+    assert (per_doc == np.minimum(units, paper_m)).all()  # 7 sentences -> 1; 3 windows of 5 words -> 3
+
+
+def test_document_mode_under_a_window_granularity_is_warned():
+    """The paper's document mode explains long documents by sentence; rows labelled window:5
+    then hold whole sentences for those documents, which the result must say."""
+    from ranklens.explain.occlusion import OcclusionExplainer
+    from ranklens.rankers.passages import maxp
+    from ranklens.testing import OverlapRanker
+
+    res = explanation_consistency({"mx": maxp(OverlapRanker())}, {"q": "cats"}, LONG_DOCS, ks=(2,),
+                                  explainer=OcclusionExplainer(long_document=3), engine=_engine())
+    warned = [w for w in res.warnings if "explained by sentence" in w]
+    assert len(warned) == 1 and "window:5" in warned[0] and "2 of 2 documents" in warned[0]
+    # the sentence rows are the paper's document mode itself: no warning for them
+    sent = explanation_consistency({"mx": maxp(OverlapRanker())}, {"q": "cats"}, LONG_DOCS, ks=(2,),
+                                   granularities=("sentence",), explainer=OcclusionExplainer(long_document=3),
+                                   engine=_engine())
+    assert not any("explained by sentence" in w for w in sent.warnings)

@@ -12,9 +12,11 @@ Protocol (Pandian, Ganguly & MacAvaney, "Evaluating the Explainability of Neural
   pseudo-document; the ranker scores the pseudo-documents; the rank
   correlation (Kendall τ-b default) between the original top-k order and the pseudo scores;
   mean over queries with at least two documents;
-- **MER@k** per query: for each top-k document, the mean over its rationales of the maximum
-  cosine (any embedder) to a relevant sub-document unit; mean over the documents, then over
-  queries. Documents without relevant units (or without rationales) count as 0
+- **MER@k** per query: for each top-k document, the maximum cosine (any embedder) of each of
+  its rationales to a relevant sub-document unit, summed and divided by ``m`` (eq. 3: a document
+  with fewer units than ``m`` counts 0 for the missing terms); mean over the k documents (a
+  list shorter than k: the missing ranks count 0, warned), then over queries; the paper's
+  cut-offs 10 and 50 by default. Documents without relevant units (or without rationales) count as 0
   (``mer_missing="zero"``, default: the paper's eq. 3, whose footnote gives a non-relevant
   document n_i = 0 relevant passages, the max over an empty set taken as 0, every top-k document
   in the 1/(mk) mean) or are left out (``mer_missing="skip"``, a deviation: MER then measures
@@ -209,7 +211,7 @@ def explain_run(
     *,
     explainer: OcclusionExplainer | None = None,
     k: int = 10,
-    m: int = 6,
+    m: int | None = None,
     ties: str = DEFAULT_TIES,
     display_queries: int = 10,
     display_docs: int = 3,
@@ -217,7 +219,9 @@ def explain_run(
 ) -> Result:
     """Occlusion rationales of the top-``k`` documents of each query of ``run``.
 
-    ``run`` is (re-)ordered by :func:`ranklens.io.rank_run` under ``ties``.
+    ``run`` is (re-)ordered by :func:`ranklens.io.rank_run` under ``ties``. ``m`` rationales
+    per document; default the paper's for the explainer's granularity (:data:`PAPER_M`: 1 for
+    sentences and lines, 6 for word windows).
 
     Returns:
         :class:`~ranklens.results.Result` of kind ``"explain-rationales"``: one table row per
@@ -230,6 +234,7 @@ def explain_run(
     _check_ties(ties)
     _check_display(display_queries, display_docs)
     explainer = explainer or OcclusionExplainer()
+    m = _ms_for(PAPER_M, str(explainer.granularity)) if m is None else int(m)
     qmap = _queries_map(queries)
     top = _top(run, k, ties)
     exps = _explain_top(ranker, top, qmap, docs, explainer, engine)
@@ -339,7 +344,10 @@ def mer_per_query(
     ties: str = DEFAULT_TIES,
     engine: ScoringEngine | None = None,
 ) -> pd.DataFrame:
-    """Per-query MER@k: mean over top-k docs of the mean over rationales of the max cosine.
+    """Per-query MER@k (eq. 3): per top-k document, the sum over its rationales of the max
+    cosine to a relevant unit divided by ``m`` (the rationale count the set was cut to; a
+    document with fewer units than ``m`` gets 0 for the missing terms), averaged over the k
+    documents.
 
     Args:
         top: ranked run (``query_id, doc_id, score``).
@@ -352,7 +360,9 @@ def mer_per_query(
             ``"skip"`` leaves them out of the mean (``n_docs`` counts the others and
             queries with none are left out); ``"zero"`` (default) scores them 0 (eq. 3, with the
             max over an empty set taken as 0), so every top-k document is in the mean and every
-            query with a ranked document gets a value.
+            query with a ranked document gets a value; a query that ranks fewer than ``k``
+            documents is divided by ``k`` too (eq. 3's 1/(mk): the ranks it does not fill count
+            0; ``n_docs`` is then ``k``).
         ties: tie rule of :func:`ranklens.io.rank_run` (which documents are the top-k).
         engine: encoding engine.
 
@@ -393,6 +403,8 @@ def mer_per_query(
                 # eq. 3 divides each document's sum by m (fewer units than m: missing terms are 0)
                 m_eq3 = label if missing == "zero" and isinstance(label, int) else len(rs)
                 per_doc.append(float(sims.sum() / max(m_eq3, len(rs))))
+            if missing == "zero":  # eq. 3 divides by k: ranks the list does not fill count 0
+                per_doc.extend([0.0] * (k - len(per_doc)))
             if per_doc:
                 rows.append({"set": label, "query_id": q, "k": int(k), "n_docs": len(per_doc),
                              "mer": float(np.mean(per_doc))})
@@ -536,6 +548,13 @@ def _granularity_sets(name, ranker, top, qmap, docs, ms, granularities, explaine
         gm = [_ms_for(m, str(gspec)) for m in ms]
         ex = replace(explainer, granularity=str(gspec), greedy_steps=max(max(gm), 1))
         exps = _explain_top(scorer, top, qmap, docs, ex, engine)
+        long_docs = sum(e.mode == "document" for e in exps.values())
+        if long_docs and not str(gspec).startswith(("sentence", "line")):
+            acc["warnings"].append(
+                f"{name}: {long_docs} of {len(exps)} documents are longer than long_document="
+                f"{explainer.long_document} sentences and were explained by sentence (the paper's document "
+                f"mode: rationales no finer than sentences), not by {gspec}; their {max(gm)} rationale(s) are "
+                f"whole sentences in the {gspec} rows")
         acc["guarded"] += int(sum(e.guarded for e in exps.values()))
         acc["occluded_documents"] += len(exps)
         acc["units"].extend(_unit_rows(name, str(gspec), max(gm), exps))
@@ -543,7 +562,7 @@ def _granularity_sets(name, ranker, top, qmap, docs, ms, granularities, explaine
     return out
 
 
-def _query_rows(name, gname, sets, top, mrc, mer, ks, mer_k, ndcg, qmap) -> list[dict]:
+def _query_rows(name, gname, sets, top, mrc, mer, ks, ndcg, qmap) -> list[dict]:
     rows = []
     for m in sets:
         sub = mrc[mrc["set"] == m]
@@ -552,12 +571,33 @@ def _query_rows(name, gname, sets, top, mrc, mer, ks, mer_k, ndcg, qmap) -> list
             row = {"model": name, "granularity": gname, "m": int(m), "query_id": q, "query": qmap.get(q, "")}
             for k in ks:
                 row[f"mrc@{k}"] = float(wide.loc[q, k]) if q in wide.index else np.nan
-            if mer is not None:
-                hit = mer[(mer["set"] == m) & (mer["query_id"] == q)]
-                row[f"mer@{mer_k}"] = float(hit["mer"].iloc[0]) if len(hit) else np.nan
+            for mk, per_q in (mer or {}).items():
+                hit = per_q[(per_q["set"] == m) & (per_q["query_id"] == q)]
+                row[f"mer@{mk}"] = float(hit["mer"].iloc[0]) if len(hit) else np.nan
             row["ndcg@10"] = ndcg.get(q, np.nan) if ndcg else np.nan
             rows.append(row)
     return rows
+
+
+def _mer_ks(mer_k: int | Sequence[int]) -> tuple[int, ...]:
+    """MER cut-offs as a tuple (one int or several); each must be >= 1."""
+    ks = (int(mer_k),) if isinstance(mer_k, (int, np.integer)) else tuple(dict.fromkeys(int(k) for k in mer_k))
+    if not ks or min(ks) < 1:
+        raise ValidationError(f"mer_k: give MER cut-offs >= 1, got {mer_k!r}")
+    return ks
+
+
+def _short_list_warnings(name: str, top: pd.DataFrame, mer_ks: Sequence[int], missing: str) -> list[str]:
+    """Queries whose ranked list is shorter than a MER cut-off (eq. 3 divides by k)."""
+    sizes = top.groupby("query_id").size()
+    out = []
+    for k in mer_ks:
+        short = int((sizes < k).sum())
+        if short:
+            how = ("the missing ranks count 0 (eq. 3 divides by m*k)" if missing == "zero"
+                   else "their MER is a mean over the documents they have")
+            out.append(f"{name}: {short} of {len(sizes)} queries rank fewer than {k} documents; in MER@{k} {how}")
+    return out
 
 
 def _run_grid(
@@ -567,8 +607,9 @@ def _run_grid(
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Per (model, granularity, m, query) rows of MRC@k, MER@k and nDCG@10, the rationale table,
     the (capped) document-text table and ``extra`` (counts, unit rows, warnings)."""
-    # explain only as deep as a measure looks: max MRC cut-off, and the MER cut-off when MER is on
-    kmax = max(max(ks), mer_k if subdoc is not None and embedder is not None else 0)
+    # explain only as deep as a measure looks: max MRC cut-off, and the MER cut-offs when MER is on
+    mer_ks = _mer_ks(mer_k)
+    kmax = max(max(ks), max(mer_ks) if subdoc is not None and embedder is not None else 0)
     rows: list[dict] = []
     rat_tables = []
     doc_tables = []
@@ -577,6 +618,8 @@ def _run_grid(
         run = runs[name]
         top = run[run["rank"] <= kmax]
         ndcg = _ndcg10(run, qrels)
+        if subdoc is not None and embedder is not None:
+            extra["warnings"].extend(_short_list_warnings(name, top, mer_ks, mer_missing))
         grans = _granularity_sets(name, ranker, top, qmap, docs, ms, granularities, explainer, rationales,
                                   engine, extra)
         for gname, sets in grans:
@@ -584,12 +627,12 @@ def _run_grid(
                                 pseudo_order=pseudo_order, engine=engine)
             mer = None
             if subdoc is not None and embedder is not None:
-                mer = mer_per_query(top, docs, sets, subdoc, embedder=embedder, k=mer_k, missing=mer_missing,
-                                    ties=ties, engine=engine)
+                mer = {k: mer_per_query(top, docs, sets, subdoc, embedder=embedder, k=k, missing=mer_missing,
+                                        ties=ties, engine=engine) for k in mer_ks}
             label = {"model": name, "granularity": gname}
             rat_tables.append(_rationale_rows(top, sets[max(sets)], label))
             doc_tables.append(_document_rows(top, qmap, docs, label, display_queries, display_docs))
-            rows.extend(_query_rows(name, gname, sets, top, mrc, mer, ks, mer_k, ndcg, qmap))
+            rows.extend(_query_rows(name, gname, sets, top, mrc, mer, ks, ndcg, qmap))
     table = pd.DataFrame(rows)
     rats = pd.concat(rat_tables, ignore_index=True) if rat_tables else pd.DataFrame()
     docs_t = pd.concat(doc_tables, ignore_index=True) if doc_tables else pd.DataFrame(columns=_DOC_COLUMNS)
@@ -755,7 +798,7 @@ def explanation_consistency(
     granularities: Sequence[str] = ("sentence", "window:5"),
     m: int | Mapping[str, int] = PAPER_M,
     ks: Sequence[int] = (10, 50),
-    mer_k: int = 10, method: str = "kendall", p: float = 0.9,
+    mer_k: int | Sequence[int] = (10, 50), method: str = "kendall", p: float = 0.9,
     explainer: OcclusionExplainer | None = None,
     rationales: Mapping[str, RationaleMap] | None = None,
     subdoc: pd.DataFrame | None = None,
@@ -776,7 +819,7 @@ def explanation_consistency(
         granularities: occlusion units, ``"sentence"`` and/or ``"window:W"``.
         m: rationales per document, or ``{granularity or "sentence"/"window": m}``; default the
             paper's Table 1: 1 for sentence (and line) units, 6 for word windows.
-        ks, mer_k: MRC and MER cut-offs.
+        ks, mer_k: MRC and MER cut-offs (the paper's Table 2: 10 and 50 for both).
         method: ``"kendall"`` (default) | ``"spearman"`` | ``"rbo"`` (persistence ``p``).
         explainer: occlusion settings (its granularity is replaced per entry of
             ``granularities``); default :class:`OcclusionExplainer()`.
@@ -814,10 +857,11 @@ def explanation_consistency(
         ties=ties, mer_missing=mer_missing, display_queries=display_queries, display_docs=display_docs,
         pseudo_order=pseudo_order,
     )
-    measures = [f"mrc@{k}" for k in ks] + ([f"mer@{mer_k}"] if subdoc is not None else []) + ["ndcg@10"]
+    measures = [f"mrc@{k}" for k in ks] + ([f"mer@{k}" for k in _mer_ks(mer_k)] if subdoc is not None else []) + [
+        "ndcg@10"]
     found = {"units": extra.pop("units"), "warnings": extra.pop("warnings"), "guarded": extra.get("guarded", 0)}
     prov = _provenance(rankers, embedder, explainer, {
-        "granularities": [str(g) for g in granularities], "m": _m_param(m), "ks": list(ks), "mer_k": mer_k,
+        "granularities": [str(g) for g in granularities], "m": _m_param(m), "ks": list(ks), "mer_k": list(_mer_ks(mer_k)),
         "method": method, "rbo_p": p, "candidates": "given" if candidates is not None else "all documents",
         "display_queries": display_queries, "display_docs": display_docs, "stats": dict(stats or {}),
     }, qmap, docs, extra, ties=ties, mer_missing=mer_missing, granularities=granularities, pseudo_order=pseudo_order)
@@ -859,7 +903,7 @@ def explanation_sweep(
     candidates: pd.DataFrame | None = None,
     runs: Mapping[str, pd.DataFrame] | None = None,
     ks: Sequence[int] = (10,),
-    mer_k: int = 10,
+    mer_k: int | Sequence[int] = 10,
     method: str = "kendall",
     p: float = 0.9,
     explainer: OcclusionExplainer | None = None,
@@ -906,7 +950,8 @@ def explanation_sweep(
         mer_k=mer_k, method=method, p=p, explainer=explainer, rationales=rationales, embedder=embedder,
         engine=engine, ties=ties, mer_missing=mer_missing, pseudo_order=pseudo_order,
     )
-    measures = [f"mrc@{k}" for k in ks] + ([f"mer@{mer_k}"] if subdoc is not None else []) + ["ndcg@10"]
+    measures = [f"mrc@{k}" for k in ks] + ([f"mer@{k}" for k in _mer_ks(mer_k)] if subdoc is not None else []) + [
+        "ndcg@10"]
     summ = _summary_table(table, measures)
     diag, dwarns = _sweep_diagnostics(pd.DataFrame(extra.pop("units"), columns=_UNIT_COLUMNS), ms)
     warns = [*extra.pop("warnings"), *dwarns]
@@ -916,7 +961,7 @@ def explanation_sweep(
     }
     prov = _provenance(rankers, embedder, explainer, {
         "granularities": grans, "ms": sorted({int(x) for x in ms}), "windows": [int(w) for w in windows],
-        "ks": list(ks), "mer_k": mer_k, "method": method, "rbo_p": p,
+        "ks": list(ks), "mer_k": list(_mer_ks(mer_k)), "method": method, "rbo_p": p,
         "candidates": "given" if candidates is not None else "all documents",
     }, qmap, docs, extra, ties=ties, mer_missing=mer_missing, granularities=grans,
        pseudo_order=pseudo_order)

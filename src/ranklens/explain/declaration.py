@@ -35,7 +35,7 @@ class Params:
     m: int | None = param(None, "rationales per document (default: the paper's 1 for sentences and lines, "
                           "6 for word windows)", min=1)
     k: tuple[int, ...] = param((10, 50), "MRC cut-offs (paper: 10 and 50)")
-    mer_k: int = param(10, "MER cut-off", min=1)
+    mer_k: tuple[int, ...] = param((10, 50), "MER cut-offs (paper Table 2: 10 and 50)", min=1)
     n: int = param(2, "largest number of units masked together (the paper's reference code: 2)", min=1)
     samples: int = param(0, "masked sets per document: 0 = every combination of 1..n units (the paper); "
                          "N = at most N, then singletons + sampled multi-unit sets", min=0)
@@ -74,6 +74,8 @@ class Params:
         problems = []
         if any(k < 1 for k in self.k) or not self.k:
             problems.append(f"k: give cut-offs >= 1, got {list(self.k)}")
+        if not self.mer_k:
+            problems.append("mer_k: give at least one MER cut-off (paper: 10 and 50)")
         if self.candidates == "run" and not self.run:
             problems.append("candidates 'run' needs run = a TREC run file")
         return problems
@@ -206,11 +208,13 @@ ANALYSIS = Analysis(
                    significance="ranklens.report.findings:sig_explain_consistency",
                    plots=(f"{_E}:plot_consistency", f"{_E}:plot_relevance_scatter", f"{_E}:plot_mer_scatter"),
                    extra_html="ranklens.explain.display:result_html",
-                   model_rows=ModelRows("model", ("mrc@10", "mrc@50", "mer@10", "ndcg@10"), items=("granularity",)),
-                   higher_is_better={"mrc@10": True, "mrc@50": True, "mer@10": True, "ndcg@10": True}),
+                   model_rows=ModelRows("model", ("mrc@10", "mrc@50", "mer@10", "mer@50", "ndcg@10"),
+                                        items=("granularity",)),
+                   higher_is_better={"mrc@10": True, "mrc@50": True, "mer@10": True, "mer@50": True,
+                                     "ndcg@10": True}),
         ResultKind("explain-rationales", "Rationales", extra_html="ranklens.explain.display:result_html"),
         ResultKind("explain-sweep", "Sweep", plots=(f"{_E}:plot_sweep", f"{_E}:plot_sweep_w")),
     ),
-    demo={"subdoc": "demo", "pool": 20, "max_queries": 10, "m": 3, "k": (10,), "samples": 12,
+    demo={"subdoc": "demo", "pool": 20, "max_queries": 10, "m": 3, "k": (10,), "mer_k": (10,), "samples": 12,
           "sweep_m": (1, 2, 3, 4)},
 )
