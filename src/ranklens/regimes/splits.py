@@ -332,15 +332,16 @@ def _largest_k_exclude(idx: npt.NDArray[np.int64], interp: set[int], n_train: in
     return k_min, k_min != k_max
 
 
-def _round_robin_union(idx: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], size: int) -> list[int]:
+def _round_robin_union(idx: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], ok: npt.NDArray[np.bool_],
+                       size: int) -> list[int]:
     """Union of neighbours taken rank by rank (all rank-1 neighbours, best scores first, then
-    rank 2, ...) until ``size`` distinct ones are collected. Neighbours with a score <= 0 share
-    nothing with the test query and are never taken."""
+    rank 2, ...) until ``size`` distinct ones are collected. Neighbours where ``ok`` is false
+    (lexical similarity 0: no shared term) are never taken."""
     chosen: dict[int, None] = {}
     for r in range(idx.shape[1]):
         order = np.argsort(-scores[:, r], kind="stable")
         for i in order:
-            if scores[i, r] <= 0:
+            if not ok[i, r]:
                 continue
             chosen.setdefault(int(idx[i, r]), None)
             if len(chosen) >= size:
@@ -348,27 +349,38 @@ def _round_robin_union(idx: npt.NDArray[np.int64], scores: npt.NDArray[np.float6
     return list(chosen)
 
 
-def _topk_union(idx: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], k: int) -> set[int]:
-    """Union of every test query's top-``k`` neighbours with a positive score."""
-    sub_i, sub_s = idx[:, :k], scores[:, :k]
-    return {int(j) for j, s in zip(sub_i.ravel(), sub_s.ravel()) if s > 0}
+def _topk_union(idx: npt.NDArray[np.int64], ok: npt.NDArray[np.bool_], k: int) -> set[int]:
+    """Union of every test query's top-``k`` neighbours (those where ``ok`` is true)."""
+    return {int(j) for j in idx[:, :k][ok[:, :k]]}
 
 
-def _largest_k_within(idx: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], size: int) -> tuple[int, int]:
-    """The paper's size rule: the largest k whose top-k union has at most ``size`` queries;
-    ``(k, union size)``; ``(0, n)`` when even the top-1 union exceeds ``size``."""
-    best = (0, len(_topk_union(idx, scores, 1)))
+def _largest_k_within(idx: npt.NDArray[np.int64], ok: npt.NDArray[np.bool_], size: int) -> tuple[int, int]:
+    """The paper's size rule: the largest k (up to the searched depth ``idx.shape[1]``) whose top-k
+    union has at most ``size`` queries; ``(k, union size)``; ``(0, n)`` when even the top-1 union
+    exceeds ``size``. The caller searches deep enough (:meth:`ReSTrain._deep_enough`)."""
+    union: set[int] = set()
+    best = (0, 0)
     for k in range(1, idx.shape[1] + 1):
-        n = len(_topk_union(idx, scores, k))
-        if n > size:
-            break
-        best = (k, n)
+        union.update(int(j) for j in idx[:, k - 1][ok[:, k - 1]])
+        if len(union) > size:
+            return best if k > 1 else (0, len(union))
+        best = (k, len(union))
     return best
 
 
-def _lacking_nearest(idx: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], interp: set[int]) -> int:
-    """Test queries whose nearest training query (positive score) is not in ``interp``."""
-    return int(sum(1 for i in range(idx.shape[0]) if scores[i, 0] > 0 and int(idx[i, 0]) not in interp))
+def _lacking_nearest(idx: npt.NDArray[np.int64], ok: npt.NDArray[np.bool_], interp: set[int]) -> int:
+    """Test queries whose nearest training query (an ``ok`` one) is not in ``interp``."""
+    return int(sum(1 for i in range(idx.shape[0]) if ok[i, 0] and int(idx[i, 0]) not in interp))
+
+
+def _similarity_kind(similarity: Any) -> str:
+    """``"lexical"`` (bm25/tfidf), ``"plane"`` (:class:`PlaneVectors`) or ``"embedding"``."""
+    return "lexical" if _is_lexical(similarity) else "plane" if isinstance(similarity, PlaneVectors) else "embedding"
+
+
+def _is_lexical(similarity: Any) -> bool:
+    """``"bm25"`` / ``"tfidf"``: a score of 0 means no shared term, so such neighbours are not similar."""
+    return isinstance(similarity, str)
 
 
 @dataclass(frozen=True)
@@ -400,16 +412,26 @@ class ReSTrain(_SplitterMixin):
             test query keeps its nearest training query; refused, with the numbers, when even the
             top-1 union exceeds ``size``) or ``"fill"`` (ranklens: neighbours taken rank by rank
             until exactly ``size``; below the top-1 union some test queries lose their nearest
-            training query -- counted and warned).
+            training query -- counted and warned). The neighbour search is deepened (doubling, up
+            to the whole training pool) until the union exceeds ``size`` or the pool's similar
+            queries are exhausted, so the k chosen never depends on the search depth or on
+            ``k_exclude``.
         k_exclude: k', neighbours per test query removed before drawing the extrapolation set.
             Default (``None``): ``10 x k`` lowered (never below k, warned) when the pool is too
             small. Recorded as ``params["k_exclude_used"]``.
-        similarity: ``"bm25"``, ``"tfidf"`` or an embedder (the paper: embedding similarity).
+        similarity: ``"bm25"`` (class default, kept so that the splitter runs without a model
+            download), ``"tfidf"`` or an embedder. The paper computes query similarity with
+            embeddings when it resamples (§4.1.1), and the analysis / CLI default (MiniLM) follows
+            it; resampling with a lexical similarity is a ranklens deviation, warned in
+            ``warnings`` and recorded as ``params["similarity_kind"] == "lexical"``.
         seed: seeds the extrapolation subsample.
         backend: ``"exact"`` or ``"faiss"`` (embedders).
 
-    Neighbours with similarity <= 0 (no shared term under BM25/TF-IDF) are never "similar": a
-    test query without any is reported (``params["n_test_without_similar"]``,
+    With an embedder (the paper's), neighbours are the plain top-k by cosine, negative cosines
+    included (still a valid ranking), and the test set is kept whole. With a lexical similarity
+    (ranklens only), a score of 0 means no shared term and the listed neighbour is arbitrary, so
+    neighbours with score <= 0 are never "similar" (``params["drop_nonpositive"]``): a test query
+    without any is reported (``params["n_test_without_similar"]``,
     ``params["test_without_similar"]``), adds nothing to the interpolation set and is left out of
     the interpolation test set (it cannot be an interpolation query); it stays in the
     extrapolation test set, and paired comparisons use the queries in both.
@@ -449,6 +471,7 @@ class ReSTrain(_SplitterMixin):
                                k=min(depth, len(tr)), backend=self.backend, engine=engine)
 
     def _depth(self, n_test: int) -> int:
+        """First search depth (a guess, deepened by :meth:`_deep_enough`; covers k' to save a search)."""
         depth = max(self.k, self.k_exclude or 0)
         if self.size is not None:
             depth = max(depth, int(np.ceil(self.size / max(n_test, 1))) * 4 + 1)
@@ -456,27 +479,39 @@ class ReSTrain(_SplitterMixin):
             depth = max(depth, DEFAULT_K_EXCLUDE_FACTOR * self.k)  # one search for the default k'
         return depth
 
-    def _interpolation(self, idx, sc, n_test: int) -> tuple[list[int], int, list[str]]:
+    def _similar(self, sc: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+        """Which listed neighbours count as similar: score > 0 for lexical similarity, all for embedders."""
+        return sc > 0 if _is_lexical(self.similarity) else np.ones(sc.shape, dtype=bool)
+
+    def _deep_enough(self, idx: npt.NDArray[np.int64], ok: npt.NDArray[np.bool_], n_train: int) -> bool:
+        """Whether the size rule can be decided at the searched depth: the whole pool is listed, no
+        similar neighbour is left beyond it (lexical), or the union already passes ``size``."""
+        if self.size is None or idx.shape[1] >= n_train or not ok[:, -1].any():
+            return True
+        n = len(_topk_union(idx, ok, idx.shape[1]))
+        return n > self.size if self.size_rule == "topk" else n >= self.size
+
+    def _interpolation(self, idx, sc, ok, n_test: int) -> tuple[list[int], int, list[str]]:
         """(interpolation set, k used, warnings)."""
         if self.size is None:
-            return sorted(_topk_union(idx, sc, self.k)), self.k, []
+            return sorted(_topk_union(idx, ok, self.k)), self.k, []
         if self.size_rule == "topk":
-            k, n = _largest_k_within(idx, sc, self.size)
+            k, n = _largest_k_within(idx, ok, self.size)
             if k == 0:
                 raise ValidationError(
                     f"ReSTrain size={self.size}: the nearest training queries of the {n_test} test queries are "
                     f"already {n} distinct queries, so no top-k interpolation set fits in {self.size} (the paper's "
                     f"rule gives every test query its top-k). Use size >= {n}, or size_rule='fill' to cut the "
                     "set rank by rank (some test queries then lack their nearest training query)")
-            return sorted(_topk_union(idx, sc, k)), k, []
-        interp = _round_robin_union(idx, sc, self.size)
+            return sorted(_topk_union(idx, ok, k)), k, []
+        interp = _round_robin_union(idx, sc, ok, self.size)
         if len(interp) < self.size:
             raise ValidationError(f"only {len(interp)} distinct similar neighbours found; lower size={self.size}")
         first_rank: dict[int, int] = {}
         for r in range(idx.shape[1]):
             for q in idx[:, r]:
                 first_rank.setdefault(int(q), r + 1)
-        lacking = _lacking_nearest(idx, sc, set(interp))
+        lacking = _lacking_nearest(idx, ok, set(interp))
         warn = [] if not lacking else [
             f"ReSTrain size={self.size} (size_rule='fill'): {lacking} of {n_test} test queries "
             f"({lacking / max(n_test, 1):.0%}) lack their nearest training query in the interpolation set; "
@@ -510,10 +545,21 @@ class ReSTrain(_SplitterMixin):
         n_train = len(tr)
         self._check(n_train)
         idx, sc = self._search(te, tr, self._depth(len(te)), engine)
-        interp, used_k, warns = self._interpolation(idx, sc, len(te))
+        ok = self._similar(sc)
+        while not self._deep_enough(idx, ok, n_train):
+            idx, sc = self._search(te, tr, 2 * idx.shape[1], engine)
+            ok = self._similar(sc)
+        lexical = _is_lexical(self.similarity)
+        warns = [] if not lexical else [
+            f"ReSTrain resamples with {self.similarity!r} similarity (lexical); the paper computes query "
+            "similarity with embeddings when it resamples (§4.1.1). Pass an embedder as similarity= (the "
+            "analysis default, similarity=minilm) to follow it"]
+        interp, used_k, more = self._interpolation(idx, sc, ok, len(te))
+        warns += more
         k_max = self.k_exclude if self.k_exclude is not None else DEFAULT_K_EXCLUDE_FACTOR * used_k
         if min(k_max, n_train) > idx.shape[1]:
             idx, sc = self._search(te, tr, k_max, engine)
+            ok = self._similar(sc)
         k_ex, rule, more = self._k_exclude(idx, interp, n_train, used_k)
         warns += more
         excluded = set(np.unique(idx[:, :k_ex]).tolist()) | set(interp)
@@ -524,20 +570,21 @@ class ReSTrain(_SplitterMixin):
                 f"{len(remaining)} training queries remain, fewer than the {len(interp)} of the interpolation "
                 "set; lower k/size or k_exclude"
             )
-        no_sim = sc[:, 0] <= 0
+        no_sim = ~ok[:, 0]
         no_similar = int(np.count_nonzero(no_sim))
         if no_similar:
             warns.append(f"ReSTrain: {no_similar} of {len(te)} test queries have no training query with a "
-                         f"positive {similarity_name(self.similarity)} similarity; they add nothing to the "
+                         f"positive {similarity_name(self.similarity)} similarity (no shared term); they add nothing to the "
                          "interpolation set and are kept out of the interpolation test set (they cannot be "
                          "interpolation queries); they stay in the extrapolation test set")
         extrap = np.sort(np.random.default_rng(self.seed).choice(remaining, size=len(interp), replace=False))
         ids = tr["query_id"].to_numpy(dtype=object)
         test_ids = tuple(te["query_id"].tolist())
         params = {**self.params(), "k_used": used_k, "k_exclude_used": int(k_ex), "k_exclude_rule": rule,
+                  "similarity_kind": _similarity_kind(self.similarity), "drop_nonpositive": lexical,
                   "n_test_without_similar": no_similar,
                   "test_without_similar": [test_ids[i] for i in np.flatnonzero(no_sim)],
-                  "n_test_lacking_nearest": _lacking_nearest(idx, sc, set(interp))}
+                  "n_test_lacking_nearest": _lacking_nearest(idx, ok, set(interp))}
         split = Split(name=self.name or f"restrain-n{len(interp)}", method="restrain", params=params,
                       regimes={INTERPOLATION: (tuple(ids[sorted(interp)]),
                                                tuple(q for q, z in zip(test_ids, no_sim) if not z)),
