@@ -33,8 +33,9 @@ from .asl import (
     DEFAULT_DUPLICATES,
     DEFAULT_UNRETRIEVED,
     _as_qrels_table,
+    map_grades,
     rank_coded,
-    search_lengths,
+    ranked,
     tie_totals,
 )
 from .chain import map_coverage, map_to_asl_chain  # noqa: F401  (re-exported)
@@ -113,7 +114,8 @@ def asl_distribution(
     qrels: Any, run: Any, other: Any | None = None, *, name: str | None = None,
     other_name: str | None = None, ties: str = DEFAULT_TIES, rel: int = 1,
     unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
-    duplicates: str = DEFAULT_DUPLICATES,
+    missing: str = "skip", duplicates: str = DEFAULT_DUPLICATES, depth: int | None = None,
+    grades: Any = None,
 ):
     """Histogram of per-document search lengths (and, with ``other``, of per-document deltas).
 
@@ -125,25 +127,39 @@ def asl_distribution(
         name, other_name: display names.
         ties, rel, unretrieved, collection_size, duplicates: as in
             :func:`ranklens.asl.evaluate`.
+        missing: judged queries a run does not answer, as in :func:`ranklens.asl.evaluate`:
+            ``"skip"`` (default) leaves them out of that run's histogram and out of the deltas
+            (a document counts in the deltas only when both runs answer its query);
+            ``"zero"`` gives their relevant documents the worst-case SL (unretrieved behind the
+            run's depth of non-relevant documents, whose mean is evaluate's worst-case ASL_q:
+            never a win); ``"error"`` raises. Left-out or worst-cased queries are warned.
+        depth, grades: as in :func:`ranklens.asl.evaluate`: every run cut to its top ``depth``
+            documents per query and the qrels grades mapped first, exactly as the evaluation
+            table, RRIE and the chain see them.
 
     Returns:
         ``Result`` kind ``"asl-distribution"``: ``table`` = bucket, count, fraction (per
         system); ``tables["per_document"]``; ``tables["deltas"]`` (bucket, count) if ``other``.
     """
     from ..results import Result
+    from .evaluation import missing_warning, per_document_values
 
-    qt = _as_qrels_table(qrels)
+    qt = map_grades(qrels, grades)
     runs = {name or "A": run}
     if other is not None:
         if (other_name or "B") in runs:
             raise ValidationError(f"both runs are named {other_name or 'B'!r}; give name= and "
                                   "other_name= that differ")
         runs[other_name or "B"] = other
-    frames, tabs = [], []
+    frames, tabs, warns = [], [], []
     for sys_name, r in runs.items():
-        rr = rank_coded(r, qt, ties=ties, duplicates=duplicates,
-                        source=str(r) if isinstance(r, (str, os.PathLike)) else sys_name)
-        sl = search_lengths(rr, rel=rel, unretrieved=unretrieved, collection_size=collection_size)
+        rr = ranked(r, qt, ties=ties, duplicates=duplicates, depth=depth,
+                    source=str(r) if isinstance(r, (str, os.PathLike)) else sys_name)
+        sl, absent = per_document_values(rr, rel=rel, unretrieved=unretrieved,
+                                         collection_size=collection_size, missing=missing)
+        if absent:
+            warns.append(missing_warning(sys_name, absent, missing,
+                                         "its histogram and the deltas" if other is not None else "its histogram"))
         sl.insert(0, "model", sys_name)
         frames.append(sl)
         lab = log_buckets(sl["sl"].to_numpy(), sl["retrieved"].to_numpy())
@@ -169,10 +185,13 @@ def asl_distribution(
         a_name, b_name = list(runs)
         tables["deltas"], summary["deltas"] = _deltas(per_doc, a_name, b_name)
     return Result(kind="asl-distribution", summary=summary, table=table, tables=tables,
+                  warnings=tuple(warns),
                   provenance=_prov({"ties": ties, "rel": rel, "unretrieved": unretrieved,
-                                    "collection_size": collection_size, "duplicates": duplicates,
+                                    "collection_size": collection_size, "missing": missing,
+                                    "duplicates": duplicates, "depth": depth, "grades": str(grades),
                                     "buckets": "log2: 1, 2-3, 4-7, ... + not retrieved",
-                                    "delta": "SL(other) - SL(run)"}))
+                                    "delta": "SL(other) - SL(run), documents of queries both runs "
+                                             "answer (missing='skip') or all (missing='zero')"}))
 
 
 # --------------------------------------------------------------------------------------------
@@ -515,9 +534,8 @@ def run_groups(
     ranked_runs = list(evaluate(qrels, run_map, [asl_name], **conv).table["model"]) \
         if asl_name not in ev.summary["measures"] else list(ev.table.sort_values(asl_name, kind="stable")["model"])
     best_name, median_name = ranked_runs[0], ranked_runs[len(ranked_runs) // 2]
-    dist_kw = {k: v for k, v in conv.items() if k not in ("missing", "depth", "grades")}
     fig6 = asl_distribution(qrels, run_map[median_name], run_map[best_name], name=median_name,
-                            other_name=best_name, **dist_kw) if best_name != median_name else None
+                            other_name=best_name, **conv) if best_name != median_name else None
     res = Result(kind="asl-groups", summary={"groups": label, "group_order": order,
                                              "best_by_asl": best_name, "median_by_asl": median_name},
                  table=table, tables={"per_run": ev.table}, warnings=ev.warnings,

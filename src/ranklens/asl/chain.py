@@ -25,10 +25,9 @@ from .asl import (
     map_grades,
     parse_measure,
     ranked,
-    search_lengths,
     with_default_rel,
 )
-from .evaluation import load_runs, per_query_values
+from .evaluation import load_runs, per_document_values, per_query_values
 
 __all__ = ["BETTER_SPACES", "STAGES", "TABLE2_ROWS", "across_tracks", "better_counts", "coverage_per_query",
            "map_coverage", "map_to_asl_chain", "sig_round"]
@@ -87,6 +86,13 @@ def _per_query_chain(rr: RankedRun, qdict, rel, unretrieved, collection_size, mi
     ``AtP`` = mean over the relevant documents of 1/SL (the reciprocal of eq. 2); ``HMQ`` =
     1/ASL_q. Under eq. 3 an unretrieved document can get SL 0 (and a query ASL_q 0): its
     reciprocal is taken at 1, the optimum (warned by ``evaluate``).
+
+    A judged query the run never answered follows ``missing`` in every stage alike
+    (:func:`~ranklens.asl.evaluation.per_document_values` for AtP, ``per_query_values`` for the
+    others): ``"skip"`` leaves it out; ``"zero"`` scores it as the worst case, as if the run had
+    listed its depth of non-relevant documents: AP, P@20 and RR 0 (trec_eval ``-c``), every
+    relevant document unretrieved with the worst-case SL, so AtP = mean 1/SL over them =
+    HMQ = 1/ASL_q (worst case), never the optimum an empty ranking would get under eq. 3.
     """
     base = ["AP", "P@20", "RR", "ASL", "ASL@g1-10", "ASL@g1-1"]
     pq = per_query_values(rr, qdict, base, rel=rel, unretrieved=unretrieved,
@@ -96,7 +102,8 @@ def _per_query_chain(rr: RankedRun, qdict, rel, unretrieved, collection_size, mi
     has_rel = set(rr.query_ids[rr.n_relevant(rel) >= 1].tolist())
     pq = pq[pq[QUERY_ID].isin(has_rel)]
     w = pq.pivot(index=QUERY_ID, columns="measure", values="value").reindex(columns=base)
-    sl = search_lengths(rr, rel=rel, unretrieved=unretrieved, collection_size=collection_size)
+    sl, _ = per_document_values(rr, rel=rel, unretrieved=unretrieved, collection_size=collection_size,
+                                missing=missing)
     atp = (1.0 / np.maximum(sl["sl"], 1.0)).groupby(sl[QUERY_ID]).mean()
     w["AtP"] = atp.reindex(w.index)
     w["HMQ"] = 1.0 / np.maximum(w["ASL"], 1.0)
@@ -118,7 +125,9 @@ def better_counts(values: np.ndarray, pvalues: np.ndarray, higher: bool, *, min_
     System t is better than s when the metric is at least ``min_rel_diff`` better, relative to
     s's value in the metric's own direction (``(v_t - v_s) / v_s`` when higher is better,
     ``(v_s - v_t) / v_s`` when lower is better), and the two-tailed paired t-test on the
-    per-query values gives ``p <= alpha``.
+    per-query values gives ``p <= alpha``. The paper says "a two-tailed Student t-test on the
+    per-query metrics" without saying paired or unpaired; the paired test (the systems are
+    scored on the same queries) is ranklens's reading, not the paper's words.
     """
     v = np.asarray(values, np.float64)
     t, s = v[:, None], v[None, :]
@@ -184,10 +193,14 @@ def map_to_asl_chain(
     (:data:`TABLE2_ROWS`): "Atomize P", "Agg. docs within query", "Agg. rates across queries"
     (each relative to the prior row's metric) and "Cumulative" (MAP -> ASL).
 
-    ΔSort exactly as the paper defines it: per system s, ``n`` = the number of systems *better
+    ΔSort as the paper defines it: per system s, ``n`` = the number of systems *better
     than* s (:func:`better_counts`: the metric at least ``min_rel_diff`` = 10% better relative to
-    s, in the metric's own direction, AND a two-tailed paired Student t-test on the per-query
-    values with p <= ``alpha`` = 0.05); ``ΔSort_s = 100 |n0 - n1| / |S|`` (n0 before the
+    s, in the metric's own direction, AND a two-tailed t-test on the per-query values with
+    p <= ``alpha`` = 0.05). The paper asks for "a two-tailed Student t-test on the per-query
+    metrics" and does not say paired: ranklens reads it as the *paired* test (per-query values
+    of two systems on the same queries are paired, the usual IR practice); that reading is
+    ranklens's, not stated by the paper, and an unpaired test can disagree (it ignores the
+    per-query pairing). ``ΔSort_s = 100 |n0 - n1| / |S|`` (n0 before the
     change, n1 after); a row reports the largest ΔSort over the systems (``dsort``, and which
     system: ``dsort_model``). The per-query values of "harmonic mean across queries" are
     ASL_q (the values it is the harmonic mean of), so that row and "Cumulative" can change
@@ -199,6 +212,11 @@ def map_to_asl_chain(
     way) rounded to ``tau_digits`` significant digits, so exactly tied systems stay tied.
     ΔValue: new/old per system in precision space (AP vs 1/ASL, as the paper), mean/min/max.
     Every stage uses the same queries: those with at least one relevant document at ``rel``.
+    ``missing`` (judged queries a run never answered) applies to every stage alike, as in
+    :func:`ranklens.asl.evaluate`: ``"skip"`` leaves them out of that run's values, ``"zero"``
+    scores them as the worst case in every stage (as if the run had listed its depth of
+    non-relevant documents: AP, P@20, RR 0; each relevant document the worst-case SL, so
+    atomized precision and 1/ASL_q both 1/that SL), ``"error"`` raises.
 
     Returns:
         ``Result`` kind ``"asl-chain"``: ``table`` = one row per Table 2 row (chain, step, from,
@@ -244,6 +262,10 @@ def map_to_asl_chain(
                       "better": "metric >= min_rel_diff better relative to s (own direction) AND two-tailed "
                                 "paired t-test p <= alpha" if better_space == "metric" else
                                 "precision-space value >= min_rel_diff better AND paired t-test p <= alpha",
+                      "t_test": "paired (ranklens's reading of the paper's 'two-tailed Student t-test on the "
+                                "per-query metrics', which does not say paired)",
+                      "missing_queries": "every stage alike: skip = left out; zero = worst case (AP, P@20, "
+                                         "RR 0; each relevant document the worst-case SL, AtP = 1/SL)",
                       "dsort": "100 |n0 - n1| / |S|, n = #systems better than s; max over s",
                       "kendall": f"tau-b on values rounded to {tau_digits} significant digits",
                       "dvalue": "new/old in precision space (ASL as 1/ASL)"}))
@@ -253,7 +275,8 @@ def chain_per_query(qrels: Any, runs: Any, *, ties: str = DEFAULT_TIES, rel: int
                     unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
                     missing: str = "skip", duplicates: str = DEFAULT_DUPLICATES, depth: int | None = None,
                     grades: Any = None) -> dict[str, pd.DataFrame]:
-    """Per-query values of every chain stage, per run."""
+    """Per-query values of every chain stage, per run (``missing`` applies to every stage alike:
+    see :func:`map_to_asl_chain`)."""
     qt = map_grades(qrels, grades)
     out = {}
     for name, run in load_runs(runs).items():

@@ -52,6 +52,7 @@ __all__ = [
     "PROVIDERS",
     "evaluate",
     "load_runs",
+    "per_document_values",
     "per_query_values",
     "qrels_to_dict",
 ]
@@ -213,6 +214,57 @@ def per_query_values(
     return out
 
 
+def per_document_values(
+    rr: RankedRun, *, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
+    collection_size: int | None = None, missing: str = "skip",
+) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """Per-document search lengths (:func:`~ranklens.asl.asl.search_lengths`) under the same
+    ``missing`` policy as :func:`per_query_values`, so per-document views (the distribution,
+    the chain's atomized precision, ``evaluate(per_document=True)``) treat a judged query the
+    run never answered exactly as the per-query measures do.
+
+    ``missing``: ``"skip"`` leaves such queries out (no row for their relevant documents);
+    ``"zero"`` gives each of their relevant documents (unretrieved) the worst-case SL of
+    :func:`~ranklens.asl.asl.worst_case_asl` (the run's depth of non-relevant documents above
+    it: the SL whose mean is the worst-case ASL_q, never a reward); ``"error"`` raises.
+
+    Returns:
+        (the frame of :func:`~ranklens.asl.asl.search_lengths`, the ids of the judged queries
+        with a relevant document at ``rel`` that the run does not answer).
+    """
+    if missing not in MISSING_POLICIES:
+        raise ValidationError(f"unknown missing policy {missing!r}; choose one of "
+                              f"{', '.join(MISSING_POLICIES)}")
+    absent = rr.judged_queries() & ~rr.in_run
+    if missing == "error" and absent.any():
+        raise ValidationError(f"{int(absent.sum())} judged queries have no run rows (e.g. "
+                              f"{rr.query_ids[absent][0]!r}); use missing='skip' or 'zero'")
+    sl = search_lengths(rr, rel=rel, unretrieved=unretrieved, collection_size=collection_size)
+    nrel = rr.n_relevant(rel)
+    absent &= nrel > 0
+    ids = tuple(str(q) for q in rr.query_ids[absent])
+    if not ids:
+        return sl, ids
+    hit = sl[QUERY_ID].isin(ids).to_numpy()
+    if missing == "skip":
+        return sl[~hit].reset_index(drop=True), ids
+    worst = worst_case_asl(nrel[absent], rr.depth, unretrieved=unretrieved, collection_size=collection_size)
+    sl.loc[hit, "sl"] = sl.loc[hit, QUERY_ID].map(dict(zip(ids, worst))).to_numpy(np.float64)
+    return sl, ids
+
+
+def missing_warning(name: str, ids: Sequence[str], missing: str, what: str) -> str:
+    """The warning for judged queries (with a relevant document) a run does not answer, as
+    :func:`per_document_values` handled them under ``missing``; ``what`` names the view."""
+    n = len(ids)
+    head = (f"run {name}: {n} judged quer{'y' if n == 1 else 'ies'} with relevant documents "
+            f"{'is' if n == 1 else 'are'} not in the run (e.g. {ids[0]!r})")
+    if missing == "skip":
+        return (f"{head}: left out of {what} (missing='skip', as evaluate leaves them out; "
+                "missing='zero' scores them as the worst case)")
+    return f"{head}: their relevant documents get the worst-case search length in {what} (missing='zero')"
+
+
 def _asl_values(rr: RankedRun, m: ASL, rel: int, unretrieved: str, collection_size: int | None,
                 missing: str, absent: np.ndarray) -> np.ndarray:
     r = m.resolved(rel=rel, unretrieved=unretrieved)
@@ -301,7 +353,8 @@ def evaluate(
         n_resamples: resamples of the randomization test and the bootstrap.
         confidence: level of the bootstrap confidence intervals of each mean.
         seed: seed of the randomization test and the bootstrap.
-        per_document: add the per-document ASL table (``tables["per_document"]``).
+        per_document: add the per-document ASL table (``tables["per_document"]``; queries a
+            run does not answer follow ``missing``: see :func:`per_document_values`).
         depth: cut every run to its top ``depth`` documents per query first (None: as given).
         grades: qrels grade mapping applied first (``{1: 0}``, ``"1=0"``, ``"nist-dl20"``).
         depth_ratio: warn when the runs' median depths differ by more than this factor.
@@ -427,8 +480,8 @@ def _score_runs(run_map: Mapping[str, Any], qt: Any, mlist: Sequence[Any], conv:
         pq.insert(0, "model", name)
         per_query.append(pq)
         if per_document:
-            sl = search_lengths(rr, rel=conv["rel"], unretrieved=conv["unretrieved"],
-                                collection_size=conv["collection_size"])
+            sl, _ = per_document_values(rr, rel=conv["rel"], unretrieved=conv["unretrieved"],
+                                        collection_size=conv["collection_size"], missing=conv["missing"])
             sl.insert(0, "model", name)
             per_doc.append(sl)
     pq_all = pd.concat(per_query, ignore_index=True)

@@ -210,9 +210,8 @@ def _tool_results(args: argparse.Namespace, p: Any) -> list[Any]:
         names = _pair(paths)
         if args.asl_tool == "rrie":
             return [analyses.rrie(args.tool_qrels, paths[0], paths[1], name_a=names[0], name_b=names[1], **conv)]
-        dist = {k: v for k, v in conv.items() if k not in ("missing", "depth", "grades")}
         return [analyses.asl_distribution(args.tool_qrels, paths[0], paths[1] if len(paths) > 1 else None,
-                                          name=names[0], other_name=names[1] if len(names) > 1 else None, **dist)]
+                                          name=names[0], other_name=names[1] if len(names) > 1 else None, **conv)]
     runs = collect_runs(args.tool_runs)
     if args.asl_tool == "chain":
         return [chain.map_to_asl_chain(args.tool_qrels, runs, **conv, **chain_options(p))]
