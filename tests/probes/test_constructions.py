@@ -63,14 +63,15 @@ def test_typos_leave_stopwords_intact(tmp_path):
 
 
 def _nonrel_reference(coll, source):
-    """Per judged (query, doc): the documents its sentence may come from."""
+    """Per judged (query, doc): the documents its sentence may come from (never the document
+    itself: the paper adds "a non-relevant sentence")."""
     q = coll.qrels
     nonrel = [(a, b) for a, b, r in zip(q.query_id, q.doc_id, q.relevance) if r <= 0]
     judged = {(a, b) for a, b in zip(q.query_id, q.doc_id)}
     out = {}
     for qid, did in judged:
         if source == "same-query":
-            cands = {d for qq, d in nonrel if qq == qid}
+            cands = {d for qq, d in nonrel if qq == qid and d != did}
         else:
             cands = {d for qq, d in nonrel if qq != qid and (qid, d) not in judged}
         if cands:

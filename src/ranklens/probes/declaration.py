@@ -4,12 +4,15 @@ from it.
 
 Defaults follow the paper: every sample (no cap), measure-and-match controls held identical
 (overlap-0 documents left out of overlap pairs, as the reference code whose counts the paper
-reports), typos that leave stopwords intact, the non-relevant sentence from a document judged
-non-relevant for the same query, the paper's NER types for NQ factuality, a two-sided paired
-t-test at p < 0.01 with a Bonferroni correction over each table (probe family), δ the median
-adjacent top-10 difference after re-ranking (the official DL19 run in the paper: give it as
-``calibrate_on``). One default departs from the paper's text: symmetric probes (paraphrase) are
-tested with the reference code's t-test of ``|diff|``, because the text's paired test of
+reports), prepositions shuffled within each sentence, typos from Wikipedia's whole list of common
+misspellings, the non-relevant sentence from another document judged non-relevant for the same
+query, the paper's NER types for NQ factuality, a two-sided paired t-test at p < 0.01 with a
+Bonferroni correction over each table (probe family; re-applied over every cell when several
+datasets are joined into one table), δ the median adjacent top-10 difference after re-ranking (the
+official DL19 run in the paper: give it as ``calibrate_on``). Where the paper's text is silent the
+reference code's configuration is the default: typos leave stopwords intact (its ``Typo-nostops``
+probe). One default departs from the paper's text: symmetric probes (paraphrase) are tested with
+the reference code's t-test of ``|diff|``, because the text's paired test of
 ``(R(q,d1), R(q,d2))`` depends on the arbitrary order of d1 and d2 (``symmetric_test="signed"``
 is the text's test). Every other choice is a named parameter, recorded in each result's
 provenance and listed in the paper tables' legend.
@@ -64,12 +67,21 @@ class Params:
                           "auto = $RANKLENS_SHARED_DATA, else ../shared/data")
     misspellings: str = param("auto", "typo list: auto (data-dir/misspellings/, the Wikipedia list the paper "
                               "uses), a .tab/.json file, or 'char' (character-level typos)")
-    typo_stopwords: bool = param(False, "misspell stopwords too (the paper leaves them intact)")
+    typo_stopwords: bool = param(False, "misspell stopwords too (the paper does not say; the default leaves them "
+                                 "intact, the reference code's Typo-nostops configuration)")
+    typo_max_edit: int = param(-1, "typo list: drop misspellings more than this many edits from the word; -1 = "
+                               "Wikipedia's list whole (the paper) and 2 on noisy correct->[misspellings] JSON "
+                               "lists only; 0 = keep every variant of every list", min=-1)
     typo_rate: float = param(0.5, "share of words given a character-level typo (misspellings=char only)",
                              min=0.0, max=1.0)
     nonrel_source: str = param("same-query", "where '+ non-relevant sentence' takes its sentence: a document "
                                "judged non-relevant for the same query (reference code) or for another query "
-                               "(an off-topic sentence)", choices=("same-query", "other-query"))
+                               "(an off-topic sentence); never the manipulated document itself (the reference "
+                               "code does not exclude it)", choices=("same-query", "other-query"))
+    nonrel_max_grade: int = param(0, "highest relevance grade counted non-relevant ('+ non-relevant sentence' "
+                                  "source, -rel/-nonrel subsets): 0 = DL19's irrelevant; ANTIQUE needs 1 (off-topic)")
+    shuffle_preps_scope: str = param("sentence", "shuffle prepositions within each sentence (the paper) or across "
+                                     "the whole document (reference code)", choices=("sentence", "document"))
     lemmatize_stopwords: bool = param(False, "lemmatize stopwords too (the reference code keeps them)")
     mm_len_tolerance: float = param(0.0, "measure-and-match: relative length difference still matched as "
                                     "'equal length' (the paper: 0, identical)", min=0.0, max=1.0)
@@ -104,7 +116,8 @@ class Params:
 def probe_options(p: Params) -> dict[str, Any]:
     """The probe factories' options of a ``Params`` value."""
     return {"cap": p.cap or None, "data_dir": p.data_dir, "misspellings": p.misspellings, "rate": p.typo_rate,
-            "typo_stopwords": p.typo_stopwords, "nonrel_source": p.nonrel_source,
+            "typo_stopwords": p.typo_stopwords, "typo_max_edit": p.typo_max_edit, "nonrel_source": p.nonrel_source,
+            "nonrel_max_grade": p.nonrel_max_grade, "shuffle_preps_scope": p.shuffle_preps_scope,
             "lemmatize_stopwords": p.lemmatize_stopwords, "len_tolerance": p.mm_len_tolerance,
             "overlap_tolerance": p.mm_overlap_tolerance,
             "overlap_zeros": p.mm_overlap_zeros, "require_lemma_overlap": p.require_lemma_overlap,

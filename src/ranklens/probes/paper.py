@@ -8,17 +8,27 @@ and DL19 passages side by side, in text, Markdown, LaTeX or HTML.
 Cells follow the paper: signed scores (the paraphrase probe unsigned), ``*`` marks a score that
 is *not* significant; a legend states the test, the correction, each model's δ and how it was
 calibrated, and every non-default parameter of the runs.
+
+The paper applies "a Bonferroni correction over each table" (§3.4). Each result is corrected
+within itself (:func:`ranklens.probes.run_probes`); when several results (datasets) are joined into
+one table, the correction is re-applied to the raw p-values over every cell of the joined table
+(:func:`joined_correction`), so a table of two datasets corrects over the tests of both.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
 
 from ..errors import ValidationError
 from ..results import Result
 from .report import _cell, _legend, _render, paper_table
 
-__all__ = ["TABLES", "paper_tables"]
+__all__ = ["TABLES", "joined_correction", "paper_tables"]
 
 _MM_NAMES = {"rel": "Relevance", "len": "Length", "tf": "TF", "overlap": "Overlap"}
 _MM_ORDER = ("rel", "len", "tf", "overlap")
@@ -38,6 +48,56 @@ _DTP = [("ds-paraphrase-mrpc", "Paraphrase", "MSPC"), ("ds-fluency-jfleg", "Flue
 TABLES = {1: ("Table 1: measure-and-match probes", "measure-match"),
           2: ("Table 2: textual manipulation probes", "manipulation"),
           3: ("Table 3: dataset transfer probes", "transfer")}
+
+
+def joined_correction(results: Sequence[Result]) -> list[Result]:
+    """Copies of ``results`` whose ``p_adjusted`` and ``significant`` are re-corrected over the
+    joined tables, from the raw ``p_value`` (the paper's "Bonferroni correction over each table").
+
+    The family of a cell is every (probe, model) cell of *all* the results in its probe family
+    (Table 1 measure-and-match, Table 2 manipulation, Table 3 transfer) with
+    ``correction_scope="table"``, or every cell of all the results with ``"all"``; every model of
+    the results counts, whichever are displayed. A transfer cell found in several results with the
+    same samples and p-value (the same test; Table 3 shows it once) counts once. One result is
+    returned unchanged (its own correction is already over its tables).
+
+    Raises:
+        ValidationError: the results differ in ``correction``, ``alpha`` or ``correction_scope``.
+    """
+    from .run import adjust_pvalues
+
+    results = list(results)
+    if len(results) < 2:
+        return results
+    for key in ("correction", "alpha", "correction_scope"):
+        seen = {json.dumps(r.summary.get(key), default=str) for r in results}
+        if len(seen) > 1:
+            raise ValidationError(f"paper_tables: the results differ in {key} ({', '.join(sorted(seen))}); one table "
+                                  f"needs one {key}: re-run the probes with the same --{key.replace('_', '-')}")
+    r0 = results[0]
+    method = str(r0.summary.get("correction", "bonferroni"))
+    alpha = float(r0.summary.get("alpha", 0.01))
+    by_family = r0.summary.get("correction_scope", "table") == "table"
+    cells = []
+    for i, r in enumerate(results):
+        t = r.table
+        for j, (probe, fam, model, h, p) in enumerate(zip(t["probe"], t["family"], t["model"], t["samples_hash"],
+                                                          t["p_value"])):
+            key = f"transfer|{probe}|{model}|{h}|{float(p)!r}" if fam == "transfer" else f"{i}|{j}"
+            cells.append((i, j, key, str(fam) if by_family else "all", float(p)))
+    frame = pd.DataFrame(cells, columns=["result", "row", "key", "family", "p_value"])
+    unique = frame.drop_duplicates("key")
+    adjusted: dict[str, float] = {}
+    for _fam, grp in unique.groupby("family", sort=False):
+        adjusted.update(zip(grp["key"], adjust_pvalues(grp["p_value"].to_numpy(np.float64), method)))
+    out = []
+    for i, r in enumerate(results):
+        keys = frame.loc[frame["result"] == i].sort_values("row")["key"]
+        t = r.table.copy()
+        t["p_adjusted"] = np.array([adjusted[k] for k in keys], dtype=np.float64)
+        t["significant"] = (t["p_adjusted"] < alpha).astype(bool)
+        out.append(dataclasses.replace(r, table=t))
+    return out
 
 
 def _frames(results: Sequence[Result], models: list[str]) -> list[tuple[str, dict[str, dict]]]:
@@ -105,11 +165,15 @@ def _table3(frames: list[tuple[str, dict[str, dict]]], models: list[str]) -> lis
 def paper_tables(results: Sequence[Result], *, fmt: str = "text", tables: Sequence[int] = (1, 2, 3),
                  models: Sequence[str] | None = None) -> str:
     """The paper's Tables 1-3 over ``results`` (one per dataset) in ``fmt`` (text, markdown,
-    latex, html); tables without rows are left out."""
+    latex, html); tables without rows are left out. Several results are joined with their
+    significance re-corrected over each joined table (:func:`joined_correction`), as the legend
+    says."""
     if not results:
         raise ValidationError("paper_tables needs at least one probes-table result")
     models = list(models) if models is not None else list(dict.fromkeys(
         m for r in results for m in r.table["model"]))
+    joined = len(results) > 1
+    results = joined_correction(results)  # the correction over each joined table (paper §3.4)
     frames = _frames(results, models)
     makers = {1: (_table1, ["Dataset", "Variable", "Control"]), 2: (_table2, ["Probe", "Dataset"]),
               3: (_table3, ["Probe", "Dataset"])}
@@ -122,5 +186,5 @@ def paper_tables(results: Sequence[Result], *, fmt: str = "text", tables: Sequen
         if rows:
             title = TABLES[t][0]
             out.append((f"{title}\n" if fmt in ("text", "markdown") else "")
-                       + _render([*head, *models, "Samples"], rows, fmt, _legend(results)))
+                       + _render([*head, *models, "Samples"], rows, fmt, _legend(results, joined=joined)))
     return "\n".join(out)

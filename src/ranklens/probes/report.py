@@ -77,13 +77,20 @@ def format_table(result: Result, *, fmt: str = "text", models: Sequence[str] | N
     return _render(header, rows, fmt, _legend([result]))
 
 
-def _legend(results: Sequence[Result]) -> str:
-    """Significance convention, δ per model and every non-default parameter of the runs."""
+def _legend(results: Sequence[Result], *, joined: bool = False) -> str:
+    """Significance convention, δ per model and every non-default parameter of the runs.
+    ``joined``: the significance was re-corrected over the joined results
+    (:func:`ranklens.probes.paper.joined_correction`)."""
     r0 = results[0]
     alpha = r0.summary.get("alpha", 0.01)
     corr = r0.summary.get("correction", "bonferroni")
     scope = {"table": "each probe family (table)", "all": "all cells"}.get(r0.summary.get("correction_scope", "all"),
                                                                            "all cells")
+    if joined:
+        scope = (f"every cell of each joined table ({len(results)} results, all their models; re-applied to the raw "
+                 "p-values; a transfer cell repeated identically in several results counts once)"
+                 if r0.summary.get("correction_scope", "table") == "table" else
+                 f"every cell of the {len(results)} joined results (re-applied to the raw p-values)")
     parts = [f"* = not significant (two-sided paired t-test, {corr} correction over {scope}, p < {alpha}); "
              "- = no samples. " + ("Symmetric probes: t-test of |diff| against 0. "
                                    if r0.summary.get("symmetric_test", "abs") == "abs" else "")

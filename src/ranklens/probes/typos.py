@@ -6,9 +6,13 @@
   "Lists of common misspellings/For machines" also uses ``misspelling->correction`` lines);
 * JSON object ``misspelling -> correction`` (NL-Augmenter ``spell_corrections.json``);
 * JSON object ``correct word -> [misspellings]`` (NL-Augmenter ``spell_errors.json``, Birkbeck
-  corpora; noisy, so variants farther than ``max_edit`` edits are dropped).
+  corpora; noisy, so by default variants farther than :data:`NOISY_LIST_MAX_EDIT` edits are
+  dropped from this format only).
 
-The result maps a lower-case correct word to a sorted tuple of its misspellings.
+The result maps a lower-case correct word to a sorted tuple of its misspellings. Wikipedia's list
+(the paper's source, footnote 6) is used whole by default: its variants are real misspellings even
+when they are far from the word ("copywrite" for "copyright"); ``max_edit`` filters every format
+on request.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from ..errors import DataFormatError
 
 __all__ = [
     "DEFAULT_MISSPELLINGS",
+    "NOISY_LIST_MAX_EDIT",
     "char_typo",
     "default_misspellings",
     "edit_distance",
@@ -34,6 +39,10 @@ __all__ = [
 #: The list used when a data folder holds ``misspellings/`` and no list is named (Wikipedia's
 #: "Lists of common misspellings/For machines", as in GNU Aspell's benchmark data).
 DEFAULT_MISSPELLINGS = "aspell_bench/common-all.batch0.tab"
+
+#: Edit-distance filter applied by default to the noisy ``correct -> [misspellings]`` JSON lists
+#: (Birkbeck corpora) only.
+NOISY_LIST_MAX_EDIT = 2
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -65,13 +74,16 @@ def default_misspellings(data_dir: str | os.PathLike[str] | None) -> str | None:
     return str(files[0]) if files else None
 
 
-def load_misspellings(path: str | os.PathLike[str], *, max_edit: int = 2,
+def load_misspellings(path: str | os.PathLike[str], *, max_edit: int | None = None,
                       min_length: int = 3) -> dict[str, tuple[str, ...]]:
     """Read a misspelling list (see module docstring) into ``{correct: (misspellings, ...)}``.
 
     Args:
         path: a ``.tab``/``.tsv``/``.txt`` or ``.json`` file.
-        max_edit: drop variants more than this many edits from the correct word (0 = keep all).
+        max_edit: drop variants more than this many edits from the correct word, in every format
+            (0 = keep all). ``None`` (default): :data:`NOISY_LIST_MAX_EDIT` on the noisy
+            ``correct -> [misspellings]`` JSON lists only, every variant of the other formats
+            kept (Wikipedia's list whole, as the paper uses it).
         min_length: ignore correct words shorter than this.
 
     Raises:
@@ -81,12 +93,12 @@ def load_misspellings(path: str | os.PathLike[str], *, max_edit: int = 2,
 
 
 @lru_cache(maxsize=8)
-def _load(path: str, max_edit: int, min_length: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _load(path: str, max_edit: int | None, min_length: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
     p = Path(path)
     if not p.is_file():
         raise DataFormatError("misspellings file not found; pass a .tab or .json list", path=p)
     text = p.read_text(encoding="utf-8", errors="replace")
-    pairs: list[tuple[str, str]] = []  # (correct, misspelling)
+    pairs: list[tuple[str, str, bool]] = []  # (correct, misspelling, from a noisy list)
     if text.lstrip().startswith("{"):
         try:
             obj = json.loads(text)
@@ -94,9 +106,9 @@ def _load(path: str, max_edit: int, min_length: int) -> tuple[tuple[str, tuple[s
             raise DataFormatError(f"invalid JSON: {exc.msg}", path=p, line=exc.lineno) from None
         for k, v in obj.items():
             if isinstance(v, list):
-                pairs.extend((k.replace("_", " "), m) for m in v if isinstance(m, str))
+                pairs.extend((k.replace("_", " "), m, True) for m in v if isinstance(m, str))
             elif isinstance(v, str):
-                pairs.append((v, k))
+                pairs.append((v, k, False))
             else:
                 raise DataFormatError(
                     f"value of {k!r} must be a string (misspelling -> correction) or a list "
@@ -114,13 +126,14 @@ def _load(path: str, max_edit: int, min_length: int) -> tuple[tuple[str, tuple[s
                 raise DataFormatError(
                     "expected 'misspelling<TAB>correction' or 'misspelling->correction'", path=p, line=i)
             for r in right.split(","):
-                pairs.append((r.strip(), wrong.strip()))
+                pairs.append((r.strip(), wrong.strip(), False))
     out: dict[str, set[str]] = defaultdict(set)
-    for right, wrong in pairs:
+    for right, wrong, noisy in pairs:
         r, w = right.lower(), wrong.lower()
         if not r or not w or r == w or " " in r or " " in w or len(r) < min_length:
             continue
-        if max_edit and edit_distance(r, w) > max_edit:
+        limit = (NOISY_LIST_MAX_EDIT if noisy else 0) if max_edit is None else max_edit
+        if limit and edit_distance(r, w) > limit:
             continue
         out[r].add(w)
     return tuple((k, tuple(sorted(v))) for k, v in sorted(out.items()))

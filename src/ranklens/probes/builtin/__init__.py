@@ -71,7 +71,7 @@ for _v in MM_VARIABLES:
 _TR_DESC = {
     "shuffle-words": "shuffle words within each sentence",
     "shuffle-sents": "shuffle sentence order",
-    "shuffle-preps": "shuffle prepositions among their positions",
+    "shuffle-preps": "shuffle prepositions within each sentence (shuffle_preps_scope=document: across the text)",
     "del-stops-punct": "remove stopwords and punctuation",
     "lemmatize": "replace words by lemmas",
     "typo": "common misspellings of non-stopwords (misspellings=auto: the Aspell/Wikipedia list "
@@ -104,17 +104,21 @@ def _tr(transform: str, subset: str):
     def factory(cap: int | None = DEFAULT_CAP, misspellings: str | None = "auto", rate: float = 0.5,
                 expander: str | None = None, expander_obj: Any = None, data_dir: str | None = None,
                 typo_stopwords: bool = False, nonrel_source: str = "same-query",
-                lemmatize_stopwords: bool = False) -> TransformProbe:
+                lemmatize_stopwords: bool = False, shuffle_preps_scope: str = "sentence",
+                nonrel_max_grade: int = 0, typo_max_edit: int | None = None) -> TransformProbe:
+        grade = {"subset": subset, "nonrel_max_grade": int(nonrel_max_grade)}
         if transform == "typo":
-            return TypoProbe(subset=subset, cap=cap, misspellings=typo_list(misspellings, data_dir),
-                             rate=rate, stopwords=typo_stopwords,
+            # typo_max_edit: None or -1 = the per-format default (Wikipedia's list whole)
+            max_edit = None if typo_max_edit is None or int(typo_max_edit) == -1 else int(typo_max_edit)
+            return TypoProbe(**grade, cap=cap, misspellings=typo_list(misspellings, data_dir),
+                             rate=rate, stopwords=typo_stopwords, max_edit=max_edit,
                              char_requested=str(misspellings).lower() in ("char", "chars", "none", "fallback"))
         if transform == "doc2query":
-            return Doc2QueryProbe(subset=subset, cap=cap, expander=expander or None, expander_obj=expander_obj)
+            return Doc2QueryProbe(**grade, cap=cap, expander=expander or None, expander_obj=expander_obj)
         if transform == "add-nonrel-sent":
-            return NonRelevantSentenceProbe(subset=subset, cap=cap, source=nonrel_source)
-        return TransformProbe(transform=transform, subset=subset, cap=cap,
-                              lemmatize_stopwords=lemmatize_stopwords)
+            return NonRelevantSentenceProbe(**grade, cap=cap, source=nonrel_source)
+        return TransformProbe(transform=transform, **grade, cap=cap, lemmatize_stopwords=lemmatize_stopwords,
+                              preposition_scope=shuffle_preps_scope)
     return factory
 
 

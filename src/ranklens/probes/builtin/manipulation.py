@@ -5,8 +5,9 @@ Table 2): ``d1`` = the **manipulated** text, ``d2`` = the original, so a positiv
 ranker prefers the manipulated text and a negative one that it prefers the original.
 
 Documents whose rewrite equals the original (e.g. one-sentence documents under sentence
-shuffling) are not samples. ``subset`` picks ``all`` judged documents, ``rel`` (grade >= 1) or
-``nonrel`` (grade <= 0).
+shuffling) are not samples. ``subset`` picks ``all`` judged documents, ``rel`` (grade above
+``nonrel_max_grade``) or ``nonrel`` (grade at most ``nonrel_max_grade``; default 0, DL19's
+"irrelevant"; ANTIQUE's off-topic grade is 1).
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from typing import Any
 import numpy as np
 
 from ...errors import ValidationError
-from ...text import STOPWORDS, split_sentences, word_spans
+from ...text import STOPWORDS, sentence_spans_many, split_sentences, word_spans
 from ..base import Probe, ProbeSample, ProbeSamples, cap_samples
 from ..nlp import lemmatize_texts, preposition_spans
 
 __all__ = [
     "Doc2QueryProbe",
     "NonRelevantSentenceProbe",
+    "PREPOSITION_SCOPES",
     "TRANSFORMS",
     "TransformProbe",
     "TypoProbe",
@@ -57,9 +59,13 @@ def shuffle_sentences(text: str, rng: np.random.Generator) -> str:
 def permute_spans(text: str, spans: list[tuple[int, int]], rng: np.random.Generator) -> str:
     """Permute the words at ``spans`` among their positions; every other character stays."""
     words = [text[s:e] for s, e in spans]
-    perm = [words[i] for i in rng.permutation(len(words))]
+    return _put_words(text, spans, [words[i] for i in rng.permutation(len(words))])
+
+
+def _put_words(text: str, spans: list[tuple[int, int]], words: list[str]) -> str:
+    """``text`` with the characters at ``spans`` (sorted, disjoint) replaced by ``words``."""
     out, last = [], 0
-    for (s, e), w in zip(spans, perm):
+    for (s, e), w in zip(spans, words):
         out.append(text[last:s])
         out.append(w)
         last = e
@@ -67,11 +73,54 @@ def permute_spans(text: str, spans: list[tuple[int, int]], rng: np.random.Genera
     return "".join(out)
 
 
-def shuffle_prepositions(text: str, rng: np.random.Generator) -> str:
+#: Where shuffle-prepositions permutes: ``sentence`` (the paper, §4: "shuffling only the
+#: prepositions in the sentence") or ``document`` (the reference code's ``ShufPrepositions``,
+#: which permutes all the prepositions of the text among each other).
+PREPOSITION_SCOPES = ("sentence", "document")
+
+
+def permute_within_sentences(text: str, spans: list[tuple[int, int]], sentences: list[tuple[int, int]],
+                             rng: np.random.Generator) -> str:
+    """Permute the words at ``spans`` among the positions of *their own sentence* only
+    (``sentences``: character spans, :func:`ranklens.text.sentence_spans`); a sentence with a
+    single such word keeps it, and every other character stays."""
+    from bisect import bisect_right
+
+    starts = [a for a, _b in sentences]
+    groups: dict[int, list[int]] = {}
+    for k, (s, _e) in enumerate(spans):
+        i = bisect_right(starts, s) - 1
+        sid = i if i >= 0 and s < sentences[i][1] else -1 - k  # outside every sentence: alone
+        groups.setdefault(sid, []).append(k)
+    words = [text[s:e] for s, e in spans]
+    new = list(words)
+    for members in groups.values():
+        if len(members) > 1:
+            for dst, src in zip(members, (members[i] for i in rng.permutation(len(members)))):
+                new[dst] = words[src]
+    return _put_words(text, spans, new)
+
+
+def shuffle_prepositions(text: str, rng: np.random.Generator, *, scope: str = "sentence") -> str:
     """Permute the prepositions (spaCy ``ADP`` tokens, :func:`ranklens.probes.nlp.preposition_spans`)
-    among their positions; every other word stays in place."""
+    among their positions; every other word stays in place. ``scope="sentence"`` (default, the
+    paper: "shuffling only the prepositions in the sentence") permutes them within each sentence
+    (:func:`ranklens.text.sentence_spans`), so a sentence with one preposition is unchanged;
+    ``scope="document"`` (the reference code's ``ShufPrepositions``) across the whole text."""
     (spans,), _ = preposition_spans([text])
-    return permute_spans(text, spans, rng)
+    return _shuffle_preps(text, spans, rng, scope, None)
+
+
+def _shuffle_preps(text: str, spans: list[tuple[int, int]], rng: np.random.Generator, scope: str,
+                   sentences: list[tuple[int, int]] | None) -> str:
+    if scope not in PREPOSITION_SCOPES:
+        raise ValidationError(f"preposition scope must be one of {PREPOSITION_SCOPES} (shuffle_preps_scope), "
+                              f"got {scope!r}")
+    if scope == "document":
+        return permute_spans(text, spans, rng)
+    if sentences is None:
+        (sentences,) = sentence_spans_many([text])
+    return permute_within_sentences(text, spans, sentences, rng)
 
 
 def remove_stopwords_punct(text: str, rng: np.random.Generator | None = None) -> str:
@@ -93,8 +142,9 @@ TRANSFORMS: dict[str, Callable[[str, np.random.Generator], str]] = {
 }
 
 
-def _judged(collection: Any, subset: str, name: str) -> list[tuple[str, str, str, int]]:
-    """(query_id, query, doc_id, grade) of judged pairs in a deterministic order."""
+def _judged(collection: Any, subset: str, name: str, nonrel_max_grade: int = 0) -> list[tuple[str, str, str, int]]:
+    """(query_id, query, doc_id, grade) of judged pairs in a deterministic order; ``rel`` = grade
+    above ``nonrel_max_grade``, ``nonrel`` = grade at most ``nonrel_max_grade``."""
     if collection is None or collection.qrels is None:
         raise ValidationError(f"probe {name} needs a collection with qrels (--collection)")
     if subset not in ("all", "rel", "nonrel"):
@@ -106,7 +156,7 @@ def _judged(collection: Any, subset: str, name: str) -> list[tuple[str, str, str
     for qid, did, rel in rows:
         if qid not in queries or did not in collection.docs:
             continue
-        if (subset == "rel" and rel < 1) or (subset == "nonrel" and rel > 0):
+        if (subset == "rel" and rel <= nonrel_max_grade) or (subset == "nonrel" and rel > nonrel_max_grade):
             continue
         out.append((qid, queries[qid], did, int(rel)))
     return out
@@ -125,12 +175,22 @@ class TransformProbe(Probe):
     Each document is rewritten once (with a generator seeded per document, so results do not
     depend on which other documents are sampled); documents whose rewrite is empty or equal to
     the original are not samples. Lemmatize and shuffle-prepositions parse all documents in one
-    spaCy pass (:mod:`ranklens.probes.nlp`)."""
+    spaCy pass (:mod:`ranklens.probes.nlp`).
+
+    ``preposition_scope`` (shuffle-preps only): ``"sentence"`` (default, the paper's text:
+    "shuffling only the prepositions in the sentence") or ``"document"`` (the reference code's
+    ``ShufPrepositions``, which permutes the prepositions across the whole text), see
+    :func:`shuffle_prepositions`. ``nonrel_max_grade``: the highest grade counted non-relevant, for
+    the ``rel``/``nonrel`` subsets and the "+ non-relevant sentence" source (default 0, DL19's
+    "irrelevant"; ANTIQUE's off-topic grade is 1, so ANTIQUE needs 1). The reference code counts
+    grades 0-1 as its ``nrel`` subset and grade 0 exactly as the sentence source."""
 
     transform: str
     subset: str = "all"
     cap: int | None = None
     lemmatize_stopwords: bool = False
+    preposition_scope: str = "sentence"
+    nonrel_max_grade: int = 0
     family = "manipulation"
 
     @property
@@ -142,12 +202,19 @@ class TransformProbe(Probe):
         out: dict[str, Any] = {"transform": self.transform, "subset": self.subset, "cap": self.cap}
         if self.transform == "lemmatize":
             out["lemmatize_stopwords"] = self.lemmatize_stopwords
+        if self.transform == "shuffle-preps":
+            out["preposition_scope"] = self.preposition_scope
+        if self.subset != "all" or self.transform == "add-nonrel-sent":
+            out["nonrel_max_grade"] = self.nonrel_max_grade
         return out
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"convention": "d1 = manipulated, d2 = original"}
-        if self.transform in ("shuffle-words", "shuffle-sents"):
+        if self.transform in ("shuffle-words", "shuffle-sents") or (
+                self.transform == "shuffle-preps" and self.preposition_scope == "sentence"):
             info["sentence_splitter"] = "ranklens.text.split_sentences"
+        if self.transform == "shuffle-preps":
+            info["preposition_scope"] = self.preposition_scope
         return info
 
     def _rewrite_many(self, texts: list[str], rngs: list[np.random.Generator]) -> tuple[list[str], dict[str, Any]]:
@@ -156,15 +223,21 @@ class TransformProbe(Probe):
             out, how = lemmatize_texts(texts, stopwords=self.lemmatize_stopwords)
             return out, {"lemmatizer": how, "stopwords_lemmatized": self.lemmatize_stopwords}
         if self.transform == "shuffle-preps":
+            if self.preposition_scope not in PREPOSITION_SCOPES:
+                raise ValidationError(f"probe {self.name}: shuffle_preps_scope must be one of {PREPOSITION_SCOPES}, "
+                                      f"got {self.preposition_scope!r}")
             spans, how = preposition_spans(texts)
-            return [permute_spans(t, sp, r) for t, sp, r in zip(texts, spans, rngs)], {"prepositions": how}
+            sents = (sentence_spans_many(texts) if self.preposition_scope == "sentence"
+                     else [None] * len(texts))
+            return [_shuffle_preps(t, sp, r, self.preposition_scope, se)
+                    for t, sp, r, se in zip(texts, spans, rngs, sents)], {"prepositions": how}
         fn = TRANSFORMS.get(self.transform)
         if fn is None:
             raise ValidationError(f"unknown transform {self.transform!r}; one of {sorted(TRANSFORMS)}")
         return [fn(t, r) for t, r in zip(texts, rngs)], {}
 
     def generate(self, collection: Any, *, rng: np.random.Generator) -> ProbeSamples:
-        judged = cap_samples(_judged(collection, self.subset, self.name), self.cap, rng)
+        judged = cap_samples(_judged(collection, self.subset, self.name, self.nonrel_max_grade), self.cap, rng)
         base = int(rng.integers(2**31))
         ids = list(dict.fromkeys(did for _q, _t, did, _r in judged))
         originals = [collection.docs[d] for d in ids]
@@ -182,10 +255,18 @@ class TypoProbe(TransformProbe):
     :func:`ranklens.probes.typos.load_misspellings`): every occurrence of a word with a known
     misspelling is replaced (a random one of its variants), as the reference code's ``Typo``.
 
-    Stopwords (:data:`ranklens.text.STOPWORDS`) are left intact by default, as the paper's Table 2
-    (the reference code's ``Typo(no_stops=True)`` probe); ``stopwords=True`` misspells them too.
-    Without a list: character-level typos (:func:`ranklens.probes.typos.char_typo`) in a ``rate``
-    share of the non-stopword words of 4+ letters (a fallback, recorded as ``typo_source``).
+    Stopwords (:data:`ranklens.text.STOPWORDS`) are left intact by default: the paper's text does
+    not say which words are misspelled; this is the configuration of the reference code's
+    ``Typo-nostops`` probe (``Typo(no_stops=True)``; its plain ``Typo`` misspells stopwords too).
+    ``stopwords=True`` misspells them too. Without a list: character-level typos
+    (:func:`ranklens.probes.typos.char_typo`) in a ``rate`` share of the non-stopword words of 4+
+    letters (a fallback, recorded as ``typo_source``).
+
+    ``max_edit``: the edit-distance filter of the list (:func:`ranklens.probes.typos.load_misspellings`).
+    ``None`` (default): Wikipedia's list (the paper's source) is used whole, and only the noisy
+    ``correct -> [misspellings]`` JSON lists (Birkbeck) lose variants more than
+    :data:`ranklens.probes.typos.NOISY_LIST_MAX_EDIT` edits away; ``0`` keeps every variant of
+    every list; ``N`` drops variants more than ``N`` edits away from any list.
     """
 
     transform: str = "typo"
@@ -193,24 +274,33 @@ class TypoProbe(TransformProbe):
     rate: float = 0.5
     stopwords: bool = False
     char_requested: bool = False  # character typos chosen on purpose (not a fallback)
+    max_edit: int | None = None
 
     def params(self) -> dict[str, Any]:
         return {**super().params(), "misspellings": self.misspellings, "rate": self.rate,
-                "stopwords": self.stopwords}
+                "stopwords": self.stopwords, "max_edit": self.max_edit}
 
     @cached_property
     def _table(self) -> dict[str, tuple[str, ...]] | None:
         from ..typos import load_misspellings
 
-        return load_misspellings(self.misspellings) if self.misspellings else None
+        if self.max_edit is not None and self.max_edit < 0:
+            raise ValidationError(f"probe {self.name}: typo_max_edit must be >= 0 (0 = keep every variant) or "
+                                  f"None/-1 for the per-format default, got {self.max_edit}")
+        return load_misspellings(self.misspellings, max_edit=self.max_edit) if self.misspellings else None
 
     def _info(self) -> dict[str, Any]:
         info = {**super()._info(), "stopwords_misspelled": self.stopwords}
         if self.misspellings:
             from ..._hashing import sha256_file
 
+            from ..typos import NOISY_LIST_MAX_EDIT
+
             info.update(typo_source=f"list:{self.misspellings}", typo_list=str(self.misspellings),
-                        typo_list_sha256=sha256_file(self.misspellings), typo_list_words=len(self._table or {}))
+                        typo_list_sha256=sha256_file(self.misspellings), typo_list_words=len(self._table or {}),
+                        typo_max_edit=(f"default: {NOISY_LIST_MAX_EDIT} on correct->[misspellings] JSON lists "
+                                       "only, none on the others" if self.max_edit is None
+                                       else self.max_edit or "none"))
         else:
             what = f"character-level typos (rate={self.rate})"
             info["typo_source"] = what if self.char_requested else f"fallback: {what} (no misspelling list found)"
@@ -271,7 +361,7 @@ class Doc2QueryProbe(TransformProbe):
             return ProbeSamples((), info=self._info(), skipped=(
                 "no doc2query expander: set the expander parameter to a seq2seq model directory or an "
                 "expansions file (none is available offline)"))
-        judged = cap_samples(_judged(collection, self.subset, self.name), self.cap, rng)
+        judged = cap_samples(_judged(collection, self.subset, self.name, self.nonrel_max_grade), self.cap, rng)
         ids = sorted({d for _q, _t, d, _r in judged})
         expansions = dict(zip(ids, exp.expand(ids, collection.docs.get_many(ids))))
         samples = []
@@ -297,11 +387,20 @@ class NonRelevantSentenceProbe(TransformProbe):
     sentence).
 
     ``source="same-query"`` (default, the reference code's ``AddSent('end')``; the paper only says
-    "adds a non-relevant sentence"): the sentence comes from a random document judged
-    non-relevant (grade <= 0) *for the same query*, any of its sentences
-    (:func:`ranklens.text.split_sentences`) at random; queries without such a document give no
-    samples. ``source="other-query"`` (the earlier ranklens construction, an off-topic sentence):
-    from a document judged non-relevant for another query and not judged for this one.
+    "adds a non-relevant sentence"): the sentence comes from a random *other* document judged
+    non-relevant (grade <= ``nonrel_max_grade``) *for the same query*, any of its sentences
+    (:func:`ranklens.text.split_sentences`) at random; documents without such another document
+    give no samples. ``source="other-query"`` (the earlier ranklens construction, an off-topic
+    sentence): from a document judged non-relevant for another query and not judged for this one.
+
+    The manipulated document itself is never a source: the paper adds "a non-relevant sentence",
+    and a non-relevant document's own sentence appended to it is a duplicated sentence, not added
+    non-relevant content. The reference code's ``AddSent`` does not exclude it (it draws from every
+    document of the query with grade 0, the manipulated one included).
+
+    ``nonrel_max_grade`` (default 0, DL19's "irrelevant"): the highest grade counted
+    non-relevant; ANTIQUE's grades are 1-4 with 1 = off-topic, so ANTIQUE needs 1 (with 0 no
+    ANTIQUE document is non-relevant and the probe has no samples).
     """
 
     transform: str = "add-nonrel-sent"
@@ -317,7 +416,7 @@ class NonRelevantSentenceProbe(TransformProbe):
         other: list[tuple[str, str]] = []
         for qid, did, rel in sorted(zip(q["query_id"].astype(str), q["doc_id"].astype(str), q["relevance"].astype(int))):
             judged_for.setdefault(did, set()).add(qid)
-            if rel <= 0 and did in collection.docs:
+            if rel <= self.nonrel_max_grade and did in collection.docs:
                 same.setdefault(qid, []).append(did)
                 other.append((qid, did))
         return same, other, judged_for
@@ -325,13 +424,13 @@ class NonRelevantSentenceProbe(TransformProbe):
     def generate(self, collection: Any, *, rng: np.random.Generator) -> ProbeSamples:
         if self.source not in NONREL_SOURCES:
             raise ValidationError(f"nonrel_source must be one of {NONREL_SOURCES}, got {self.source!r}")
-        judged = cap_samples(_judged(collection, self.subset, self.name), self.cap, rng)
+        judged = cap_samples(_judged(collection, self.subset, self.name, self.nonrel_max_grade), self.cap, rng)
         same, other, judged_for = self._pools(collection)
         samples = []
         for qid, qtext, did, _rel in judged:
             if self.source == "same-query":
-                cands = same.get(qid, [])
-            else:
+                cands = [d for d in same.get(qid, []) if d != did]  # never the document itself
+            else:  # documents judged for this query (the document itself included) are left out
                 cands = [d for qq, d in other if qq != qid and qid not in judged_for.get(d, set())]
             if not cands:
                 continue
@@ -345,5 +444,6 @@ class NonRelevantSentenceProbe(TransformProbe):
                 sample_id=f"{qid}|{did}", query_id=qid, query=qtext, text_1=orig.rstrip() + " " + sent,
                 text_2=orig, doc_1_id=f"{did}~add-sent:{src}", doc_2_id=did, meta=(("sentence_from", src),)))
         info = {**self._info(), "sentence_source": self.source, "position": "end",
-                "sentence_splitter": "ranklens.text.split_sentences"}
+                "sentence_splitter": "ranklens.text.split_sentences", "nonrel_max_grade": self.nonrel_max_grade,
+                "excludes_own_document": True}
         return ProbeSamples(tuple(samples), info=info, available=len(judged))
