@@ -45,8 +45,8 @@ class Params:
     confidence: float = param(0.95, "confidence level of every CI", min=0.5, max=0.999)
     n_bootstrap: int = param(2000, "bootstrap resamples for the N2O CIs (over queries; not in the paper)", min=100)
     n_resamples: int = param(10000, "randomization resamples for the paired tests (not in the paper)", min=100)
-    m: int = param(10, "outliers: popular = in every top-m; outlier = in one top-m, outside the others' top-k "
-                   "(paper: 5 and 50)", min=1)
+    m: int = param(5, "outliers: popular = in every embedder's top-m (paper Table 2: m = 5); outlier = in one "
+                   "top-m, outside the others' top-k (k = --k, paper: 50)", min=1)
     outlier_query: str | None = param(None, "outliers: query as a corpus id or exact sentence (default: the first "
                                       "query of the first sample)")
     pairs: tuple[str, ...] = param((), "needle: pair files (STS-B dev and test in the paper, MRPC, a TSV with "

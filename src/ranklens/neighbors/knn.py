@@ -2,9 +2,20 @@
 
 Exact search is blocked: the corpus is read ``block_size`` rows at a time and each block's
 query × block similarity matrix is reduced to a running top-k (``argpartition``), so memory is
-bounded by ``n_queries × block_size`` floats and never by ``n_queries × n_corpus``. Results are
-ordered by similarity descending, ties broken by the lower corpus index, and the result is
-exactly that of a full sort (the tie at the k-th similarity is resolved the same way).
+bounded by ``n_queries × block_size`` floats and never by ``n_queries × n_corpus``.
+
+Tie rule (every exact dense backend: numpy, torch, FAISS per block, FAISS ``IndexFlatIP``):
+results are ordered by similarity descending, ties broken by the lower corpus index, exactly as a
+full sort, where the similarity ranked is the inner product of the float32 (normalised) vectors
+evaluated in float64 with one fixed summation. A float32 matrix product cannot decide ties: it
+scores bitwise-identical rows differently in the last bit depending on the kernel and the row's
+place in the block (1.0 vs 0.99999994). So the float32 products only select candidates (``k`` plus
+a few, and every row within the float32 error bound of the k-th score), and the candidates whose
+order the bound leaves open are recomputed in float64: identical vectors always tie, on every
+backend. Returned scores are float32 (those recomputed: the float64 value rounded). Sparse
+vectors are ranked by their float32 sparse product, whose summation order is fixed per pair (so
+identical rows tie there too). Approximate HNSW / IVF search applies the lower-index rule only
+among the candidates the index returns, by their float32 scores: not guaranteed.
 
 FAISS (``IndexFlatIP`` exact; ``IndexHNSWFlat`` and ``IndexIVFFlat`` approximate, their recall
 measured against exact search by the caller: :func:`recall_at_k`) is used when installed and
@@ -197,40 +208,165 @@ def _order_rows(idx: np.ndarray, sc: np.ndarray, k: int) -> tuple[np.ndarray, np
 
 def _faiss_block(faiss: Any, q: np.ndarray, block: np.ndarray, start: int, kk: int,
                  rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Top ``kk`` of a block under (score desc, index asc) from FAISS's BLAS k-NN.
+    """Top ``kk`` candidates of a block by FAISS's BLAS k-NN (float32 scores, best first).
 
-    FAISS is asked for a few more candidates than needed (one more, plus the most exclusions of
-    any query in the block); excluded entries are dropped. A row is exact unless FAISS's last
-    candidate ties the k-th kept score (an equal score may then have been cut, and FAISS orders
-    equal scores arbitrarily): those rows are recomputed with numpy.
+    FAISS is asked for the most exclusions of any query in the block more than ``kk``; excluded
+    entries are dropped. Equal float32 scores come in FAISS's order: that is harmless, the exact
+    order (and the tie rule) is settled afterwards by :func:`_settle_ties`.
     """
     nb = block.shape[0]
     sel = (cols >= start) & (cols < start + nb)
     r_ex, c_ex = rows[sel], cols[sel] - start
     extra = int(np.bincount(r_ex, minlength=q.shape[0]).max()) if r_ex.size else 0
-    kb = min(kk + extra + 1, nb)
+    kb = min(kk + extra, nb)
     D, I = faiss.knn(q, block, kb, metric=faiss.METRIC_INNER_PRODUCT)
     D = D.astype(np.float32, copy=False)
-    last = D.min(axis=1)  # FAISS's lowest returned score per row (before exclusions)
     if r_ex.size:
         bad = np.zeros(D.shape, bool)
         for r, c in zip(r_ex, c_ex):
             bad[r] |= I[r] == c
         D = np.where(bad, -np.inf, D)
-    k_out = min(kk, nb)
     I64 = I.astype(np.int64)
-    order = np.lexsort((I64, -D), axis=-1)[:, :k_out]
-    bi = np.take_along_axis(I64, order, 1)
-    bs = np.take_along_axis(D, order, 1)
-    if kb < nb:
-        redo = np.flatnonzero(last >= bs[:, -1])  # the last candidate ties the k-th kept score
-        for r in redo:
-            s = (q[r : r + 1] @ block.T).astype(np.float32)
-            s[0, c_ex[r_ex == r]] = -np.inf
-            ri, rs = _topk_block(s, 0, k_out)
-            o = np.lexsort((ri[0], -rs[0]))
-            bi[r], bs[r] = ri[0][o], rs[0][o]
-    return bi + start, bs
+    order = np.lexsort((I64, -D), axis=-1)[:, : min(kk, nb)]
+    return np.take_along_axis(I64, order, 1) + start, np.take_along_axis(D, order, 1)
+
+
+# ---------------------------------------------------------------------------- the tie rule
+# A float32 matrix product scores a pair differently depending on the kernel, the block and the
+# row's place in it (1.0 vs 0.99999994 for bitwise-identical rows), so a float32 score cannot say
+# which rows tie. The similarity that is ranked is therefore the inner product of the float32
+# (normalised) vectors evaluated in float64 by one fixed summation (:func:`_exact_scores`):
+# identical vectors get identical scores on every backend, and the order is (float64 score desc,
+# corpus index asc). The float32 products only select candidates: a float32 inner product of d
+# terms is within ``e = gamma_d |q| |x|`` of the exact one whatever the summation order
+# (gamma_d = d u / (1 - d u), u = 2^-24), so every true top-k row scores at least ``K - 2e`` in
+# float32, K being the k-th best float32 score; the search keeps ``_TIE_PAD`` candidates beyond k
+# and, for a query whose last kept candidate is not below ``K - 2e``, collects every row above
+# that threshold in one more pass.
+_TIE_PAD = 8
+_U32 = 2.0 ** -24
+_U64 = 2.0 ** -53
+
+
+def _error_bound(d: int, qnorm: np.ndarray, cmax: float) -> np.ndarray:
+    """Per query, a bound on |float32 inner product - exact| (and the float64 one's error)."""
+    g = lambda u: d * u / max(1.0 - d * u, 1e-3)  # noqa: E731
+    return 1.01 * (g(_U32) + g(_U64)) * qnorm * cmax + 1e-30
+
+
+def _max_norm(x: np.ndarray) -> float:
+    """An upper bound on the largest row norm (float32 sums: 6x faster than float64; their
+    relative error, at most ``gamma_d``, is covered by the factor)."""
+    sq = float(np.einsum("ij,ij->i", x, x).max())
+    return float(np.sqrt(sq) * (1.0 + 2 * x.shape[1] * _U32) * 1.001)
+
+
+def _exact_scores(q64: np.ndarray, r: np.ndarray, rows: np.ndarray, inv: np.ndarray) -> np.ndarray:
+    """float64 inner products ``q64[r[i]] . rows[inv[i]]``, each summed the same way (elementwise
+    products, then numpy's pairwise sum of one contiguous row): identical vectors, identical scores."""
+    out = np.empty(len(r), np.float64)
+    step = max(1, (1 << 21) // max(1, q64.shape[1]))
+    for s in range(0, len(r), step):
+        prod = rows[inv[s : s + step]] * q64[r[s : s + step]]
+        out[s : s + step] = np.add.reduce(prod, axis=1)
+    return out
+
+
+def _gather(corpus_arr: Any, idx: np.ndarray, normalize: bool) -> np.ndarray:
+    """float64 copies of corpus rows ``idx`` (sorted, distinct), normalised as the search saw them."""
+    rows = np.asarray(corpus_arr[idx], dtype=np.float32).reshape(len(idx), -1)
+    return (l2_normalize(rows) if normalize else rows).astype(np.float64)
+
+
+def _near_tied(sc: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Mask of the candidates (rows sorted by float32 score, best first) within ``2e`` of a
+    neighbour in that order: only their order can differ from the float64 one. Any other one is
+    more than ``2e`` from every candidate, so its float32 score compares with any float64 one
+    exactly as its float64 score would, and it need not be recomputed."""
+    s = sc.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        near = (s[:, :-1] - s[:, 1:]) <= 2 * e[:, None]
+    out = np.zeros(sc.shape, bool)
+    out[:, :-1] |= near
+    out[:, 1:] |= near
+    return out & np.isfinite(sc)
+
+
+def _rescore(corpus_arr: Any, q: np.ndarray, idx: np.ndarray, sc: np.ndarray, e: np.ndarray, kk: int,
+             normalize: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The top ``kk`` of the candidates ``idx`` (float32 scores ``sc``, rows sorted best first)
+    under (float64 similarity desc, index asc): near-tied candidates are recomputed in float64,
+    the others keep their float32 score (the same order: :func:`_near_tied`). Rows are padded
+    with index -1, score -inf."""
+    tied = _near_tied(sc, e)
+    key = sc.astype(np.float64)
+    r, j = np.nonzero(tied)
+    if r.size:
+        uniq, inv = np.unique(idx[r, j], return_inverse=True)
+        key[r, j] = _exact_scores(q.astype(np.float64), r, _gather(corpus_arr, uniq, normalize), inv)
+    big = np.where(np.isfinite(sc), idx, np.iinfo(np.int64).max)
+    out_i, out_s = _order_rows(big, key, kk)
+    return np.where(np.isneginf(out_s), -1, out_i), out_s
+
+
+def _collect_above(corpus_arr: Any, q: np.ndarray, thr: np.ndarray, kk: int, block_size: int,
+                   normalize: bool, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One more pass for the queries whose candidates did not reach below the threshold: every
+    eligible row with float32 similarity >= ``thr`` is rescored in float64; the top ``kk`` are kept
+    (a running list, so memory stays bounded even when thousands of rows tie)."""
+    m = q.shape[0]
+    q64 = q.astype(np.float64)
+    best_i = np.full((m, kk), -1, np.int64)
+    best_s = np.full((m, kk), -np.inf)
+    for start in range(0, corpus_arr.shape[0], block_size):
+        block = np.asarray(corpus_arr[start : start + block_size], dtype=np.float32)
+        if normalize:
+            block = l2_normalize(block)
+        s = q @ block.T
+        sel = (cols >= start) & (cols < start + block.shape[0])
+        if sel.any():
+            s[rows[sel], cols[sel] - start] = -np.inf
+        r, c = np.nonzero(s >= thr[:, None])
+        if r.size == 0:
+            continue
+        uniq, inv = np.unique(c, return_inverse=True)
+        s64 = _exact_scores(q64, r, block[uniq].astype(np.float64), inv)
+        all_r = np.concatenate([np.repeat(np.arange(m), kk), r])
+        all_i = np.concatenate([best_i.ravel(), c.astype(np.int64) + start])
+        all_s = np.concatenate([best_s.ravel(), s64])
+        all_i = np.where(all_i < 0, np.iinfo(np.int64).max, all_i)
+        order = np.lexsort((all_i, -all_s, all_r))
+        pos = running_count(all_r[order]) - 1
+        keep = order[pos < kk]
+        best_i = all_i[keep].reshape(m, kk)
+        best_s = all_s[keep].reshape(m, kk)
+    return np.where(np.isneginf(best_s), -1, best_i), best_s
+
+
+def _settle_ties(corpus_arr: Any, q: np.ndarray, cand_i: np.ndarray, cand_s: np.ndarray, kk: int,
+                 block_size: int, normalize: bool, cmax: float, rows: np.ndarray, cols: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Final top ``kk`` under (float64 similarity desc, index asc) from float32 candidates
+    (``kk + _TIE_PAD`` per query, best first; see the tie-rule note above)."""
+    n = corpus_arr.shape[0]
+    kth = cand_s[:, kk - 1] if cand_s.shape[1] >= kk else np.full(q.shape[0], -np.inf, np.float32)
+    qn = np.linalg.norm(q.astype(np.float64), axis=1)
+    e = _error_bound(q.shape[1], qn, cmax)
+    thr = kth.astype(np.float64) - 2 * e
+    last = cand_s[:, -1].astype(np.float64)
+    # a list holding every row (or every eligible one: -inf at its end) is complete as it is; a
+    # zero query ties with everything but has no neighbours (its row is blanked)
+    complete = (last < thr) | (cand_s.shape[1] >= n) | np.isneginf(last) | (qn == 0)
+    out_i, out_s = _rescore(corpus_arr, q, cand_i, cand_s, e, kk, normalize)
+    redo = np.flatnonzero(~complete)
+    if redo.size:
+        pos = np.full(q.shape[0], -1, np.int64)
+        pos[redo] = np.arange(redo.size)
+        sel = pos[rows] >= 0 if rows.size else np.zeros(0, bool)
+        ri, rs = _collect_above(corpus_arr, np.ascontiguousarray(q[redo]), thr[redo], kk, block_size,
+                                normalize, pos[rows[sel]], cols[sel])
+        out_i[redo], out_s[redo] = ri, rs
+    return out_i, out_s
 
 
 def block_similarities(q: Any, block: Any) -> np.ndarray:
@@ -310,15 +446,15 @@ def exact_knn(
         block_size: corpus rows per block; peak extra memory is about ``m × block_size`` floats.
         exclude: per query, corpus indices that may not be returned (e.g. the query itself).
         backend: ``"numpy"``, ``"torch"`` (torch matmul per block), ``"faiss"`` (FAISS's
-            BLAS k-NN per block: the fastest here; still exact -- rows whose k-th score ties
-            with the last candidate FAISS returned are recomputed with numpy), or ``"auto"``
-            (FAISS when installed, else numpy).
+            BLAS k-NN per block: the fastest here), or ``"auto"`` (FAISS when installed, else
+            numpy). All give the same result: the float32 products select candidates, the tie
+            rule (module docstring) settles their order.
         query_block_size: queries handled together; peak extra memory is about
             ``query_block_size × block_size`` float32 values.
 
     Returns:
-        :class:`KnnResult` with rows ordered by similarity descending, ties by lower index.
-        A query that is the zero vector has no neighbours (row of ``-1``, scores ``-inf``).
+        :class:`KnnResult` with rows ordered by similarity descending (near ties decided in
+        float64), ties by lower index; identical corpus vectors always tie. A query that is the zero vector has no neighbours (row of ``-1``, scores ``-inf``).
     """
     sparse = is_sparse(corpus)
     unit = is_unit(corpus)
@@ -354,6 +490,7 @@ def exact_knn(
         return KnnResult(indices=np.concatenate([p.indices for p in parts]),
                          scores=np.concatenate([p.scores for p in parts]))
     kk = min(k, n)
+    kc = kk if sparse else min(kk + _TIE_PAD, n)  # float32 candidates kept per query (tie rule)
     if backend == "auto":
         import importlib.util
 
@@ -367,8 +504,13 @@ def exact_knn(
             faiss = None
         elif faiss is None:
             faiss = _faiss()  # raises: FAISS is not installed
-        best_i, best_s = _blocked_topk(corpus_arr, q, kk, block_size, "ip" if unit else metric, rows, cols,
-                                       faiss, torch)
+        bmetric = "ip" if unit else metric
+        norms = not sparse and not unit and metric == "ip"  # raw inner products: the bound needs |x|
+        best_i, best_s, cmax = _blocked_topk(corpus_arr, q, kc, block_size, bmetric, rows, cols, faiss, torch,
+                                             norms)
+    if not sparse:
+        best_i, best_s = _settle_ties(corpus_arr, q, best_i, best_s, kk, block_size, bmetric == "cosine",
+                                      cmax if norms else 1.0, rows, cols)
     # excluded rows (score -inf) can only appear when fewer than k rows are eligible
     best_i = np.where(np.isneginf(best_s), -1, best_i)
     return _blank_rows(KnnResult(indices=best_i.astype(np.int64), scores=best_s.astype(np.float32)),
@@ -376,15 +518,20 @@ def exact_knn(
 
 
 def _blocked_topk(corpus_arr: Any, q: Any, kk: int, block_size: int, metric: str, rows: np.ndarray,
-                  cols: np.ndarray, faiss: Any, torch: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The running top-``kk`` over corpus blocks (dense, sparse, FAISS or torch products)."""
+                  cols: np.ndarray, faiss: Any, torch: Any, norms: bool = False
+                  ) -> tuple[np.ndarray, np.ndarray, float]:
+    """The running top-``kk`` over corpus blocks (dense, sparse, FAISS or torch products), and
+    the largest corpus row norm when ``norms`` (else 0)."""
     m = q.shape[0]
     best_i = np.zeros((m, 0), np.int64)
     best_s = np.zeros((m, 0), np.float32)
     sparse = is_sparse(corpus_arr)
+    cmax = 0.0
     for start in range(0, corpus_arr.shape[0], block_size):
         block = corpus_arr[start : start + block_size]
         block = block if sparse else np.asarray(block, dtype=np.float32)
+        if norms and block.shape[0]:
+            cmax = max(cmax, _max_norm(block))
         if metric == "cosine":
             block = l2_normalize(block)
         if faiss is not None:
@@ -404,7 +551,7 @@ def _blocked_topk(corpus_arr: Any, q: Any, kk: int, block_size: int, metric: str
             continue
         bi, bs = _topk_block(s, start, min(kk, block.shape[0]))
         best_i, best_s = _order_rows(np.concatenate([best_i, bi], axis=1), np.concatenate([best_s, bs], axis=1), kk)
-    return best_i, best_s
+    return best_i, best_s, cmax
 
 
 def _faiss():
@@ -453,9 +600,12 @@ def _prep(x: npt.ArrayLike, metric: Metric) -> np.ndarray:
     return l2_normalize(a) if metric == "cosine" and not is_unit(x) else a
 
 
-def _search_excluding(index: Any, q: np.ndarray, k: int, exclude, n: int) -> KnnResult:
+def _search_excluding(index: Any, q: np.ndarray, k: int, exclude, n: int, pad: int = 0
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """``k + pad`` candidates per query from a FAISS index (plus room for the exclusions, which
+    are dropped), ordered by (float32 score desc, index asc); missing ones: index -1, score -inf."""
     extra = max((len(e) for e in exclude), default=0) if exclude is not None else 0
-    kk = min(k + extra, n)
+    kk = min(k + pad + extra, n)
     sc, ix = index.search(q, kk)
     if exclude is not None:
         for r, e in enumerate(exclude):
@@ -463,8 +613,15 @@ def _search_excluding(index: Any, q: np.ndarray, k: int, exclude, n: int) -> Knn
                 bad = np.isin(ix[r], np.asarray(e, np.int64))
                 sc[r, bad] = -np.inf
     ix = ix.astype(np.int64)
-    ix, sc = _order_rows(np.where(ix < 0, np.iinfo(np.int64).max, ix), np.where(ix < 0, -np.inf, sc), min(k, n))
-    ix = np.where(np.isneginf(sc), -1, ix)
+    ix, sc = _order_rows(np.where(ix < 0, np.iinfo(np.int64).max, ix), np.where(ix < 0, -np.inf, sc),
+                         min(k + pad, n))
+    return np.where(np.isneginf(sc), -1, ix), sc
+
+
+def _approx_result(index: Any, q: np.ndarray, k: int, exclude, n: int) -> KnnResult:
+    """Approximate search: the lower-index rule applies among the candidates the index returns,
+    by their float32 scores (not guaranteed against exact search: module docstring)."""
+    ix, sc = _search_excluding(index, q, k, exclude, n)
     return _blank_rows(KnnResult(indices=ix, scores=sc.astype(np.float32)), zero_rows(q))
 
 
@@ -476,15 +633,43 @@ def faiss_knn(
     metric: Metric = "cosine",
     exclude: Sequence[Sequence[int]] | None = None,
 ) -> KnnResult:
-    """Exact k-NN with FAISS ``IndexFlatIP`` (same ordering and zero-query rule as :func:`exact_knn`)."""
+    """Exact k-NN with FAISS ``IndexFlatIP`` (same ordering, tie rule and zero-query rule as
+    :func:`exact_knn`).
+
+    FAISS orders equal float32 scores arbitrarily and may cut a tied row at the k-th place, so
+    ``_TIE_PAD`` more candidates are asked for, and more (doubling) for a query until its last
+    candidate is below the k-th float32 score minus twice the float32 error bound; the candidates
+    above it are then ranked by (float64 similarity desc, index asc) as in :func:`exact_knn`.
+    """
     faiss = _faiss()
     c = _prep(corpus, metric)
     q = _prep(queries, metric)
     _check(c, q, k)
+    n, m = c.shape[0], q.shape[0]
+    kk = min(k, n)
     index = faiss.IndexFlatIP(c.shape[1])
     index.add(c)
+    if exclude is not None and len(exclude) != m:
+        raise ValidationError(f"exclude must have one entry per query ({m}), got {len(exclude)}")
+    cmax = 1.0  # unit rows; raw inner products: the largest row norm
+    if metric == "ip" and not is_unit(corpus) and n:
+        cmax = _max_norm(c)
+    qn = np.linalg.norm(q.astype(np.float64), axis=1)
+    e = _error_bound(c.shape[1], qn, cmax)
+    out_i = np.full((m, kk), -1, np.int64)
+    out_s = np.full((m, kk), -np.inf)
+    todo, pad = np.arange(m), _TIE_PAD
     with _faiss_blas():
-        return _search_excluding(index, q, k, exclude, c.shape[0])
+        while todo.size:
+            ex = None if exclude is None else [exclude[r] for r in todo]
+            ci, cs = _search_excluding(index, np.ascontiguousarray(q[todo]), kk, ex, n, pad)
+            thr = cs[:, kk - 1].astype(np.float64) - 2 * e[todo]
+            last = cs[:, -1].astype(np.float64)
+            done = (last < thr) | np.isneginf(last) | (cs.shape[1] >= n) | (qn[todo] == 0)
+            ri, rs = _rescore(c, q[todo], ci, cs, e[todo], kk, False)
+            out_i[todo[done]], out_s[todo[done]] = ri[done], rs[done]
+            todo, pad = todo[~done], 2 * pad + kk
+    return _blank_rows(KnnResult(indices=out_i, scores=out_s.astype(np.float32)), zero_rows(q))
 
 
 def _add_blocks(index: Any, corpus: Any, metric: Metric, block: int = 100_000) -> None:
@@ -524,11 +709,15 @@ def hnsw_knn(
 ) -> KnnResult:
     """Approximate k-NN on an index from :func:`build_hnsw` (zero-vector queries: no neighbours).
 
+    Ties: lower corpus index among the candidates returned, by FAISS's float32 scores; not
+    guaranteed (a tied row the graph search missed, or scored differently in the last bit, can
+    take the place of a lower index): recorded in the analyses' provenance.
+
     ``efSearch`` is at least ``max(ef_search, 2 (k + exclusions))``."""
     q = _prep(queries, metric)
     extra = max((len(e) for e in exclude), default=0) if exclude is not None else 0
     index.hnsw.efSearch = max(ef_search, 2 * (k + extra))
-    return _search_excluding(index, q, k, exclude, index.ntotal)
+    return _approx_result(index, q, k, exclude, index.ntotal)
 
 
 def default_nlist(n: int) -> int:
@@ -578,11 +767,12 @@ def ivf_knn(
     exclude: Sequence[Sequence[int]] | None = None,
 ) -> KnnResult:
     """Approximate k-NN on an index from :func:`build_ivf`: the ``nprobe`` lists nearest each
-    query are searched exactly (zero-vector queries: no neighbours)."""
+    query are searched exactly (zero-vector queries: no neighbours). Ties: as :func:`hnsw_knn`
+    (not guaranteed)."""
     q = _prep(queries, metric)
     index.nprobe = max(1, min(int(nprobe), index.nlist))
     with _faiss_blas():
-        return _search_excluding(index, q, k, exclude, index.ntotal)
+        return _approx_result(index, q, k, exclude, index.ntotal)
 
 
 def recall_at_k(approx: npt.ArrayLike, exact: npt.ArrayLike) -> float:

@@ -132,6 +132,20 @@ def _samples(corpus: SentenceCorpus, n_queries: int, n_samples: int, seed: int, 
     return union, np.split(inverse, np.cumsum([len(s) for s in samples])[:-1])
 
 
+TIE_RULE = ("lower corpus index among equal similarities; similarities are ranked as the float64 inner product "
+            "of the float32 unit vectors (near-tied float32 candidates recomputed), so identical vectors always tie "
+            "on every exact backend (sparse tf-idf: its float32 sparse product, summed in one fixed order per pair)")
+TIE_RULE_APPROX = ("lower corpus index among equal float32 scores of the candidates the approximate index returns: "
+                   "not guaranteed (a tied row it did not return, or scored differently in the last bit, can take "
+                   "the place of a lower index); sparse tf-idf vectors are searched exactly")
+
+
+def tie_rule(search: NeighborSearch) -> str:
+    """The neighbour tie rule for provenance: exact for the exact backends, best effort for
+    HNSW / IVF (their candidates are FAISS's float32 scores)."""
+    return TIE_RULE_APPROX if search.backend in ("hnsw", "ivf") else TIE_RULE
+
+
 def base_params(corpus: SentenceCorpus, k: int, n_queries: int, n_samples: int, search: NeighborSearch,
                 pool_name: str) -> dict[str, Any]:
     return {
@@ -139,7 +153,7 @@ def base_params(corpus: SentenceCorpus, k: int, n_queries: int, n_samples: int, 
         "self_exclusion": "query's own corpus index; corpus deduplicated by exact text, so exact "
                           "duplicates of the query are excluded too",
         "query_sampling": f"uniform without replacement per sample from {pool_name}, numpy default_rng(seed)",
-        "tie_break": "lower corpus index", "search": asdict(search),
+        "tie_break": tie_rule(search), "search": asdict(search),
         "n_corpus": len(corpus), "n_duplicates_removed": corpus.n_duplicates,
     }
 

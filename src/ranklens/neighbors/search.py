@@ -8,7 +8,10 @@ Conventions (all recorded in provenance):
   ledes, or given ids) with ``numpy.random.default_rng(seed)``; samples are drawn independently.
 - Self-exclusion: a query never counts as its own neighbour. The corpus is deduplicated by
   exact text, so excluding the query's corpus index excludes every exact duplicate too.
-- Neighbour ties are broken by the lower corpus index (input order).
+- Neighbour ties are broken by the lower corpus index (input order); identical vectors always
+  tie on the exact backends (float64 rescoring of near ties:
+  :mod:`ranklens.neighbors.knn`). HNSW / IVF apply the rule only among the candidates they
+  return (not guaranteed; recorded as such in provenance).
 - Vectors are L2-normalised once (``unit=True``), so every search is an inner product
   (:class:`~ranklens.neighbors.knn.UnitRows`): no corpus block is normalised again.
 - Vectors are stored once. Dense embedders are encoded through :mod:`ranklens.engine` (the one

@@ -43,7 +43,8 @@ def _tokens(ctx: Mapping[str, Any], collection: Any, models: Any, p: Any) -> Any
 
     if not ctx["vectors"]:
         return "tokens skipped: no embedder"
-    return token_overlap(ctx["vectors"], ctx["corpus"], k=ctx["k"], n_queries=ctx["n_queries"], seed=ctx["seed"],
+    return token_overlap(ctx["vectors"], ctx["corpus"], k=ctx["k"], n_queries=ctx["n_queries"],
+                         n_samples=p.n_samples, seed=ctx["seed"],
                          confidence=p.confidence, terms=p.terms, **_common(ctx))
 
 

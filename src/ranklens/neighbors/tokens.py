@@ -13,7 +13,7 @@ from ..errors import ValidationError
 from ..results import Result, make_provenance
 from ..text import content_terms, tokenize
 from .corpus import SentenceCorpus
-from .n2o import base_params
+from .n2o import base_params, tie_rule
 from ..engine import ScoringEngine
 from .search import NeighborSearch, as_vectors, neighbors_of, sample_queries
 
@@ -66,7 +66,7 @@ def _per_query(lists: Mapping[str, np.ndarray], qidx: np.ndarray, zero: Mapping[
 
 
 def token_overlap(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int = 50, n_queries: int = 100,
-                  seed: int = 0, confidence: float = 0.95, terms: str = "content",
+                  n_samples: int = 5, seed: int = 0, confidence: float = 0.95, terms: str = "content",
                   search: NeighborSearch | None = None, pool: Any = None, pool_name: str = "every corpus sentence",
                   components: Mapping[str, str] | None = None,
                   engine: ScoringEngine | None = None) -> Result:
@@ -80,6 +80,11 @@ def token_overlap(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int 
     named variant. A query's value is the mean over its k neighbours; the CI is over queries
     (Student t). A ``random`` row gives chance level (k random corpus sentences per query).
 
+    Queries: the paper averages "over all queries" (Fig. 5), i.e. those of the N2O matrix. They
+    are the distinct queries of ``n_samples`` samples of ``n_queries`` drawn exactly as
+    :func:`~ranklens.neighbors.n2o.n2o_matrix` draws them (same ``seed`` and pool), each counted
+    once; ``n_samples=1`` uses the first sample only.
+
     Returns:
         ``Result(kind="neighbors-token-overlap")``: table ``model, mean, ci_low, ci_high, n_queries``;
         table ``per_query``: ``model, query_id, overlap``.
@@ -88,7 +93,7 @@ def token_overlap(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int 
         raise ValidationError(f"terms must be one of {TERMS}, got {terms!r}")
     vectors, components = as_vectors(vectors, corpus.texts, engine, components)
     search = search or NeighborSearch()
-    qidx = sample_queries(len(corpus), n_queries, 1, seed, pool)[0]
+    qidx = np.unique(np.concatenate(sample_queries(len(corpus), n_queries, n_samples, seed, pool)))
     nn, _, zero = neighbors_of(vectors, qidx, k, search, seed)
     rng = np.random.default_rng(seed + 1)
     rand = np.stack([rng.choice(len(corpus), size=k, replace=False) for _ in qidx])
@@ -100,13 +105,15 @@ def token_overlap(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int 
     table = pd.DataFrame(rows, columns=["model", "mean", "ci_low", "ci_high", "n_queries"])
     real = table[table["model"] != "random"]
     summary = {
-        "k": k, "n_queries": n_queries, "confidence": confidence, "terms": terms,
+        "k": k, "n_queries": int(len(qidx)), "n_samples": n_samples, "confidence": confidence, "terms": terms,
         "highest": str(real.loc[real["mean"].idxmax(), "model"]) if len(real) else "n/a",
         "lowest": str(real.loc[real["mean"].idxmin(), "model"]) if len(real) else "n/a",
         "means": {r.model: round(float(r.mean), 4) for r in table.itertuples()},
         "n_zero_vector_queries": {n: int(np.count_nonzero(z)) for n, z in zero.items()},
     }
-    params = base_params(corpus, k, n_queries, 1, search, pool_name) | {
+    params = base_params(corpus, k, n_queries, n_samples, search, pool_name) | {
+        "queries": f"the {len(qidx)} distinct queries of the N2O matrix's samples ({n_samples} x {n_queries}, same "
+                   "seed and pool), each once: the paper averages over all queries (Fig. 5)",
         "overlap": _TERM_DOC[terms], "terms": terms, "ci": f"Student t over per-query means, {confidence}",
         "random_baseline": "k corpus rows drawn uniformly per query, default_rng(seed + 1)"}
     return Result(kind="neighbors-token-overlap", summary=summary, table=table, tables={"per_query": per_df},
@@ -143,14 +150,15 @@ def _outlier_rows(lists: Mapping[str, list[int]], m: int, k: int, corpus: Senten
     return rows
 
 
-def popular_outliers(vectors: Mapping[str, Any], corpus: SentenceCorpus, query: str | int, *, m: int = 10,
+def popular_outliers(vectors: Mapping[str, Any], corpus: SentenceCorpus, query: str | int, *, m: int = 5,
                      k: int = 50, search: NeighborSearch | None = None,
                      components: Mapping[str, str] | None = None,
                   engine: ScoringEngine | None = None) -> Result:
     """Popular and outlier neighbours of one query (paper Table 2).
 
-    Popular: in every embedder's top-``m``. Outlier for embedder e: in e's top-``m`` but outside
-    every other embedder's top-``k``.
+    Popular: in every embedder's top-``m`` (default 5: the paper's "in the 5-nearest neighborhood
+    for all embedders", Table 2). Outlier for embedder e: in e's top-``m`` but outside every other
+    embedder's top-``k`` (paper: 50).
 
     Returns:
         ``Result(kind="neighbors-popular-outliers")``: table ``kind, model, rank, corpus_id, text``
@@ -170,7 +178,9 @@ def popular_outliers(vectors: Mapping[str, Any], corpus: SentenceCorpus, query: 
                "n_popular": int((table["kind"] == "popular").sum()),
                "zero_vector_models": [n for n, z in zero.items() if z[0]],
                "n_outliers": {n: int(((table["kind"] == "outlier") & (table["model"] == n)).sum()) for n in lists}}
-    params = {"m": m, "k": k, "metric": "cosine", "search": search.__dict__, "self_exclusion": "query index"}
+    params = {"m": m, "k": k, "metric": "cosine", "search": search.__dict__, "self_exclusion": "query index",
+              "popular": "in every embedder's top-m (paper Table 2: the 5-nearest neighbourhood, m = 5)",
+              "tie_break": tie_rule(search)}
     return Result(kind="neighbors-popular-outliers", summary=summary, table=table,
                   provenance=make_provenance(params=params, components=dict(components or {}),
                                              inputs={"corpus": f"sha256:{corpus.hash}"}))
