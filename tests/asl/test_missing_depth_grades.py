@@ -11,8 +11,6 @@
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import pytest
 
@@ -22,6 +20,8 @@ from ranklens.asl.chain import chain_per_query, map_to_asl_chain
 from ranklens.cli import main
 from ranklens.errors import ValidationError
 from ranklens.results import Result
+
+from .._references import paired_t_p
 
 # --------------------------------------------------------------------------------------------
 # plain-Python reference
@@ -218,17 +218,6 @@ def test_distribution_missing_error_raises():
 # 4. the chain's t-test: paired, as ranklens's stated reading
 # --------------------------------------------------------------------------------------------
 
-def _paired_p(x, y):
-    """Two-tailed paired t-test p by hand (t distribution tail from scipy)."""
-    from scipy.stats import t as tdist
-
-    d = [a - b for a, b in zip(x, y)]
-    n = len(d)
-    mean = sum(d) / n
-    sd = math.sqrt(sum((v - mean) ** 2 for v in d) / (n - 1))
-    return 2 * tdist.sf(abs(mean / (sd / math.sqrt(n))), n - 1)
-
-
 def test_chain_t_test_is_paired_and_recorded_as_ranklens_reading():
     # A ranks the one relevant document behind k non-relevant ones, B behind k - 1 (+ jitter):
     # paired, B is clearly better on ASL (p << 0.05); an unpaired test would not see it
@@ -242,7 +231,7 @@ def test_chain_t_test_is_paired_and_recorded_as_ranklens_reading():
 
     res = map_to_asl_chain(qrels, {"A": mk(ks), "B": mk(kb)})
     sla, slb = [k + 1.0 for k in ks], [k + 1.0 for k in kb]
-    p = _paired_p(sla, slb)
+    p = paired_t_p(sla, slb)
     gain = (sum(sla) / len(sla) - sum(slb) / len(slb)) / (sum(sla) / len(sla))
     expect_better = gain >= 0.10 and p <= 0.05
     assert expect_better  # the case is built so that the paired reading decides

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import re
 from pathlib import Path
 
@@ -19,6 +18,8 @@ from ranklens.report.findings import asl_evaluate, p_text, paired_vs_baseline, p
 from ranklens.report.headline import frame_of, headline_block, marks
 from ranklens.report.tables import Ids, number, table_html
 from ranklens.results import Result, make_provenance
+
+from .._references import paired_t_p
 
 
 def test_number_is_three_significant_digits_or_fixed_places():
@@ -46,16 +47,6 @@ def _holm(p):
     return out
 
 
-def _tstat_p(a, b):
-    d = [x - y for x, y in zip(a, b)]
-    n = len(d)
-    mean = sum(d) / n
-    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
-    from scipy.stats import t as student
-
-    return 2 * student.sf(abs(mean / (sd / math.sqrt(n))), n - 1)
-
-
 def _evaluate_result():
     rng = np.random.default_rng(7)
     q = [f"q{i}" for i in range(12)]
@@ -74,7 +65,7 @@ def test_headline_significance_matches_a_brute_force_paired_t_test():
     sig = paired_vs_baseline(pd.DataFrame({"item": "", "metric": "ASL", "model": res.tables["per_query"]["model"],
                                            "unit": res.tables["per_query"]["query_id"],
                                            "value": res.tables["per_query"]["value"]}), "bm25")
-    raw = [_tstat_p(per_query[m], per_query["bm25"]) for m in ("good", "same")]
+    raw = [paired_t_p(per_query[m], per_query["bm25"]) for m in ("good", "same")]
     assert list(sig["model"]) == ["good", "same"]
     assert list(sig["p"]) == pytest.approx(_holm(raw))
     block = headline_block(res, section="ASL", label="x", anchor="a1")
@@ -96,7 +87,7 @@ def test_headline_baseline_can_be_chosen():
     block = headline_block(res, section="ASL", label="x", anchor="a1", baseline="good")
     assert block.baseline == "good" and block.models[0] == "good"
     p = frame_of([block]).set_index("model").loc["bm25", "p_vs_baseline"]
-    raw = [_tstat_p(per_query[m], per_query["good"]) for m in ("bm25", "same")]
+    raw = [paired_t_p(per_query[m], per_query["good"]) for m in ("bm25", "same")]
     assert p == pytest.approx(_holm(raw)[0])
 
 
