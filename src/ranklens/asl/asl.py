@@ -10,7 +10,11 @@ document is
 
 Per query :math:`ASL_q = \frac{1}{R_q}\sum_d SL(d)`; overall ASL is the mean of :math:`ASL_q`
 over queries with :math:`R_q \ge 1`. ``ASL@g1-n`` averages only the first
-:math:`\min(n, R_q)` relevant documents in rank order (unretrieved ones last).
+:math:`\min(n, R_q)` relevant documents in rank order (unretrieved ones last). The paper's eq. 5
+divides by :math:`n` and assumes a query has at least :math:`n` relevant documents; for
+:math:`R_q < n` ranklens divides by :math:`R_q` (eq. 4's mean over the documents there are):
+the literal :math:`1/n` would make a query with one relevant document at SL 3 score 0.3 under
+``ASL@g1-10``, better than the optimum 1. This is ranklens's reading, not the paper's words.
 
 Relevant documents the run never retrieved get, with :math:`irrel_q` the number of non-relevant
 documents retrieved (within the cutoff):
