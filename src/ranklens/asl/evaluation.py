@@ -178,16 +178,10 @@ def per_query_values(
     """
     from .kernels import standard_per_query, supports
 
-    if missing not in MISSING_POLICIES:
-        raise ValidationError(f"unknown missing policy {missing!r}; choose one of "
-                              f"{', '.join(MISSING_POLICIES)}")
+    absent = _absent_queries(rr, missing)
     if provider not in PROVIDERS:
         raise ValidationError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
     judged_q = rr.judged_queries()
-    absent = judged_q & ~rr.in_run
-    if missing == "error" and absent.any():
-        raise ValidationError(f"{int(absent.sum())} judged queries have no run rows (e.g. "
-                              f"{rr.query_ids[absent][0]!r}); use missing='skip' or 'zero'")
     keep_q = judged_q & (rr.in_run if missing == "skip" else True)
     measures = [with_default_rel(parse_measure(m), rel) for m in measures]
     values: dict[str, np.ndarray] = {}
@@ -214,6 +208,19 @@ def per_query_values(
     return out
 
 
+def _absent_queries(rr: RankedRun, missing: str) -> np.ndarray:
+    """bool per query: judged but not in the run; checks ``missing`` and raises under ``"error"``
+    when there are any (the one policy check of the per-query and per-document views)."""
+    if missing not in MISSING_POLICIES:
+        raise ValidationError(f"unknown missing policy {missing!r}; choose one of "
+                              f"{', '.join(MISSING_POLICIES)}")
+    absent = rr.judged_queries() & ~rr.in_run
+    if missing == "error" and absent.any():
+        raise ValidationError(f"{int(absent.sum())} judged queries have no run rows (e.g. "
+                              f"{rr.query_ids[absent][0]!r}); use missing='skip' or 'zero'")
+    return absent
+
+
 def per_document_values(
     rr: RankedRun, *, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
     collection_size: int | None = None, missing: str = "skip",
@@ -232,13 +239,7 @@ def per_document_values(
         (the frame of :func:`~ranklens.asl.asl.search_lengths`, the ids of the judged queries
         with a relevant document at ``rel`` that the run does not answer).
     """
-    if missing not in MISSING_POLICIES:
-        raise ValidationError(f"unknown missing policy {missing!r}; choose one of "
-                              f"{', '.join(MISSING_POLICIES)}")
-    absent = rr.judged_queries() & ~rr.in_run
-    if missing == "error" and absent.any():
-        raise ValidationError(f"{int(absent.sum())} judged queries have no run rows (e.g. "
-                              f"{rr.query_ids[absent][0]!r}); use missing='skip' or 'zero'")
+    absent = _absent_queries(rr, missing)
     sl = search_lengths(rr, rel=rel, unretrieved=unretrieved, collection_size=collection_size)
     nrel = rr.n_relevant(rel)
     absent &= nrel > 0
