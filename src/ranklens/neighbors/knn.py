@@ -316,7 +316,7 @@ def _collect_above(corpus_arr: Any, q: np.ndarray, thr: np.ndarray, kk: int, blo
     (a running list, so memory stays bounded even when thousands of rows tie)."""
     m = q.shape[0]
     q64 = q.astype(np.float64)
-    best_i = np.full((m, kk), -1, np.int64)
+    best_i = np.full((m, kk), np.iinfo(np.int64).max, np.int64)  # empty places sort last
     best_s = np.full((m, kk), -np.inf)
     for start in range(0, corpus_arr.shape[0], block_size):
         block = np.asarray(corpus_arr[start : start + block_size], dtype=np.float32)
@@ -331,15 +331,7 @@ def _collect_above(corpus_arr: Any, q: np.ndarray, thr: np.ndarray, kk: int, blo
             continue
         uniq, inv = np.unique(c, return_inverse=True)
         s64 = _exact_scores(q64, r, block[uniq].astype(np.float64), inv)
-        all_r = np.concatenate([np.repeat(np.arange(m), kk), r])
-        all_i = np.concatenate([best_i.ravel(), c.astype(np.int64) + start])
-        all_s = np.concatenate([best_s.ravel(), s64])
-        all_i = np.where(all_i < 0, np.iinfo(np.int64).max, all_i)
-        order = np.lexsort((all_i, -all_s, all_r))
-        pos = running_count(all_r[order]) - 1
-        keep = order[pos < kk]
-        best_i = all_i[keep].reshape(m, kk)
-        best_s = all_s[keep].reshape(m, kk)
+        best_i, best_s = _merge_rows(best_i, best_s, r, c.astype(np.int64) + start, s64)
     return np.where(np.isneginf(best_s), -1, best_i), best_s
 
 
@@ -388,16 +380,22 @@ def _merge_above(best_i: np.ndarray, best_s: np.ndarray, s: np.ndarray, start: i
     the whole block, and after the first blocks very few entries pass: the search becomes
     bound by the matrix product, as in FAISS.
     """
-    m, kk = best_i.shape
     r, c = np.nonzero(s >= best_s[:, -1:])
     if r.size == 0:
         return best_i, best_s
+    return _merge_rows(best_i, best_s, r, c.astype(np.int64) + start, s[r, c])
+
+
+def _merge_rows(best_i: np.ndarray, best_s: np.ndarray, r: np.ndarray, cand_i: np.ndarray,
+                cand_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Full running top-k lists (m x k, sorted) merged with candidates (row ``r``, index
+    ``cand_i``, score ``cand_s``), kept in (score desc, index asc) order."""
+    m, kk = best_i.shape
     all_r = np.concatenate([np.repeat(np.arange(m), kk), r])
-    all_i = np.concatenate([best_i.ravel(), c.astype(np.int64) + start])
-    all_s = np.concatenate([best_s.ravel(), s[r, c]])
+    all_i = np.concatenate([best_i.ravel(), cand_i])
+    all_s = np.concatenate([best_s.ravel(), cand_s])
     order = np.lexsort((all_i, -all_s, all_r))  # row, then score desc, then index asc
-    all_r = all_r[order]
-    pos = running_count(all_r) - 1  # 0-based place within its row
+    pos = running_count(all_r[order]) - 1  # 0-based place within its row
     keep = order[pos < kk]
     return all_i[keep].reshape(m, kk), all_s[keep].reshape(m, kk)
 
