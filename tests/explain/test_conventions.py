@@ -238,3 +238,26 @@ def test_document_mode_under_a_window_granularity_is_warned():
                                    granularities=("sentence",), explainer=OcclusionExplainer(long_document=3),
                                    engine=_engine())
     assert not any("explained by sentence" in w for w in sent.warnings)
+
+
+def test_mer_at_several_cut_offs_encodes_once_and_equals_one_cut_off_at_a_time():
+    top = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["d1", "d2", "d1"], "score": [2.0, 1.0, 1.0]})
+    docs = {"d1": "a a. b b.", "d2": "b."}
+    subdoc = pd.DataFrame({"doc_id": ["d1", "d2"], "unit": ["a a", "b"], "relevant": [1, 1]})
+    rats = {("q1", "d1"): (Rationale(0, 0, 1, "a", 1.0),), ("q1", "d2"): (Rationale(0, 0, 1, "b", 1.0),),
+            ("q2", "d1"): (Rationale(0, 0, 3, "a b", 1.0),)}
+    out = {}
+    for missing in ("zero", "skip"):
+        one_at_a_time = pd.concat([mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=k,
+                                                 missing=missing, engine=_engine()) for k in (1, 3)])
+        eng = ScoringEngine(cache=False, show_progress=False)
+        both = mer_per_query(top, docs, rats, subdoc, embedder=AB_EMBEDDER, k=(1, 3), missing=missing, engine=eng)
+        key = ["query_id", "k"]
+        pd.testing.assert_frame_equal(both.sort_values(key).reset_index(drop=True),
+                                      one_at_a_time.sort_values(key).reset_index(drop=True))
+        assert eng.stats.texts_encoded == 4  # "a", "b", "a b", "a a": each unit text encoded once
+        out[missing] = both
+    # eq. 3 by hand at k = 3 (q1: cos(a, a a) = 1 and cos(b, b) = 1 over 3 ranks; q2: 1/sqrt 2 over 3)
+    zero, skip = out["zero"], out["skip"]
+    assert zero.loc[zero["k"] == 3, "mer"].tolist() == pytest.approx([2 / 3, 1 / math.sqrt(2) / 3])
+    assert skip.loc[skip["k"] == 3, "mer"].tolist() == pytest.approx([1.0, 1 / math.sqrt(2)])

@@ -339,7 +339,7 @@ def mer_per_query(
     subdoc: pd.DataFrame,
     *,
     embedder: Any,
-    k: int = 10,
+    k: int | Sequence[int] = 10,
     missing: str = "zero",
     ties: str = DEFAULT_TIES,
     engine: ScoringEngine | None = None,
@@ -355,7 +355,7 @@ def mer_per_query(
         rationales: as in :func:`mrc_per_query`.
         subdoc: sub-document relevance from :func:`ranklens.explain.read_subdoc_qrels`.
         embedder: any :class:`ranklens.embedders.Embedder` (cosine of its vectors is ω).
-        k: cut-off.
+        k: cut-off, or several (one row per cut-off; the units are encoded once for all).
         missing: top-k documents without relevant units or without rationales:
             ``"skip"`` leaves them out of the mean (``n_docs`` counts the others and
             queries with none are left out); ``"zero"`` (default) scores them 0 (eq. 3, with the
@@ -373,8 +373,9 @@ def mer_per_query(
         raise ValidationError(f"MER missing-unit policy must be one of {MER_MISSING}, got {missing!r}")
     _check_ties(ties)
     sets = rationales if _is_nested(rationales) else {None: rationales}
+    ks = _mer_ks(k)
     ranked = _order(top, ties)
-    ranked = ranked[ranked["rank"] <= k]
+    ranked = ranked[ranked["rank"] <= max(ks)]
     rel_cache: dict[tuple[str, str], list[str]] = {}
     for q, d in zip(ranked["query_id"], ranked["doc_id"]):
         rel_cache[(q, d)] = relevant_units(subdoc, q, d, docs[d])
@@ -391,23 +392,25 @@ def mer_per_query(
     rows = []
     for label, rats in sets.items():
         for q, g in ranked.groupby("query_id", sort=True):
-            per_doc = []
-            for d in g["doc_id"]:
+            scored = []  # (rank, value or None: no relevant unit or no rationale)
+            for d, rank in zip(g["doc_id"], g["rank"]):
                 rel = rel_cache[(q, d)]
                 rs = rats.get((q, d), ())
                 if not rel or not rs:
-                    if missing == "zero":
-                        per_doc.append(0.0)
+                    scored.append((rank, None))
                     continue
                 sims = max_similarity(vecs[[texts[r.text] for r in rs]], vecs[[texts[t] for t in rel]])
                 # eq. 3 divides each document's sum by m (fewer units than m: missing terms are 0)
                 m_eq3 = label if missing == "zero" and isinstance(label, int) else len(rs)
-                per_doc.append(float(sims.sum() / max(m_eq3, len(rs))))
-            if missing == "zero":  # eq. 3 divides by k: ranks the list does not fill count 0
-                per_doc.extend([0.0] * (k - len(per_doc)))
-            if per_doc:
-                rows.append({"set": label, "query_id": q, "k": int(k), "n_docs": len(per_doc),
-                             "mer": float(np.mean(per_doc))})
+                scored.append((rank, float(sims.sum() / max(m_eq3, len(rs)))))
+            for kk in ks:
+                per_doc = [0.0 if v is None else v for r, v in scored
+                           if r <= kk and (v is not None or missing == "zero")]
+                if missing == "zero":  # eq. 3 divides by k: ranks the list does not fill count 0
+                    per_doc.extend([0.0] * (kk - len(per_doc)))
+                if per_doc:
+                    rows.append({"set": label, "query_id": q, "k": int(kk), "n_docs": len(per_doc),
+                                 "mer": float(np.mean(per_doc))})
     return pd.DataFrame(rows, columns=["set", "query_id", "k", "n_docs", "mer"])
 
 
@@ -627,8 +630,9 @@ def _run_grid(
                                 pseudo_order=pseudo_order, engine=engine)
             mer = None
             if subdoc is not None and embedder is not None:
-                mer = {k: mer_per_query(top, docs, sets, subdoc, embedder=embedder, k=k, missing=mer_missing,
-                                        ties=ties, engine=engine) for k in mer_ks}
+                both = mer_per_query(top, docs, sets, subdoc, embedder=embedder, k=mer_ks, missing=mer_missing,
+                                     ties=ties, engine=engine)
+                mer = {k: both[both["k"] == k] for k in mer_ks}
             label = {"model": name, "granularity": gname}
             rat_tables.append(_rationale_rows(top, sets[max(sets)], label))
             doc_tables.append(_document_rows(top, qmap, docs, label, display_queries, display_docs))
