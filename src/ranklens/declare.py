@@ -99,6 +99,12 @@ class Analysis:
     needs_qrels: bool = False
     min_models: int = 1
     tools: str | None = None             # "module:function(parser)": extra subcommands of `ranklens NAME`
+    commands: Mapping[str, str] = field(default_factory=dict)  # top-level command -> "module:function(sub)"
+    #                                      that adds it (e.g. `ranklens evaluate`, owned by asl)
+    listings: Mapping[str, str] = field(default_factory=dict)  # `ranklens ls KIND` -> "module:function()"
+    #                                      returning rows (list of dicts of str)
+    renamed_kinds: Mapping[str, str] = field(default_factory=dict)  # an old result-kind name -> its
+    #                                      current one (results saved before a rename still load)
 
     def driver(self) -> Callable[..., list[Any]]:
         return resolve(self.run)
@@ -112,6 +118,7 @@ class Analysis:
 
     def __post_init__(self) -> None:
         stray = [k.name for k in self.kinds if not self.owns(k.name)]
+        stray += [new for new in self.renamed_kinds.values() if not self.owns(new)]
         if stray:
             raise ValidationError(f"analysis {self.name!r}: result kind(s) {stray} must be named "
                                   f"'{self.name}-...' (one name for package, command, type, kind and section)")
@@ -299,17 +306,51 @@ def _fmt_default(value: Any) -> str:
     return "none" if value is None else str(value)
 
 
-def add_cli_options(parser: argparse.ArgumentParser, cls: type) -> None:
+def _selected(cls: type, fields: Sequence[str] | None) -> list[dataclasses.Field]:
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    if fields is None:
+        return list(known.values())
+    unknown = [n for n in fields if n not in known]
+    if unknown:  # a tool may only offer parameters its analysis declares
+        raise ValidationError(f"{cls.__qualname__}: no parameter(s) {unknown}; declared: {sorted(known)}")
+    return [known[n] for n in fields]
+
+
+class _DeprecatedAlias(argparse.Action):
+    """An old spelling of an option: accepted for one release, with a warning naming the new one."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, new: str = "", inner: str = "store",
+                 **kwargs: Any) -> None:
+        self.new, self.inner = new, inner
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        import warnings
+
+        warnings.warn(f"{option_string} is deprecated; use {self.new} (the old spelling goes in the next release)",
+                      FutureWarning, stacklevel=2)
+        if self.inner == "append":
+            setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values])
+        else:
+            setattr(namespace, self.dest, values)
+
+
+def add_cli_options(parser: argparse.ArgumentParser, cls: type, *, fields: Sequence[str] | None = None,
+                    aliases: Mapping[str, Sequence[str]] | None = None,
+                    title: str = "analysis parameters (experiment files: the same names in "
+                                 "[analyses.params], with underscores)") -> None:
     """One option per ``Params`` field; ``--help`` shows its doc, choices and default.
 
     Lists are given comma-separated or by repeating the option; booleans as ``--x/--no-x``.
     Options default to ``None`` (= the declared default), so the CLI and an experiment block that
-    sets nothing build the same ``Params``.
+    sets nothing build the same ``Params``. ``fields`` picks a subset (a file tool offers the
+    parameters it uses, under the same names and defaults); ``aliases`` maps a field to old option
+    spellings, accepted with a deprecation warning.
     """
     hints = _hints(cls)
-    group = parser.add_argument_group("analysis parameters (experiment files: the same names in "
-                                      "[analyses.params], with underscores)")
-    for f in dataclasses.fields(cls):
+    group = parser.add_argument_group(title)
+    for f in _selected(cls, fields):
         tp, _ = _split_optional(hints[f.name])
         doc = f.metadata.get("doc", "")
         choices = f.metadata.get("choices")
@@ -318,17 +359,24 @@ def add_cli_options(parser: argparse.ArgumentParser, cls: type) -> None:
         if tp is bool:
             group.add_argument(_option(f), dest=f"p_{f.name}", action=argparse.BooleanOptionalAction,
                                default=None, help=help_)
+            inner = "store"
         elif _is_seq(tp):
             group.add_argument(_option(f), dest=f"p_{f.name}", action="append", default=None,
                                metavar="V[,V...]", help=help_)
+            inner = "append"
         else:
             group.add_argument(_option(f), dest=f"p_{f.name}", default=None, metavar="V", help=help_)
+            inner = "store"
+        old = tuple((aliases or {}).get(f.name, ()))
+        if old and tp is not bool:
+            group.add_argument(*old, dest=f"p_{f.name}", action=_DeprecatedAlias, new=_option(f), inner=inner,
+                               default=None, help=argparse.SUPPRESS)
 
 
-def params_from_args(cls: type, args: argparse.Namespace) -> Any:
+def params_from_args(cls: type, args: argparse.Namespace, *, fields: Sequence[str] | None = None) -> Any:
     """The ``Params`` of parsed CLI options (unset options keep their declared defaults)."""
     values: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
+    for f in _selected(cls, fields):
         v = getattr(args, f"p_{f.name}", None)
         if v is None:
             continue

@@ -18,8 +18,8 @@ from .declare import Analysis, make_params, params_dict, resolve
 from .errors import ValidationError
 from .registry import get_analysis
 
-__all__ = ["build_models", "collection_texts", "load_dataset", "models_from_specs", "need_models", "run_analysis",
-           "runs_for_models", "safe_name", "save_results", "summary_text"]
+__all__ = ["load_dataset", "models_from_specs", "run_analysis", "safe_name", "save_results", "step_params",
+           "summary_text"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
@@ -99,7 +99,8 @@ def run_analysis(analysis: str | Analysis, collection: Any, models: Mapping[str,
     results = list(a.driver()(collection, models, params, engine=engine, seed=seed,
                               work_dir=None if work_dir is None else Path(work_dir)))
     notes = tuple((getattr(collection, "meta", None) or {}).get("warnings") or ())  # e.g. irds: conventions mapped
-    return [r.with_warnings(*notes) for r in results] if notes else results
+    stamped = params_dict(params)  # the one place Params reach provenance: provenance.analysis_params
+    return [r.with_analysis_params(stamped).with_warnings(*notes) for r in results]
 
 
 def save_results(results: Sequence[Any], out_dir: str | Path, *, plots: bool = True,
@@ -165,67 +166,3 @@ def step_params(analysis: str, values: Mapping[str, Any] | None, *, where: str =
     """An experiment step's full parameter dict (defaults filled in, validated)."""
     a = get_analysis(analysis)
     return params_dict(make_params(a.params, values or {}, where=where))
-
-
-# --------------------------------------------------------------------------- helpers for drivers
-
-def collection_texts(collection: Any) -> list[str]:
-    """The document texts of a collection, in store order (the corpus of corpus-statistics models)."""
-    return [t for _, t in collection.docs.iter_docs()]
-
-
-def build_models(models: Mapping[str, Mapping[str, Any]], factory: Any, corpus: Any,
-                 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """``{name: factory(spec, corpus=..., **params)}`` for the models the factory accepts, and
-    ``{name: why}`` for those it rejects (a ranker-only spec given to an embedder analysis)."""
-    built, skipped = {}, {}
-    for name, m in models.items():
-        try:
-            built[name] = factory(m["spec"], corpus=corpus, **dict(m.get("params") or {}))
-        except ValidationError as exc:
-            skipped[name] = str(exc)
-    return built, skipped
-
-
-def need_models(what: str, built: Mapping[str, Any], n: int, skipped: Mapping[str, str]) -> None:
-    if len(built) < n:
-        why = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "no models given"
-        raise ValidationError(f"{what} needs at least {n} usable model(s), got {len(built)} ({why})")
-
-
-def skipped_warnings(skipped: Mapping[str, str]) -> tuple[str, ...]:
-    return tuple(f"model {k} skipped: {v}" for k, v in skipped.items())
-
-
-def runs_for_models(collection: Any, models: Mapping[str, Mapping[str, Any]], k: int, engine: Any,
-                    ) -> tuple[dict[str, Any], dict[str, str]]:
-    """Top-``k`` run per model: embedders and first-stage rankers retrieve; other rankers
-    re-rank BM25's top ``k``."""
-    from .embedders import make_embedder
-    from .rankers import BM25Ranker, make_ranker
-    from .specs import split_spec
-    from .rankers.retrieval import rerank, retrieve
-
-    texts = collection_texts(collection)
-    runs: dict[str, Any] = {}
-    skipped: dict[str, str] = {}
-    first_stage = None
-    for name, m in models.items():
-        spec, params = m["spec"], dict(m.get("params") or {})
-        if split_spec(spec)[0] == "bm25":
-            runs[name] = retrieve(BM25Ranker(**params), collection.queries, collection.docs, k=k, engine=engine)
-            continue
-        try:
-            model = make_embedder(spec, corpus=texts, **params)
-        except ValidationError:
-            try:
-                ranker = make_ranker(spec, corpus=texts, **params)
-            except ValidationError as exc:
-                skipped[name] = str(exc)
-                continue
-            if first_stage is None:
-                first_stage = retrieve(BM25Ranker(), collection.queries, collection.docs, k=k, engine=engine)
-            runs[name] = rerank(ranker, first_stage, collection.queries, collection.docs, k=k, engine=engine)
-            continue
-        runs[name] = retrieve(model, collection.queries, collection.docs, k=k, engine=engine)
-    return runs, skipped

@@ -16,7 +16,8 @@ from typing import Any
 from .declare import Analysis, ResultKind, resolve
 from .errors import ValidationError
 
-__all__ = ["ANALYSES", "analyses", "get_analysis", "kind_info", "owner_of", "register"]
+__all__ = ["ANALYSES", "analyses", "command_owner", "current_kind", "get_analysis", "kind_info", "listings",
+           "owner_of", "register"]
 
 #: The built-in analyses, in report order.
 ANALYSES: dict[str, str] = {
@@ -95,6 +96,28 @@ def kind_info(kind: str) -> ResultKind | None:
         if k is not None:
             return k
     return None
+
+
+def current_kind(kind: str) -> str:
+    """A result kind's current name: an old name an analysis declares in ``renamed_kinds`` maps to
+    the new one; every other name is returned as it is."""
+    for a in analyses().values():
+        if kind in a.renamed_kinds:
+            return a.renamed_kinds[kind]
+    return kind
+
+
+def command_owner(command: str) -> Analysis | None:
+    """The analysis that adds the top-level command ``ranklens COMMAND`` (``Analysis.commands``)."""
+    return next((a for a in analyses().values() if command in a.commands), None)
+
+
+def listings() -> dict[str, str]:
+    """``ranklens ls KIND`` entries the analyses add: kind -> ``"module:function"``."""
+    out: dict[str, str] = {}
+    for a in analyses().values():
+        out.update(a.listings)
+    return out
 
 
 def describe() -> list[dict[str, Any]]:

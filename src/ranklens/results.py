@@ -23,14 +23,13 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .errors import DataFormatError, OutputError, ValidationError
-from .io._files import ensure_dir, umask_mode
+from .files import ensure_dir, umask_mode
 
 __all__ = ["Provenance", "Result", "make_provenance"]
 
@@ -70,6 +69,8 @@ class Provenance:
     seed: int | None = None
     environment: Mapping[str, str] = field(default_factory=dict)
     component_params: Mapping[str, Any] = field(default_factory=dict)
+    analysis_params: Mapping[str, Any] = field(default_factory=dict)  # the analysis's Params, stamped
+    #                                                                    once by the door (drive.run_analysis)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -170,18 +171,6 @@ def _read_table(path: Path, schema: Mapping[str, str]) -> pd.DataFrame:
     return frame
 
 
-# result kinds renamed when every kind took its analysis's name as prefix: old -> current
-RENAMED_KINDS: Mapping[str, str] = MappingProxyType({
-    "probe-table": "probes-table", "probe-delta-sweep": "probes-delta-sweep",
-    "n2o-matrix": "neighbors-matrix", "n2o-needle": "neighbors-needle",
-    "n2o-popular-outliers": "neighbors-popular-outliers", "n2o-robustness": "neighbors-robustness",
-    "n2o-token-overlap": "neighbors-token-overlap", "ranker-overlap": "neighbors-ranker-overlap",
-    "regime-table": "regimes-table", "split-pca": "regimes-split-pca",
-    "query-similarity": "regimes-query-similarity", "ood-correlation": "regimes-ood-correlation",
-    "label-overlap": "regimes-label-overlap", "annotation-summary": "regimes-annotation-summary",
-})
-
-
 @dataclass(frozen=True, kw_only=True)
 class Result:
     """Summary figures, a per-item table, optional further tables, and provenance.
@@ -208,6 +197,11 @@ class Result:
         """A copy with ``warnings`` added (duplicates dropped)."""
         new = tuple(w for w in warnings if w not in self.warnings)
         return dataclasses.replace(self, warnings=(*self.warnings, *new)) if new else self
+
+    def with_analysis_params(self, params: Mapping[str, Any]) -> Result:
+        """A copy whose provenance records the analysis's ``Params`` (as a plain dict)."""
+        prov = dataclasses.replace(self.provenance, analysis_params=dict(params))
+        return dataclasses.replace(self, provenance=prov)
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
         """Write the result directory atomically: a unique temp dir (``mkdtemp``) renamed into
@@ -258,7 +252,7 @@ class Result:
     def load(cls, directory: str | os.PathLike[str]) -> Result:
         """Reload a saved result (no model is needed). A result saved under a kind name from
         before the analyses' one-name rename (``probe-table``, ``n2o-matrix``, ...) is read under
-        its current name (:data:`RENAMED_KINDS`), so that the report finds its section and plots.
+        its current name (``Analysis.renamed_kinds``, :func:`ranklens.registry.current_kind`), so that the report finds its section and plots.
 
         Raises:
             DataFormatError: no/invalid ``result.json``, or a table name in it that would read a
@@ -285,7 +279,7 @@ class Result:
             if name != "table"
         }
         return cls(
-            kind=RENAMED_KINDS.get(meta["kind"], meta["kind"]),
+            kind=_current_kind(meta["kind"]),
             summary=meta.get("summary", {}),
             table=table,
             tables=tables,
@@ -309,3 +303,9 @@ class Result:
             f"<h4>{html.escape(self.kind)}</h4><table>{rows}</table>"
             + self.table.head(20).to_html(escape=True)
         )
+
+
+def _current_kind(kind: str) -> str:
+    from .registry import current_kind  # lazy: the registry loads the analyses' declarations
+
+    return current_kind(str(kind))

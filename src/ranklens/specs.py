@@ -11,13 +11,14 @@ by the driver: BM25, TF-IDF, corpus-trained word vectors), and whether it needs 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import ValidationError
 
-__all__ = ["SPECS", "ModelSpec", "build_model", "check_spec", "spec_forms", "split_spec"]
+__all__ = ["SPECS", "ModelSpec", "build_model", "build_models", "check_spec", "collection_texts", "need_models",
+           "runs_for_models", "skipped_warnings", "spec_forms", "split_spec"]
 
 Factory = Callable[[str | None, Any, dict[str, Any]], Any]  # (arg, corpus texts or None, params)
 
@@ -267,3 +268,66 @@ def build_model(spec: str, role: str, *, corpus: Any = None, **params: Any) -> A
         raise model_load_error(spec, missing, "not found")
     texts = corpus_texts(corpus) if (corpus is not None and entry.needs_corpus) else None
     return getattr(entry, role)(arg, texts, dict(params))
+
+
+# --------------------------------------------------------------------------- building an analysis's models
+
+def collection_texts(collection: Any) -> list[str]:
+    """The document texts of a collection, in store order (the corpus of corpus-statistics models)."""
+    return [t for _, t in collection.docs.iter_docs()]
+
+
+def build_models(models: Mapping[str, Mapping[str, Any]], factory: Any, corpus: Any,
+                 ) -> tuple[dict[str, Any], dict[str, str]]:
+    """``{name: factory(spec, corpus=..., **params)}`` for the models the factory accepts, and
+    ``{name: why}`` for those it rejects (a ranker-only spec given to an embedder analysis)."""
+    built, skipped = {}, {}
+    for name, m in models.items():
+        try:
+            built[name] = factory(m["spec"], corpus=corpus, **dict(m.get("params") or {}))
+        except ValidationError as exc:
+            skipped[name] = str(exc)
+    return built, skipped
+
+
+def need_models(what: str, built: Mapping[str, Any], n: int, skipped: Mapping[str, str]) -> None:
+    if len(built) < n:
+        why = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "no models given"
+        raise ValidationError(f"{what} needs at least {n} usable model(s), got {len(built)} ({why})")
+
+
+def skipped_warnings(skipped: Mapping[str, str]) -> tuple[str, ...]:
+    return tuple(f"model {k} skipped: {v}" for k, v in skipped.items())
+
+
+def runs_for_models(collection: Any, models: Mapping[str, Mapping[str, Any]], k: int, engine: Any,
+                    ) -> tuple[dict[str, Any], dict[str, str]]:
+    """Top-``k`` run per model: embedders and first-stage rankers retrieve; other rankers
+    re-rank BM25's top ``k``."""
+    from .embedders import make_embedder
+    from .rankers import BM25Ranker, make_ranker
+    from .rankers.retrieval import rerank, retrieve
+
+    texts = collection_texts(collection)
+    runs: dict[str, Any] = {}
+    skipped: dict[str, str] = {}
+    first_stage = None
+    for name, m in models.items():
+        spec, params = m["spec"], dict(m.get("params") or {})
+        if split_spec(spec)[0] == "bm25":
+            runs[name] = retrieve(BM25Ranker(**params), collection.queries, collection.docs, k=k, engine=engine)
+            continue
+        try:
+            model = make_embedder(spec, corpus=texts, **params)
+        except ValidationError:
+            try:
+                ranker = make_ranker(spec, corpus=texts, **params)
+            except ValidationError as exc:
+                skipped[name] = str(exc)
+                continue
+            if first_stage is None:
+                first_stage = retrieve(BM25Ranker(), collection.queries, collection.docs, k=k, engine=engine)
+            runs[name] = rerank(ranker, first_stage, collection.queries, collection.docs, k=k, engine=engine)
+            continue
+        runs[name] = retrieve(model, collection.queries, collection.docs, k=k, engine=engine)
+    return runs, skipped

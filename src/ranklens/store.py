@@ -33,7 +33,7 @@ import pandas as pd
 
 from ._hashing import sha256_json
 from .errors import ValidationError
-from .io._files import atomic_output, write_text_atomic
+from .files import atomic_output, write_text_atomic
 from .results import Result
 
 __all__ = ["ROW_COLUMNS", "ResultsStore", "model_rows", "summary_rows"]
@@ -140,7 +140,7 @@ class ResultsStore:
 
     def _conn(self, *, create: bool = True) -> sqlite3.Connection:
         """The index; reading (``create=False``) refuses a missing directory instead of making one."""
-        from .io._files import ensure_dir, existing_dir
+        from .files import ensure_dir, existing_dir
 
         if create:
             ensure_dir(self.root, what="results directory")

@@ -163,12 +163,13 @@ def test_two_ranklens_run_on_one_results_directory_both_finish(tmp_path):
 
 
 def test_results_saved_under_a_kind_name_from_before_the_rename_load_under_the_current_one(tmp_path):
-    from ranklens.registry import kind_info, owner_of
-    from ranklens.results import RENAMED_KINDS
+    from ranklens.registry import analyses, kind_info, owner_of
     from ranklens.store import ResultsStore
 
+    renamed = {old: new for a in analyses().values() for old, new in a.renamed_kinds.items()}
+    assert renamed["probe-table"] == "probes-table" and len(renamed) == 14
     # every current name belongs to an analysis; no old name does, or is declared
-    for old, new in RENAMED_KINDS.items():
+    for old, new in renamed.items():
         assert owner_of(new) is not None, new
         assert owner_of(old) is None and kind_info(old) is None, old
     Result(kind="probe-table", summary={"alpha": 0.01}, table=pd.DataFrame({"probe": ["x"]}),

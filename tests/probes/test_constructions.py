@@ -261,7 +261,7 @@ def test_calibrate_on_a_run_or_a_collection(tmp_path, monkeypatch):
 
 
 def _fitted_tfidf(coll):
-    from ranklens.drive import collection_texts
+    from ranklens.specs import collection_texts
     from ranklens.rankers import make_ranker
 
     return make_ranker("tfidf", corpus=collection_texts(coll))

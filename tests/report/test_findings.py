@@ -14,7 +14,9 @@ import pytest
 
 from ranklens.cli import main
 from ranklens.report import Report
-from ranklens.report.findings import asl_evaluate, p_text, paired_vs_baseline, probe_table
+from ranklens.asl.findings import asl_evaluate
+from ranklens.probes.findings import probes_table as probe_table
+from ranklens.report.findings import p_text, paired_vs_baseline
 from ranklens.report.headline import frame_of, headline_block, marks
 from ranklens.report.tables import Ids, number, table_html
 from ranklens.results import Result, make_provenance

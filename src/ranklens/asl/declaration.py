@@ -103,7 +103,7 @@ def with_params(res: Any, p: Params) -> Any:
 
 
 def _runs(collection: Any, models: dict[str, dict[str, Any]], p: Params, engine: Any):
-    from ..drive import runs_for_models
+    from ..specs import runs_for_models
     from .evaluation import load_runs
 
     source = collection.meta.get("runs")
@@ -132,7 +132,7 @@ def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, e
     Runs come from the dataset's ``runs`` (a run file or a directory of runs: CLI ``--runs``,
     experiment ``[datasets.X] runs``), else from the models (top ``k`` each).
     """
-    from ..drive import need_models, skipped_warnings
+    from ..specs import need_models, skipped_warnings
     from .analyses import asl_distribution, rrie
     from .chain import map_coverage, map_to_asl_chain
     from .evaluation import evaluate
@@ -176,18 +176,18 @@ ANALYSIS = Analysis(
     min_models=0,  # a track (--runs) needs no model
     tools="ranklens.cli._asl_common:add_tools",
     kinds=(
-        ResultKind("asl-evaluate", "Evaluation", findings="ranklens.report.findings:asl_evaluate",
-                   significance="ranklens.report.findings:sig_asl_evaluate",
+        ResultKind("asl-evaluate", "Evaluation", findings="ranklens.asl.findings:asl_evaluate",
+                   significance="ranklens.asl.findings:sig_asl_evaluate",
                    plots=(f"{_M}:plot_evaluation",),
                    model_rows=ModelRows("model", ("ASL", "ASL@g1-1", "ASL@g1-10", "AP", "P@20", "RR", "nDCG@10"),
                                         n="n_queries"),
                    higher_is_better={"ASL": False, "ASL@g1-1": False, "ASL@g1-10": False, "AP": True, "nDCG@10": True}),
-        ResultKind("asl-rrie", "Relative reduction in error", findings="ranklens.report.findings:asl_rrie",
+        ResultKind("asl-rrie", "Relative reduction in error", findings="ranklens.asl.findings:asl_rrie",
                    plots=(f"{_M}:plot_rrie",)),
         ResultKind("asl-distribution", "Per-document search lengths",
-                   findings="ranklens.report.findings:asl_distribution",
+                   findings="ranklens.asl.findings:asl_distribution",
                    plots=(f"{_M}:plot_distribution", f"{_M}:plot_deltas")),
-        ResultKind("asl-chain", "MAP -> ASL (Table 2, one track)", findings="ranklens.report.findings:asl_chain",
+        ResultKind("asl-chain", "MAP -> ASL (Table 2, one track)", findings="ranklens.asl.findings:asl_chain",
                    plots=(f"{_M}:plot_chain",)),
         ResultKind("asl-map-coverage", "MAP coverage (Appendix A.1)",
                    model_rows=ModelRows("model", ("coverage", "coverage_docs"), n="queries")),

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import __version__
+from ..declare import resolve
 from ..errors import RanklensError
 
 EPILOG = """quick start:
@@ -68,11 +69,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(sub)
-    if only is not None:
+    if only is not None and only in sub.choices:
         return parser
     from ..registry import analyses
     from ._analysis import add_analysis_parser
 
+    for analysis in analyses().values():
+        for command, adder in analysis.commands.items():  # top-level commands an analysis owns
+            if (only is None or command == only) and command not in sub.choices:
+                resolve(adder)(sub)
+    if only is not None:
+        return parser
     for name, analysis in analyses().items():
         if name not in sub.choices:
             add_analysis_parser(sub, analysis)
@@ -93,7 +100,7 @@ def _engine(args: argparse.Namespace) -> Any:
                          dispatcher=dispatcher or make_dispatcher(os.environ.get("RANKLENS_ENGINE")))
 
 
-_FAST = ("evaluate",)  # built-in commands that need neither the analysis registry nor an engine
+_FAST = ("evaluate",)  # commands whose parser is built alone (no other analysis's parser, no engine)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -175,7 +175,7 @@ def _check_output(path: str) -> None:
 
 
 def _write_per_document(res, path: str) -> None:
-    from ..io._files import atomic_output
+    from ..files import atomic_output
 
     pdoc = res.tables["per_document"].rename(columns={"sl": "asl"})
     comp = "gzip" if str(path).endswith(".gz") else None

@@ -1,7 +1,8 @@
 """``ranklens ls KIND``: list registered components (probes, rankers, embedders, ...).
 
-Extensible: each kind is a lazy ``"module:function"`` string in :data:`LISTERS` returning rows
-(``list[dict[str, str]]``); third-party packages add kinds through the entry-point group
+Extensible: each kind is a lazy ``"module:function"`` string returning rows
+(``list[dict[str, str]]``): the core's in :data:`LISTERS`, an analysis's in its declaration's
+``listings`` (``ranklens ls probes``), a third-party package's through the entry-point group
 ``ranklens.ls`` (name = kind, value = ``module:function``). Listing never imports torch.
 """
 
@@ -15,17 +16,9 @@ from collections.abc import Callable
 LISTERS: dict[str, str] = {
     "analyses": "ranklens.cli.ls:_analyses",
     "models": "ranklens.cli.ls:_models",
-    "probes": "ranklens.cli.ls:_probes",
     "rankers": "ranklens.cli.ls:_rankers",
     "embedders": "ranklens.cli.ls:_embedders",
 }
-
-
-def _probes() -> list[dict[str, str]]:
-    from ..probes.base import list_probes
-
-    return [{"name": p.name, "family": p.family, "symmetric": "yes" if p.symmetric else "no",
-             "description": p.description} for p in list_probes()]
 
 
 def _analyses() -> list[dict[str, str]]:
@@ -52,7 +45,9 @@ def _embedders() -> list[dict[str, str]]:
 
 
 def _all_listers() -> dict[str, str]:
-    out = dict(LISTERS)
+    from ..registry import listings
+
+    out = {**LISTERS, **listings()}
     try:
         from importlib.metadata import entry_points
 
@@ -69,9 +64,10 @@ def _resolve(target: str) -> Callable[[], list[dict[str, str]]]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ls", help="list analyses, model specs, probes, rankers, embedders ...",
+    p = sub.add_parser("ls", help="list analyses, model specs, rankers, embedders, probes ...",
                        description="List registered components of one kind as TSV on stdout.")
-    p.add_argument("kind", help=f"what to list: {', '.join(sorted(LISTERS))} (plus plug-in kinds)")
+    p.add_argument("kind", help=f"what to list: {', '.join(sorted(LISTERS))}, what the analyses add (probes) "
+                                     "and plug-in kinds")
     p.add_argument("--format", choices=["tsv", "text"], default="text")
     p.set_defaults(func=run)
 

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import ValidationError
-    from ..io._files import existing_dir
+    from ..files import existing_dir
     from ..store import ResultsStore
 
     existing_dir(args.dir, what="results directory")  # never create one by asking about it

@@ -11,7 +11,7 @@ import numpy.typing as npt
 from .._lazy import require
 from ..errors import ValidationError
 from ..rankers.base import component_fingerprint
-from ._neural import autocast, check_precision, model_revision
+from ..neural import autocast, check_precision, model_revision
 from .base import BaseEmbedder
 
 __all__ = ["HFPoolingEmbedder", "POOLINGS"]

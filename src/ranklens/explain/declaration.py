@@ -118,7 +118,7 @@ def _candidates(collection: Any, queries: Any, rankers: dict[str, Any], p: Param
 
 
 def _texts(collection: Any) -> list[str]:
-    from ..drive import collection_texts
+    from ..specs import collection_texts
 
     return collection_texts(collection)
 
@@ -160,7 +160,7 @@ def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, e
     each model re-ranks the candidates (:class:`Params` ``candidates``), the top documents are
     explained, plus sweeps over ``m`` (``sweep_m``) and window widths (``sweep_w``)."""
     from ..declare import params_dict
-    from ..drive import build_models, need_models, skipped_warnings
+    from ..specs import build_models, need_models, skipped_warnings
     from ..rankers import make_ranker
     from .consistency import explanation_consistency, explanation_sweep
 
@@ -204,8 +204,8 @@ ANALYSIS = Analysis(
                  "unit diagnostics, rationale pages) and explain-sweep/."),
     kinds=(
         ResultKind("explain-consistency", "Explanation consistency",
-                   findings="ranklens.report.findings:explain_consistency",
-                   significance="ranklens.report.findings:sig_explain_consistency",
+                   findings="ranklens.explain.findings:explain_consistency",
+                   significance="ranklens.explain.findings:sig_explain_consistency",
                    plots=(f"{_E}:plot_consistency", f"{_E}:plot_relevance_scatter", f"{_E}:plot_mer_scatter"),
                    extra_html="ranklens.explain.display:result_html",
                    model_rows=ModelRows("model", ("mrc@10", "mrc@50", "mer@10", "mer@50", "ndcg@10"),

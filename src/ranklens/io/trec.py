@@ -23,7 +23,7 @@ import pandas as pd
 from ..errors import DataFormatError, ValidationError
 from ..types import DEFAULT_TIES, DOC_ID, QUERY_ID, RANK, RELEVANCE, SCORE
 from ._columns import QRELS, RUN, located_text, read_columns, table_warnings, walk
-from ._files import atomic_output
+from ..files import atomic_output
 from .frames import rank_run, validate_qrels, validate_run
 
 __all__ = ["check_coverage", "depth_warnings", "read_qrels", "read_qrels_table", "read_run",

@@ -76,7 +76,7 @@ def _needle(ctx: Mapping[str, Any], collection: Any, models: Any, p: Any) -> Any
 
 
 def _rankers(ctx: Mapping[str, Any], collection: Any, models: Any, p: Any) -> Any:
-    from ..drive import runs_for_models
+    from ..specs import runs_for_models
     from ..io import read_runs
     from .rankers import ranker_overlap
 

@@ -144,7 +144,7 @@ def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, e
         work_dir: Path | None = None) -> list[Any]:
     """Every selected probe for every model with δ per model; plus a δ sweep of ``sweep``."""
     from ..declare import params_dict
-    from ..drive import build_models, collection_texts, need_models, skipped_warnings
+    from ..specs import build_models, collection_texts, need_models, skipped_warnings
     from ..io import load_collection
     from ..rankers import make_ranker
     from . import delta_sweep, get_probe, run_probes, select_probes
@@ -182,12 +182,12 @@ ANALYSIS = Analysis(
                 "of the variable; transfer d1 = the attributed text (fluent, simple, neutral, succinct, factual). "
                 "Tools: `ranklens probes show`, `ranklens probes table`, `ranklens probes seed-variance`.",
     kinds=(
-        ResultKind("probes-table", "Probe effect scores", findings="ranklens.report.findings:probe_table",
+        ResultKind("probes-table", "Probe effect scores", findings="ranklens.probes.findings:probes_table",
                    plots=(f"{_P}:plot_diff_distributions",),
                    paper_table=f"{_P}:paper_table", extra_html=f"{_P}:samples_html",
                    model_rows=ModelRows("model", ("score",), items=("probe", "dataset"), ci=("ci_low", "ci_high"),
                                         n="n")),
-        ResultKind("probes-delta-sweep", "Delta sweep", findings="ranklens.report.findings:probe_delta_sweep",
+        ResultKind("probes-delta-sweep", "Delta sweep", findings="ranklens.probes.findings:probes_delta_sweep",
                    plots=(f"{_P}:plot_delta_sweep",)),
     ),
     demo={"probes": ("mm-rel-*", "mm-len-ctrl-rel", "mm-tf-ctrl-rel", "mm-overlap-ctrl-rel", "tr-shuffle-words",
@@ -196,4 +196,6 @@ ANALYSIS = Analysis(
           "cap": 40, "calibration_queries": 30, "misspellings": "char",
           "sweep": ("tr-shuffle-words", "tr-shuffle-sents", "demo-fluency")},
     tools="ranklens.probes.tools:add_tools",
+    listings={"probes": "ranklens.probes.tools:probe_listing"},
+    renamed_kinds={"probe-table": "probes-table", "probe-delta-sweep": "probes-delta-sweep"},  # result kinds before the one-name rename still load
 )

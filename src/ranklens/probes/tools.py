@@ -120,3 +120,11 @@ def add_tools(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=["text", "markdown", "latex", "html"], default="text")
     p.add_argument("--per-probe", action="store_true", help="also each probe's standard deviation")
     p.set_defaults(func=_seed_variance)
+
+
+def probe_listing() -> list[dict[str, str]]:
+    """``ranklens ls probes``: every registered probe (declared as the analysis's ``listings``)."""
+    from .base import list_probes
+
+    return [{"name": p.name, "family": p.family, "symmetric": "yes" if p.symmetric else "no",
+             "description": p.description} for p in list_probes()]

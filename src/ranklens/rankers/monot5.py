@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._lazy import require
-from ..embedders._neural import autocast, check_precision, model_revision
+from ..neural import autocast, check_precision, model_revision
 from ..errors import ValidationError
 from .base import BaseRanker, component_fingerprint
 

@@ -308,8 +308,8 @@ ANALYSIS = Analysis(
     min_models=0,
     tools="ranklens.regimes.tools:add_tools",
     kinds=(
-        ResultKind("regimes-table", "Interpolation vs extrapolation", findings="ranklens.report.findings:regime_table",
-                   significance="ranklens.report.findings:sig_regime_table", plots=(f"{_R}:plot_regimes",),
+        ResultKind("regimes-table", "Interpolation vs extrapolation", findings="ranklens.regimes.findings:regimes_table",
+                   significance="ranklens.regimes.findings:sig_regimes_table", plots=(f"{_R}:plot_regimes",),
                    model_rows=ModelRows("model", items=("setting", "regime"), long=("measure", "value")),
                    higher_is_better={"nDCG@10": True, "R@100": True, "RR@10": True}),
         ResultKind("regimes-query-similarity", "Nearest training queries", plots=(f"{_P}:plot_nn_similarity",)),
@@ -319,4 +319,5 @@ ANALYSIS = Analysis(
     ),
     demo={"train_queries": "demo", "trainers": ("bm25", "memorizing", "bi-encoder"), "max_steps": 5,
           "methods": ("restrain",), "k_nn": 5},
+    renamed_kinds={"regime-table": "regimes-table", "split-pca": "regimes-split-pca", "query-similarity": "regimes-query-similarity", "ood-correlation": "regimes-ood-correlation", "label-overlap": "regimes-label-overlap", "annotation-summary": "regimes-annotation-summary"},  # result kinds before the one-name rename still load
 )

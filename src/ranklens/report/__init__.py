@@ -204,7 +204,7 @@ class Report:
         text = {"html": self.render_html, "md": self.render_markdown, "latex": self.render_latex}
         if format not in text:
             raise ValidationError(f"unknown report format {format!r}; use html, md or latex")
-        from ..io._files import write_text_atomic
+        from ..files import write_text_atomic
 
         # unique temp file in the target directory (two renders of one report never clash);
         # a file or unwritable directory in the way is a located OutputError

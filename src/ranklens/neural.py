@@ -11,8 +11,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .._hashing import sha256_file
-from ..errors import ValidationError
+from ._hashing import sha256_file
+from .errors import ValidationError
 
 __all__ = ["PRECISIONS", "autocast", "check_precision", "model_revision"]
 

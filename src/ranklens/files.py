@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import OutputError
+from .errors import OutputError
 
 __all__ = ["atomic_output", "ensure_dir", "existing_dir", "umask_mode", "write_text_atomic"]
 
