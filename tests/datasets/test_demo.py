@@ -223,7 +223,7 @@ def test_unknown_pair_kind_names_valid_kinds():
 # --- generator in sync -----------------------------------------------------------------------
 
 def test_shipped_files_match_the_sources(tmp_path):
-    from ranklens.datasets._demo_source.build import build
+    from tools.demo_source.build import build
 
     counts = build(tmp_path)
     assert counts["docs"] == len(load_demo().docs)

@@ -36,7 +36,6 @@ from .views import kind_info, main_frame, result_view
 
 __all__ = ["Report", "load_results", "table_html"]
 
-_fmt = fmt  # the one cell format (kept under its old name)
 
 
 def _family(kind: str) -> str:
@@ -247,7 +246,7 @@ def _md_text(s: str) -> str:
 
 
 def _md_escape(v: Any, places: int | None = None) -> str:
-    return _md_text(_fmt(v, places)[0]).replace("|", r"\|").replace("\n", " ")
+    return _md_text(fmt(v, places)[0]).replace("|", r"\|").replace("\n", " ")
 
 
 def _md_table(frame: pd.DataFrame, places: int | None = None) -> str:
@@ -287,7 +286,7 @@ def _latex_marks(frame: pd.DataFrame, places: int | None = None) -> pd.DataFrame
     for c in cols:
         if c in skip:
             continue
-        vals = [_latex_escape(_fmt(v, places)[0]) for v in frame[c]]
+        vals = [_latex_escape(fmt(v, places)[0]) for v in frame[c]]
         if c in marks:
             vals = [v + (r"$^{*}$" if bool(m) else "") for v, m in zip(vals, marks[c])]
         out[_latex_escape(str(c))] = vals

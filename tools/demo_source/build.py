@@ -1,6 +1,6 @@
 """Regenerate the demo collection files from the hand-written sources in this folder.
 
-Run ``python -m ranklens.datasets._demo_source.build`` after editing a topic module or
+Run ``python -m tools.demo_source.build`` after editing a topic module or
 ``pairs.py``. The script validates everything (sentence indices against
 :func:`ranklens.text.split_sentences`, judged ids, no tabs or newlines in text) and rewrites the
 files under ``ranklens/datasets/demo/``. It is a maintenance tool, not part of the public API.
@@ -26,7 +26,7 @@ from pathlib import Path
 from ranklens.text import split_sentences, tokenize
 
 HERE = Path(__file__).resolve().parent
-OUT = HERE.parent / "demo"
+OUT = HERE.parent.parent / "src" / "ranklens" / "datasets" / "demo"  # kept out of the wheel: only the generated files ship
 TRAIN_KINDS = ("paraphrase", "related", "unlike")
 
 
