@@ -24,13 +24,9 @@ import pandas as pd
 
 from ..errors import DataFormatError
 from ..types import DOC_ID, QUERY_ID, RELEVANCE, TEXT
-from .collection import Collection, DocStore
 
 __all__ = [
-    "SMART_COLLECTIONS",
     "SMART_FIELD_NAMES",
-    "detect_smart_collection",
-    "load_smart_collection",
     "parse_npl",
     "parse_smart",
     "read_npl",
@@ -271,105 +267,3 @@ def read_raw_qrels(path: PathLike, *, fmt: str, encoding: str = "utf-8") -> pd.D
     if not qs:
         raise DataFormatError("empty qrels file", path=p)
     return _qrels_frame(qs, ds, rs, p)
-
-
-# name -> (docs file, queries file, qrels file, qrels fmt, doc fields, include title in derived docs)
-SMART_COLLECTIONS: dict[str, dict] = {
-    "cranfield": {"docs": "cran.all.1400", "queries": "cran.qry", "qrels": "cranqrel", "fmt": "cranqrel",
-                  "fields": ("W",), "derived_title": False},
-    "cisi": {"docs": "CISI.ALL", "queries": "CISI.QRY", "qrels": "CISI.REL", "fmt": "cisi",
-             "fields": ("T", "W"), "derived_title": True},
-    "cacm": {"docs": "cacm.all", "queries": "query.text", "qrels": "qrels.text", "fmt": "cacm",
-             "fields": ("T", "W"), "derived_title": True},
-    "npl": {"docs": "doc-text", "queries": "query-text", "qrels": "rlv-ass", "fmt": "npl",
-            "fields": (), "derived_title": False},
-}
-
-
-def detect_smart_collection(directory: PathLike) -> str | None:
-    """Name of the classic collection whose raw files are in ``directory`` (or ``None``)."""
-    d = Path(directory)
-    for name, spec in SMART_COLLECTIONS.items():
-        if (d / spec["docs"]).is_file():
-            return name
-    return None
-
-
-def _shared_root() -> Path | None:
-    env = os.environ.get("RANKLENS_SHARED_DATA") or os.environ.get("RANKLENS_DATA")
-    if env:
-        return Path(env)
-    for cand in (Path.cwd() / ".." / "shared" / "data", Path.cwd() / "shared" / "data"):
-        if cand.is_dir():
-            return cand.resolve()
-    return None
-
-
-def _resolve_dir(name_or_dir: PathLike, source: str) -> tuple[Path, str]:
-    p = Path(name_or_dir)
-    if not p.is_dir():
-        root = _shared_root()
-        if root is None or not (root / str(name_or_dir)).is_dir():
-            raise DataFormatError(
-                f"no directory {str(name_or_dir)!r}; pass a directory, or set RANKLENS_SHARED_DATA to the "
-                f"folder that holds {sorted(SMART_COLLECTIONS)}"
-            )
-        p = root / str(name_or_dir)
-    if (p / source).is_dir():
-        p = p / source
-    name = detect_smart_collection(p)
-    if name is None and (p.parent / "raw").is_dir():
-        name = detect_smart_collection(p.parent / "raw")
-    if name is None:
-        raise DataFormatError(f"not a Cranfield/CISI/CACM/NPL directory (none of "
-                              f"{[s['docs'] for s in SMART_COLLECTIONS.values()]} found)", path=p)
-    return p, name
-
-
-def load_smart_collection(name_or_dir: PathLike, *, source: str = "raw", encoding: str = "utf-8") -> Collection:
-    """Load Cranfield, CISI, CACM or NPL from their raw files or the derived TREC-style files.
-
-    Conventions (identical for both sources, so both give the same qrels): numeric ids without
-    leading zeros; Cranfield query ids are positions 1..225 (as in ``cranqrel``; the ``.I``
-    number is kept in ``queries["original_id"]``) and gains are ``5 - code`` (-1 -> 0); doc text
-    is ``.W`` for Cranfield (it repeats the title), title + abstract for CISI and CACM, the
-    record text for NPL, and the title where that text is empty (Cranfield docs 471, 995); query
-    text is ``.W`` only.
-
-    Args:
-        name_or_dir: ``"cranfield"``, ``"cisi"``, ``"cacm"``, ``"npl"`` (looked up under
-            ``$RANKLENS_SHARED_DATA``) or a directory (the collection folder or its ``raw/``).
-        source: ``"raw"`` (original files) or ``"derived"`` (``docs.jsonl``, ``queries.tsv``,
-            ``qrels.trec``).
-    """
-    if source not in ("raw", "derived"):
-        raise DataFormatError(f"source={source!r}; use 'raw' or 'derived'")
-    d, name = _resolve_dir(name_or_dir, source)
-    spec = SMART_COLLECTIONS[name]
-    if source == "derived":
-        from .readers import read_docs, read_queries
-        from .trec import read_qrels
-
-        docs = read_docs(d / "docs.jsonl", include_title=spec["derived_title"], encoding=encoding)
-        queries = read_queries(d / "queries.tsv", encoding=encoding)
-        if "original_I" in queries.columns:
-            queries = queries.rename(columns={"original_I": "original_id"})
-        qrels = read_qrels(d / "qrels.trec", encoding=encoding)
-        return Collection(name=name, docs=docs, queries=queries, qrels=qrels,
-                          meta={"source": "derived", "path": str(d)})
-    if name == "npl":
-        docs_df = read_npl(d / spec["docs"], encoding=encoding)
-        queries = read_npl(d / spec["queries"], id_column=QUERY_ID, encoding=encoding)
-    else:
-        docs_df = read_smart(d / spec["docs"], spec["fields"], encoding=encoding, strip_zeros=True)
-        queries = read_smart(d / spec["queries"], ("W",), id_column=QUERY_ID, encoding=encoding, strip_zeros=True)
-        queries = queries[[QUERY_ID, TEXT, "original_id"]]
-        if name == "cranfield":
-            queries = queries.assign(**{QUERY_ID: [str(i) for i in range(1, len(queries) + 1)]})
-    if "title" in docs_df.columns:  # empty text (Cranfield 471, 995): use the title, as read_docs does
-        empty = docs_df[TEXT] == ""
-        docs_df.loc[empty, TEXT] = docs_df.loc[empty, "title"]
-    qrels = read_raw_qrels(d / spec["qrels"], fmt=spec["fmt"], encoding=encoding)
-    docs = DocStore.from_frame(docs_df.drop(columns=["original_id"], errors="ignore"), name=name)
-    return Collection(name=name, docs=docs, queries=queries.reset_index(drop=True), qrels=qrels,
-                      meta={"source": "raw", "path": str(d)})
