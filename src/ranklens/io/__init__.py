@@ -10,10 +10,8 @@ from .collection import Collection, DocStore
 from .frames import COLUMN_ALIASES, count_ties, rank_run, validate_qrels, validate_run
 from .irds import IrdsDocStore, irds_qrels, irds_queries, irds_run, load_irds
 from .readers import JsonlDocStore, read_docs, read_queries, read_topics
+from .classic import SMART_COLLECTIONS, detect_smart_collection, load_smart_collection
 from .smart import (
-    SMART_COLLECTIONS,
-    detect_smart_collection,
-    load_smart_collection,
     parse_npl,
     parse_smart,
     read_npl,
@@ -23,6 +21,7 @@ from .smart import (
 from .trec import (
     check_coverage,
     depth_warnings,
+    discover_runs,
     read_qrels,
     read_qrels_table,
     read_run,
@@ -45,6 +44,7 @@ __all__ = [
     "count_ties",
     "depth_warnings",
     "detect_smart_collection",
+    "discover_runs",
     "irds_qrels",
     "irds_queries",
     "irds_run",
