@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import math
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -225,6 +226,9 @@ def _check_value(f: dataclasses.Field, value: Any, where: str) -> None:
         if choices is not None and v not in choices and not _matches_pattern(v, choices):
             raise ValidationError(f"{where}: {v!r} is not one of {list(choices)}")
         lo, hi = meta.get("min"), meta.get("max")
+        if isinstance(v, float) and not math.isfinite(v):  # NaN passes every comparison: refuse it first
+            raise ValidationError(f"{where}: {v!r} is not a finite number; give a number"
+                                  + (f" between {lo} and {hi}" if lo is not None and hi is not None else ""))
         if lo is not None and isinstance(v, (int, float)) and v < lo:
             raise ValidationError(f"{where}: {v!r} is below the minimum {lo}")
         if hi is not None and isinstance(v, (int, float)) and v > hi:
@@ -328,8 +332,9 @@ class _DeprecatedAlias(argparse.Action):
                  option_string: str | None = None) -> None:
         import warnings
 
-        warnings.warn(f"{option_string} is deprecated; use {self.new} (the old spelling goes in the next release)",
-                      FutureWarning, stacklevel=2)
+        # located at the command line, not at argparse's own code
+        warnings.warn_explicit(f"{option_string} is deprecated; use {self.new} (the old spelling goes in the next "
+                               "release)", FutureWarning, filename="ranklens command line", lineno=0)
         if self.inner == "append":
             setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values])
         else:

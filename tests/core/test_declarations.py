@@ -185,3 +185,54 @@ def test_a_kind_not_named_after_its_analysis_is_refused():
 
     with pytest.raises(ValidationError, match="'toy-...'"):
         Analysis(name="toy", title="t", params=object, run="x:y", kinds=(ResultKind("other-table", "Other"),))
+
+
+def test_nan_and_infinities_fail_every_declared_range():
+    """NaN passes every comparison: a range check must refuse it (``--alpha nan`` used to turn
+    ΔSort 50.0 into 0.0 with exit 0), at every door that validates Params."""
+    import dataclasses as dc
+
+    from ranklens.declare import make_params, param
+    from ranklens.errors import ValidationError
+
+    @dc.dataclass(frozen=True)
+    class P:
+        alpha: float = param(0.05, "level", min=0.0, max=1.0)
+        w: float = param(1.0, "weight")
+
+    for bad in ("nan", "inf", "-inf", float("nan"), float("inf")):
+        with pytest.raises(ValidationError, match=r"params\.alpha: .* is not a finite number"):
+            make_params(P, {"alpha": bad})
+        with pytest.raises(ValidationError, match=r"params\.w: .* is not a finite number"):
+            make_params(P, {"w": bad})
+    assert make_params(P, {"alpha": "0.5"}).alpha == 0.5
+
+
+def test_a_tool_derives_a_subset_of_options_with_deprecated_aliases():
+    import argparse
+    import dataclasses as dc
+    import warnings
+
+    from ranklens.declare import add_cli_options, param, params_from_args
+    from ranklens.errors import ValidationError
+
+    @dc.dataclass(frozen=True)
+    class P:
+        k_nn: int = param(5, "neighbours", min=1)
+        trainers: tuple[str, ...] = param(("bm25",), "trainers")
+        other: str = param("x", "not offered by the tool")
+
+    parser = argparse.ArgumentParser()
+    add_cli_options(parser, P, fields=["k_nn", "trainers"], aliases={"k_nn": ["-k"], "trainers": ["--trainer"]})
+    assert "--other" not in parser.format_help() and "(default: 5)" in parser.format_help()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        args = parser.parse_args(["-k", "7", "--trainer", "a", "--trainer", "b"])
+    assert [str(w.message).split(";")[0] for w in caught] == ["-k is deprecated", "--trainer is deprecated",
+                                                              "--trainer is deprecated"]
+    p = params_from_args(P, args, fields=["k_nn", "trainers"])
+    assert (p.k_nn, p.trainers, p.other) == (7, ("a", "b"), "x")
+    with pytest.raises(ValidationError, match="--k-nn: 0 is below the minimum 1"):
+        params_from_args(P, parser.parse_args(["--k-nn", "0"]), fields=["k_nn"])
+    with pytest.raises(ValidationError, match="no parameter"):
+        add_cli_options(argparse.ArgumentParser(), P, fields=["nope"])

@@ -109,14 +109,17 @@ def _same(a: Any, b: Any) -> bool:
 def kernel_default_mismatches(analysis: Any) -> list[str]:
     """Every public function or class of the analysis's package with a parameter named like a
     ``Params`` field whose default differs from the declared one (``"module.fn(param=x) but Params
-    says y"``). Kernels take their defaults from ``Params`` or have none."""
+    says y"``). Kernels take their defaults from ``Params`` or have none. Rankers and embedders
+    (``BaseComponent`` subclasses) are models, not kernels: their parameters are the model's."""
+    from ..rankers.base import BaseComponent
+
     a = _analysis(analysis)
     declared = {f.name: getattr(a.defaults(), f.name) for f in dataclasses.fields(a.params)}
     out = []
     for module in _modules(_package(a)):
         for where, obj in _callables(module):
-            if obj is a.params:
-                continue
+            if obj is a.params or (inspect.isclass(obj) and issubclass(obj, BaseComponent)):
+                continue  # a model component's parameters are the model's (e.g. its inference batch size)
             try:
                 sig = inspect.signature(obj)
             except (TypeError, ValueError):
