@@ -102,7 +102,7 @@ def generate(workdir: Path, nq: int, depth: int, seed: int = 0) -> tuple[Path, P
 
 
 def ranklens_path(run_p: Path, qrels_p: Path, n_docs: int) -> dict:
-    from ranklens.asl._trec import read_qrels_table, read_run_table
+    from ranklens.io.trec import read_qrels_table, read_run_table
     from ranklens.asl.asl import asl_per_query, rank_coded
 
     out = {}
@@ -170,7 +170,7 @@ def fair_ratios(run_p: Path, ties_p: Path, qrels_p: Path, reps: int) -> None:
 
     from _harness import compare_calls, ratio
     from ranklens.asl import asl
-    from ranklens.asl._trec import read_qrels_table, read_run_table
+    from ranklens.io.trec import read_qrels_table, read_run_table
     from ranklens.asl.kernels import standard_per_query
 
     import ir_measures

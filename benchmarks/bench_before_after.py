@@ -50,7 +50,7 @@ def _child_asl(workdir: str, queries: int, depth: int) -> dict:
     import pyarrow  # noqa: F401
 
     try:
-        from ranklens.asl._trec import read_qrels_table, read_run_table
+        from ranklens.io.trec import read_qrels_table, read_run_table
         from ranklens.asl.asl import asl_per_query, rank_coded
     except ImportError:  # the tree before the rename
         from ranklens.metrics._trec import read_qrels_table, read_run_table

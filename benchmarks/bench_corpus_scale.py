@@ -10,11 +10,11 @@ Each phase runs in its own process so its peak RSS (``ru_maxrss``) is its own:
   ``BM25Ranker.retrieve_topk`` (top 1,000);
 - ``dense-exact``: N unit vectors (d = 384, a mixture of 2,000 Gaussian clusters spread in a
   48-dimensional subspace, so neighbours are meaningful) written to a ``.npy`` memmap chunk by chunk, then exact blocked search of Q
-  queries (``neighbors.knn.exact_knn`` over the memmap, top-10), saved as ground truth;
-- ``dense-ivf``: ``neighbors.knn.build_ivf`` (FAISS ``IndexIVFFlat``, nlist = ``default_nlist``:
+  queries (``search.exact_knn`` over the memmap, top-10), saved as ground truth;
+- ``dense-ivf``: ``search.build_ivf`` (FAISS ``IndexIVFFlat``, nlist = ``default_nlist``:
   4 sqrt(N); k-means on max(100k, 39 nlist) sampled rows; added 100k rows at a time) and
   ``ivf_knn``, recall@10 vs exact at several ``nprobe``;
-- ``dense-hnsw``: ``neighbors.knn.build_hnsw`` (FAISS HNSW; ranklens's defaults M = 32,
+- ``dense-hnsw``: ``search.build_hnsw`` (FAISS HNSW; ranklens's defaults M = 32,
   efConstruction = 200 unless ``--hnsw-m``, ``--hnsw-efc``) over the first ``--hnsw-n`` rows,
   ``hnsw_knn`` recall@10 vs exact (on those rows) at several ``efSearch``.
 
@@ -137,7 +137,7 @@ def _queries(args, n_rows: int) -> np.ndarray:
 
 
 def dense_exact(args) -> dict:
-    from ranklens.neighbors.knn import exact_knn
+    from ranklens.search import exact_knn
 
     t0 = time.perf_counter()
     path = _vectors(args)
@@ -161,7 +161,7 @@ def dense_exact(args) -> dict:
 
 
 def dense_ivf(args) -> dict:
-    from ranklens.neighbors.knn import build_ivf, ivf_knn, recall_at_k
+    from ranklens.search import build_ivf, ivf_knn, recall_at_k
 
     corpus = np.load(_vectors(args), mmap_mode="r")
     t0 = time.perf_counter()
@@ -180,7 +180,7 @@ def dense_ivf(args) -> dict:
 
 
 def dense_hnsw(args) -> dict:
-    from ranklens.neighbors.knn import build_hnsw, hnsw_knn, recall_at_k
+    from ranklens.search import build_hnsw, hnsw_knn, recall_at_k
 
     n = min(args.hnsw_n, args.n)
     corpus = np.load(_vectors(args), mmap_mode="r")

@@ -59,7 +59,7 @@ def main() -> None:
 
     from ranklens.engine import ScoringEngine
     from ranklens.explain import OcclusionExplainer, Rationale, explanation_consistency, pseudo_document
-    from ranklens.rankers import make_ranker
+    from ranklens.specs import make_ranker
 
     root = Path(args.shared) / "cranfield" / "derived"
     recs = [json.loads(line) for line in (root / "docs.jsonl").open(encoding="utf-8")]

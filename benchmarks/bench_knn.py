@@ -50,7 +50,7 @@ def main() -> None:
     ap.add_argument("--skip-n2o", action="store_true")
     args = ap.parse_args()
 
-    from ranklens.neighbors.knn import UnitRows, exact_knn, l2_normalize
+    from ranklens.search import UnitRows, exact_knn, l2_normalize
 
     rng = np.random.default_rng(0)
     print(f"# exact cosine kNN: {args.n} x 384 float32, 100 queries, k=50; {args.reps} reps, alternating order")

@@ -18,7 +18,7 @@ def main() -> None:
     from ranklens.datasets.demo import load_demo
     from ranklens.engine import ScoringEngine
     from ranklens.probes import generate_samples, get_probe, run_probes, select_probes
-    from ranklens.rankers import make_ranker
+    from ranklens.specs import make_ranker
 
     coll = load_demo()
     names = [n for n in select_probes(["mm-*", "tr-*", "demo-*"]) if not n.endswith("rel")]

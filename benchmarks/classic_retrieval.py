@@ -26,7 +26,7 @@ def main() -> None:
     import pandas as pd
     from ir_measures import AP, nDCG
 
-    from ranklens.embedders import make_embedder
+    from ranklens.specs import make_embedder
     from ranklens.engine import ScoringEngine
     from ranklens.io import load_smart_collection
     from ranklens.rankers import BM25Ranker

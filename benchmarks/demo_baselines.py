@@ -20,7 +20,7 @@ import pandas as pd
 from ir_measures import AP, R, nDCG
 
 from ranklens.datasets.demo import load_demo, load_demo_train
-from ranklens.embedders import make_embedder
+from ranklens.specs import make_embedder
 from ranklens.engine import ScoringEngine, encode_texts, score_pairs
 from ranklens.rankers import BM25Ranker
 from ranklens.testing import OverlapRanker

@@ -187,10 +187,10 @@ def load_dl19_run(shared: Path, docs, queries, depth: int = 100):
 
 def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=None,
              granularities=("sentence", "window:5"), maxp=False):
-    from ranklens.embedders import make_embedder
+    from ranklens.specs import make_embedder
     from ranklens.engine import ScoringEngine
     from ranklens.explain import OcclusionExplainer, explanation_consistency, explanation_sweep, rank_candidates
-    from ranklens.rankers import make_ranker
+    from ranklens.specs import make_ranker
 
     engine = ScoringEngine(str(out / "cache"))
     texts = list(docs.values())
@@ -213,7 +213,7 @@ def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=N
         elif c is not None:
             c = c[c["query_id"].isin(set(qs["query_id"]))]
         t0 = time.time()
-        kw = dict(qrels=qrels, candidates=c, ks=(10, 50), mer_k=10, engine=engine, subdoc=subdoc, embedder=emb,
+        kw = dict(qrels=qrels, pairs=c, ks=(10, 50), mer_k=10, engine=engine, subdoc=subdoc, embedder=emb,
                   explainer=explainer)
         res = explanation_consistency(rankers, qs, docs, granularities=granularities, **kw)
         res.save(out / f"{name}-{tier}-consistency")
@@ -236,13 +236,13 @@ def window_sweep(docs, queries, qrels, cand, out, args):
     """Paper Fig. 2: MRC@10 as a function of the window width w for m = 1, 3, 5."""
     from ranklens.engine import ScoringEngine
     from ranklens.explain import OcclusionExplainer, explanation_sweep
-    from ranklens.rankers import make_ranker
+    from ranklens.specs import make_ranker
 
     texts = list(docs.values())
     rankers = {m: make_ranker(m, corpus=texts) for m in ("bm25", "tfidf")}
     c = cand[cand["query_id"].isin(set(queries["query_id"]))]
     sw = explanation_sweep(rankers, queries, docs, ms=(1, 3, 5), windows=(1, 3, 5, 7, 9, 11), granularities=(),
-                           qrels=qrels, candidates=c, ks=(10,), engine=ScoringEngine(str(out / "cache")),
+                           qrels=qrels, pairs=c, ks=(10,), engine=ScoringEngine(str(out / "cache")),
                            explainer=OcclusionExplainer(samples=args.w_samples))
     sw.save(out / "dl19-window-sweep")
     log(f"dl19 window sweep: {len(queries)} queries")
@@ -252,7 +252,7 @@ def window_sweep(docs, queries, qrels, cand, out, args):
 
 def _mer_variants(rankers, qs, docs, kw, out, args, texts):
     """MER@50 (eq. 3), MER@10 with the former ``skip``, and (``--mer-tfidf``) MER with tf-idf cosine."""
-    from ranklens.embedders import make_embedder
+    from ranklens.specs import make_embedder
     from ranklens.explain import explanation_sweep
 
     runs = [("mer@50 (eq. 3)", dict(kw, mer_k=50)), ("mer@10 skip (former default)", dict(kw, mer_missing="skip"))]

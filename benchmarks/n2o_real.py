@@ -108,7 +108,7 @@ def scale_texts(n):
     import numpy as np
 
     from ranklens.neighbors import build_corpus
-    from ranklens.neighbors.inputs import read_sentences
+    from ranklens.io.pairs import read_sentences
 
     docs = classic_docs() + [(i, t) for f in STS for i, t in read_sentences(f)]
     real = list(build_corpus(docs).texts)
@@ -134,7 +134,7 @@ def scale_one(n, mode="cache"):
     engine keeps nothing, the vectors stream into one working memmap."""
     import tempfile
 
-    from ranklens.embedders import make_embedder
+    from ranklens.specs import make_embedder
     from ranklens.engine import ScoringEngine
     from ranklens.neighbors import SentenceCorpus, n2o_matrix
     from ranklens.neighbors.search import corpus_vectors

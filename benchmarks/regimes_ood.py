@@ -11,7 +11,7 @@ in-domain interpolation / extrapolation nDCG@10 with OOD nDCG@10 across variants
 Table 5 analysis -- here over folds of two training recipes, so it carries the pseudo-replication
 warning (the paper correlates 9 x 3 differently trained dense retrievers on BEIR).
 
-Everything goes through the declared analysis (``ranklens.regimes.declaration.run``).
+Everything goes through the declared analysis (``ranklens.regimes.driver.run``).
 
     flock /tmp/ranklens-heavy.lock python benchmarks/regimes_ood.py > benchmarks/out/regimes_ood.log 2>&1
 """
@@ -41,7 +41,8 @@ def log(*a):
 
 def one(name: str, engine, out: Path) -> dict:
     from ranklens.io import load_collection
-    from ranklens.regimes.declaration import Params, run
+    from ranklens.regimes.declaration import Params
+    from ranklens.regimes.driver import run
 
     coll = load_collection(name)
     p = Params(similarity="minilm", trainers=("bm25", "memorizing"), train_fraction=0.8,

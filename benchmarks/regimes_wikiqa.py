@@ -130,7 +130,7 @@ def main(argv=None) -> int:
         queries_with_positives,
         train_variants,
     )
-    from ranklens.regimes.data import load_wikiqa
+    from ranklens.io.pairs import load_wikiqa
 
     if args.torch_threads:
         import torch

@@ -7,7 +7,7 @@ An experiment file (TOML or YAML)::
     seed = 0
 
     [models.bm25]
-    spec = "bm25"                      # any ranklens.rankers.make_ranker / make_embedder spec
+    spec = "bm25"                      # any ranklens.specs.make_ranker / make_embedder spec
     [models.minilm]
     spec = "minilm"
     params = { precision = "bf16" }

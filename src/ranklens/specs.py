@@ -1,11 +1,16 @@
 """The one registry of model specs: ``"kind[:arg]"`` strings -> rankers and embedders.
 
 Every door (CLI ``--model``, experiment ``[models.NAME] spec``, the demo, Python's
-:func:`ranklens.rankers.make_ranker` / :func:`ranklens.embedders.make_embedder`) resolves specs
-here, so a spec valid at one door is valid at all of them. Each entry says which roles it can
-play (ranker, embedder), whether it needs corpus statistics (fitted on the collection's texts
-by the driver: BM25, TF-IDF, corpus-trained word vectors), and whether it needs an argument.
-:func:`check_spec` validates a spec without loading anything (``ranklens run --check``).
+:func:`make_ranker` / :func:`make_embedder`) resolves specs here, so a spec valid at one door is
+valid at all of them. Each entry says which roles it can play (ranker, embedder), whether it
+needs corpus statistics (fitted on the collection's texts by the driver: BM25, TF-IDF,
+corpus-trained word vectors), and whether it needs an argument. Composite specs (``maxp:SPEC``)
+build their inner spec here too. :func:`check_spec` validates a spec without loading anything
+(``ranklens run --check``).
+
+The registry sits above the models: it imports the classes of :mod:`ranklens.rankers` and
+:mod:`ranklens.embedders`, which never import it. The second half of the module builds an
+analysis's models from its ``models`` table (:func:`build_models`, :func:`runs_for_models`).
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from typing import Any
 
 from .errors import ValidationError
 
-__all__ = ["SPECS", "ModelSpec", "build_model", "build_models", "check_spec", "collection_texts", "need_models",
-           "runs_for_models", "skipped_warnings", "spec_forms", "split_spec"]
+__all__ = ["SPECS", "ModelSpec", "build_model", "build_models", "check_spec", "collection_texts", "corpus_texts",
+           "make_embedder", "make_ranker", "maxp_from_spec", "need_models", "needs_corpus", "runs_for_models",
+           "skipped_warnings", "spec_forms", "split_spec"]
 
 Factory = Callable[[str | None, Any, dict[str, Any]], Any]  # (arg, corpus texts or None, params)
 
@@ -43,6 +49,17 @@ def split_spec(spec: str) -> tuple[str, str | None]:
         raise ValidationError(f"model spec must be a non-empty string, got {spec!r}")
     kind, sep, arg = spec.strip().partition(":")
     return kind.lower(), (arg if sep else None)
+
+
+def corpus_texts(corpus: Any) -> list[str]:
+    """Texts of a corpus given as a DocStore/mapping (values, in order) or a sequence of str."""
+    if isinstance(corpus, Mapping):
+        if hasattr(corpus, "iter_docs"):
+            return [t for _, t in corpus.iter_docs()]
+        return [str(v) for v in corpus.values()]
+    if isinstance(corpus, str):
+        raise ValidationError("corpus must be a DocStore, a mapping or a sequence of texts, not one str")
+    return list(corpus)
 
 
 def _fit(model: Any, corpus: Any) -> Any:
@@ -128,15 +145,27 @@ def _callable_pair_ranker(arg: str | None, corpus: Any, params: dict[str, Any]) 
 
 
 def _dt5q(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
-    from .probes.expansion import DT5QRanker
+    from .rankers.doc2query import DT5QRanker
 
     return _fit(DT5QRanker(model_path=str(arg), **params), corpus)
 
 
-def _maxp(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
-    from .rankers.passages import maxp_from_spec
+def maxp_from_spec(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    """Factory of the ``maxp:SPEC[:N]`` model spec: MaxP (:func:`ranklens.rankers.passages.maxp`)
+    of the ranker ``SPEC`` over chunks of ``N`` sentences (default 3), e.g. ``maxp:bm25``,
+    ``maxp:minilm:3``, ``maxp:st:PATH:3``; ``corpus`` and ``params`` go to ``SPEC``."""
+    from .rankers.passages import maxp
 
-    return maxp_from_spec(arg, corpus, params)
+    if not arg:
+        raise ValidationError("model spec 'maxp' needs the base ranker: maxp:SPEC[:N], e.g. maxp:bm25:3")
+    inner, sep, last = arg.rpartition(":")
+    if sep and last.isdigit():
+        spec, size = inner, int(last)
+    else:
+        spec, size = arg, 3
+    if size < 1:
+        raise ValidationError(f"maxp:{arg}: the chunk size N must be >= 1 sentences")
+    return maxp(build_model(spec, "ranker", corpus=corpus, **params), size)
 
 
 def _callable_embedder(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
@@ -189,7 +218,7 @@ SPECS: tuple[ModelSpec, ...] = (
               aliases=("pairwise",)),
     ModelSpec("maxp", "maxp:<SPEC>[:N]", "MaxP of any ranker spec over fixed N-sentence chunks (default 3; the "
               "explanation-consistency paper's document ranker), e.g. maxp:bm25:3; the collection goes to SPEC",
-              ranker=_maxp, needs_arg=True, needs_corpus=True),
+              ranker=maxp_from_spec, needs_arg=True, needs_corpus=True),
     ModelSpec("wordvec", "wordvec:<path>", "pretrained static word vectors (word2vec/GloVe/fastText file)",
               embedder=_wordvec, needs_arg=True),
     ModelSpec("word2vec", "word2vec", "word2vec vectors trained on the collection (gensim)",
@@ -258,8 +287,6 @@ def needs_corpus(spec: str) -> bool:
 def build_model(spec: str, role: str, *, corpus: Any = None, **params: Any) -> Any:
     """A ranker or embedder (``role``) from a spec; ``corpus`` (texts) fits corpus statistics
     for the specs that need them and is ignored by the others."""
-    from .rankers._specs import corpus_texts
-
     entry, arg = _lookup(spec, role)
     missing = _missing_model_path(entry, arg)
     if missing:  # a hard error, not a skipped model: a mistyped path must not pass unnoticed
@@ -268,6 +295,42 @@ def build_model(spec: str, role: str, *, corpus: Any = None, **params: Any) -> A
         raise model_load_error(spec, missing, "not found")
     texts = corpus_texts(corpus) if (corpus is not None and entry.needs_corpus) else None
     return getattr(entry, role)(arg, texts, dict(params))
+
+
+def make_ranker(spec: str, *, corpus: Any = None, **params: Any) -> Any:
+    """Build a ranker from a spec string.
+
+    Args:
+        spec: e.g. ``"bm25"``, ``"st:sentence-transformers/all-MiniLM-L6-v2"``,
+            ``"cross-encoder:/models/ce"``, ``"callable:mypkg.scoring:score"``, ``"maxp:bm25:3"``
+            (:func:`spec_forms` ``("ranker")`` lists them all).
+        corpus: texts (DocStore, mapping or sequence) to fit corpus statistics for the specs
+            that need them (``bm25``, ``tfidf``, ``dt5q``); ignored by the other kinds. Without it
+            those come back unfitted.
+        **params: constructor parameters of the class (e.g. ``k1=1.2``, ``precision="bf16"``).
+
+    Raises:
+        ValidationError: unknown spec (with the valid ones and a did-you-mean) or missing argument.
+    """
+    return build_model(spec, "ranker", corpus=corpus, **params)
+
+
+def make_embedder(spec: str, *, corpus: Any = None, **params: Any) -> Any:
+    """Build an embedder from a spec string.
+
+    Args:
+        spec: e.g. ``"minilm"``, ``"st:/models/e5"``, ``"hf:/models/bert:cls"``, ``"tfidf"``,
+            ``"wordvec:/vectors.txt"`` (:func:`spec_forms` ``("embedder")`` lists them all).
+        corpus: texts to fit ``tfidf`` on and to train ``word2vec``/``fasttext`` on (ignored
+            by the other kinds; those two kinds need it).
+        **params: constructor parameters (e.g. ``precision="bf16"``, ``dim=128``, ``stem=True``,
+            ``case="lower"``, ``vector_size=300``).
+
+    Raises:
+        ValidationError: unknown spec (with the valid ones and a did-you-mean), a spec that is
+            not an embedder, a missing argument, or a corpus-trained kind without ``corpus``.
+    """
+    return build_model(spec, "embedder", corpus=corpus, **params)
 
 
 # --------------------------------------------------------------------------- building an analysis's models
@@ -304,8 +367,7 @@ def runs_for_models(collection: Any, models: Mapping[str, Mapping[str, Any]], k:
                     ) -> tuple[dict[str, Any], dict[str, str]]:
     """Top-``k`` run per model: embedders and first-stage rankers retrieve; other rankers
     re-rank BM25's top ``k``."""
-    from .embedders import make_embedder
-    from .rankers import BM25Ranker, make_ranker
+    from .rankers.bm25 import BM25Ranker
     from .rankers.retrieval import rerank, retrieve
 
     texts = collection_texts(collection)

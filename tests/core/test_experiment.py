@@ -44,7 +44,7 @@ def test_cheap_experiment_runs_every_analysis_resumes_and_reports(small_experime
     assert [s.analysis for s in exp.steps] == ["asl", "probes", "neighbors", "regimes", "explain"]
 
     # a crash in the fourth step: the first three are kept (markers), nothing after runs
-    import ranklens.regimes.declaration as regimes
+    import ranklens.regimes.driver as regimes
 
     def boom(*a, **k):
         raise RuntimeError("killed")
@@ -99,7 +99,7 @@ def test_demo_is_a_built_in_experiment_that_resumes(tmp_path, monkeypatch):
     skipped on a re-run, unknown parts rejected."""
     import pandas as pd
 
-    import ranklens.asl.declaration as asl_decl
+    import ranklens.asl.driver as asl_decl
     from ranklens.demo import run_demo
     from ranklens.results import make_provenance
 

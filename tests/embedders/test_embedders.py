@@ -8,9 +8,9 @@ from ranklens.embedders import (
     HFPoolingEmbedder,
     SentenceTransformerEmbedder,
     TfidfEmbedder,
-    make_embedder,
 )
 from ranklens.errors import ValidationError
+from ranklens.specs import make_embedder
 
 TEXTS = ["cats are small felines", "python is a programming language", "the weather is sunny and dry"]
 
@@ -104,7 +104,7 @@ def test_make_embedder_builds_through_the_one_spec_registry(monkeypatch):
     """A spec added to ranklens.specs is reachable from make_embedder (no second table), and a
     ranker-only spec is refused as an embedder by the registry."""
     import ranklens.specs as specs
-    from ranklens.embedders import make_embedder
+    from ranklens.specs import make_embedder
     from ranklens.testing import HashEmbedder
 
     seen = {}

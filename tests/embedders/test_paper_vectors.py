@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from ranklens.embedders import make_embedder
+from ranklens.specs import make_embedder
 from ranklens.text import tokenize
 
 CORPUS = ["It is what it is.", "The cat sat on the mat.", "The dog sat.", "Cats and dogs, 3.6 percent.",

@@ -40,7 +40,7 @@ def test_cli_explain_two_models(coll_dir, tmp_path, capsys):
     mer = res.table["mer@10"].dropna()
     assert len(mer) and ((mer >= -1) & (mer <= 1 + 1e-9)).all()
     assert {"ci", "comparisons", "units", "unit_diagnostics"} <= set(res.tables)
-    assert res.provenance.params["analysis_params"]["m"] == 1
+    assert res.provenance.analysis_params["m"] == 1
     assert Result.load(out / "explain-sweep").kind == "explain-sweep"
     assert {"consistency.png", "relevance_scatter.png", "mer_scatter.png"} <= {
         f.name for f in (out / "explain-consistency").iterdir()}

@@ -188,7 +188,7 @@ def test_ndcg_beside_and_roundtrip(tiny, tmp_path):
 def test_sweep_prefix_property_and_plots(tiny):
     eng = _engine()
     sw = explanation_sweep({"ov": OverlapRanker()}, tiny.queries, tiny.docs, qrels=tiny.qrels, ms=(1, 2, 3),
-                           windows=(2, 4), ks=(5,), engine=eng)
+                           windows=(2, 4), granularities=("sentence",), ks=(5,), engine=eng)
     assert sw.kind == "explain-sweep"
     assert set(sw.table["granularity"]) == {"sentence", "window:2", "window:4"}
     assert sorted(set(sw.table["m"])) == [1, 2, 3]

@@ -40,8 +40,8 @@ def test_cli_and_experiment_give_identical_numbers_on_demo(tmp_path):
                 pd.testing.assert_frame_equal(cli[kind].tables[name], exp[kind].tables[name])
     cons = cli["explain-consistency"]
     assert cons.table.columns[0] == "model" and set(cons.table["model"]) == {"bm25", "tfidf"}
-    assert cons.provenance.params["analysis_params"] == exp["explain-consistency"].provenance.params["analysis_params"]
-    assert cons.provenance.params["analysis_params"]["pool"] == 1000
+    assert cons.provenance.analysis_params == exp["explain-consistency"].provenance.analysis_params
+    assert cons.provenance.analysis_params["pool"] == 1000
 
 
 def test_demo_params_are_valid_and_reach_the_driver():

@@ -12,7 +12,8 @@ import pytest
 
 from ranklens.engine import ScoringEngine
 from ranklens.explain import OcclusionExplainer, ci_table, explanation_consistency, paired_tests
-from ranklens.rankers.passages import is_maxp, maxp, maxp_from_spec, split_passages
+from ranklens.rankers.passages import is_maxp, maxp, split_passages
+from ranklens.specs import maxp_from_spec
 from ranklens.text import sentence_spans
 
 from ._helpers import X_RANKER
@@ -94,7 +95,8 @@ def test_sweep_and_rationale_results_carry_unit_diagnostics_per_m():
 
     docs = {"a": "X one. X two. X three. X four.", "b": "X only here. Not x.", "c": "X yes. No. Maybe x."}
     q = pd.DataFrame({"query_id": ["q"], "text": ["x"]})
-    sw = explanation_sweep({"x": X_RANKER}, q, docs, ms=(1, 3), ks=(3,), engine=_engine())
+    sw = explanation_sweep({"x": X_RANKER}, q, docs, ms=(1, 3), granularities=("sentence",), ks=(3,),
+                           engine=_engine())
     n_units = [len(sentence_spans(t)) for t in docs.values()]
     diag = sw.tables["unit_diagnostics"].set_index("m")
     for m in (1, 3):
@@ -124,7 +126,7 @@ def test_maxp_chunks_are_fixed_three_sentence_slices():
 
 
 def test_maxp_is_a_model_spec_at_every_door():
-    from ranklens.rankers import make_ranker
+    from ranklens.specs import make_ranker
 
     corpus = ["X one here. Nothing two. X x three. Four.", "Nothing. X five."]
     r = make_ranker("maxp:bm25:2", corpus=corpus)
@@ -147,7 +149,7 @@ def test_document_mode_explains_the_maxp_ranking_score():
                                   explainer=ex, engine=_engine())
     run_scores = dict(zip(res.tables["rationales"]["doc_id"], res.tables["rationales"]["score"]))
     # the greedy step's theta (max over chunks of the base ranker) = the MaxP ranking score
-    from ranklens.explain.consistency import _explain_top
+    from ranklens.explain.rationales import _explain_top
 
     top = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["long", "short"], "score": [0.0, 0.0], "rank": [1, 2]})
     exps = _explain_top(X_RANKER, top, {"q": "x"}, docs, ex, _engine())

@@ -18,7 +18,7 @@ def saved(tiny, tmp_path):
     cons = explanation_consistency({"ov": OverlapRanker()}, tiny.queries, tiny.docs, qrels=tiny.qrels,
                                    granularities=("sentence", "window:2"), m=1, ks=(5,), engine=eng)
     sweep = explanation_sweep({"ov": OverlapRanker()}, tiny.queries, tiny.docs, qrels=tiny.qrels, ms=(1, 2),
-                              windows=(2, 3), ks=(5,), engine=eng)
+                              windows=(2, 3), granularities=("sentence",), ks=(5,), engine=eng)
     wsweep = explanation_sweep({"ov": OverlapRanker()}, tiny.queries, tiny.docs, ms=(1,), windows=(1, 2, 3),
                                granularities=(), ks=(5,), engine=eng)
     return (Result.load(cons.save(tmp_path / "c")), Result.load(sweep.save(tmp_path / "s")),

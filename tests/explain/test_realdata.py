@@ -30,20 +30,20 @@ def _dl19(shared, n_queries):
 
 
 def test_dl19_full_rationales_reproduce_ranking_and_windows_do_not(shared_data):
-    from ranklens.rankers import make_ranker
+    from ranklens.specs import make_ranker
 
     queries, docs, qrels, cand, all_docs = _dl19(shared_data, 2)
     bm25 = make_ranker("bm25", corpus=list(all_docs.values()))
     eng = ScoringEngine(cache=False)
     # m larger than any passage's sentence count: the pseudo-document is the passage itself (up to
     # whitespace), so the original order is reproduced exactly
-    full = explanation_consistency({"bm25": bm25}, queries, docs, qrels=qrels, candidates=cand,
+    full = explanation_consistency({"bm25": bm25}, queries, docs, qrels=qrels, pairs=cand,
                                    granularities=("sentence",), m=100, ks=(10, 50), engine=eng)
     assert full.table["mrc@10"].tolist() == pytest.approx([1.0, 1.0])
     assert full.table["mrc@50"].tolist() == pytest.approx([1.0, 1.0])
     nd = full.table["ndcg@10"]
     assert ((nd > 0) & (nd <= 1)).all()
-    win = explanation_consistency({"bm25": bm25}, queries, docs, qrels=qrels, candidates=cand,
+    win = explanation_consistency({"bm25": bm25}, queries, docs, qrels=qrels, pairs=cand,
                                   granularities=("window:5",), m=2, ks=(10, 50), engine=eng,
                                   explainer=OcclusionExplainer(samples=12))
     vals = win.table[["mrc@10", "mrc@50"]].to_numpy()
@@ -52,8 +52,8 @@ def test_dl19_full_rationales_reproduce_ranking_and_windows_do_not(shared_data):
 
 
 def test_wikiqa_mer_with_tfidf(shared_data):
-    from ranklens.embedders import make_embedder
-    from ranklens.rankers import make_ranker
+    from ranklens.specs import make_embedder
+    from ranklens.specs import make_ranker
 
     root = shared_data / "wikiqa" / "derived"
     corpus = pd.read_csv(root / "corpus.tsv", sep="\t", dtype=str, keep_default_na=False, quoting=3)
@@ -113,7 +113,7 @@ def test_cranfield_sentences_are_real_units_not_whole_documents(shared_data):
     """Issue 17: with the former punctuation rule 91% of Cranfield's lower-case abstracts were one
     "sentence", so the m = 1 rationale was the whole document and MRC@10 was 1.0000."""
     from ranklens.io import load_collection
-    from ranklens.rankers import make_ranker
+    from ranklens.specs import make_ranker
 
     coll = load_collection(str(shared_data / "cranfield"))
     docs = {d: t for d, t in coll.docs.iter_docs() if t.strip()}
@@ -124,7 +124,7 @@ def test_cranfield_sentences_are_real_units_not_whole_documents(shared_data):
 
     pool = rank_candidates(bm25, queries, docs, engine=eng)
     pool = pool[pool["rank"] <= 10][["query_id", "doc_id"]]
-    res = explanation_consistency({"bm25": bm25}, queries, docs, qrels=coll.qrels, candidates=pool,
+    res = explanation_consistency({"bm25": bm25}, queries, docs, qrels=coll.qrels, pairs=pool,
                                   granularities=("sentence",), ks=(10,), engine=eng)
     diag = res.tables["unit_diagnostics"].iloc[0]
     assert diag["whole_document_share"] < 0.2 and diag["units_median"] >= 4

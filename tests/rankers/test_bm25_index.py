@@ -47,7 +47,7 @@ def test_retrieve_through_a_loaded_index_gives_the_fitted_run(tmp_path):
 
 
 def test_the_spec_and_its_errors(tmp_path):
-    from ranklens.rankers import make_ranker
+    from ranklens.specs import make_ranker
     from ranklens.specs import check_spec
 
     out = build_index(DOCS, tmp_path / "idx")

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from ranklens.errors import ValidationError
-from ranklens.rankers import CrossEncoderRanker, MonoT5Ranker, make_ranker
+from ranklens.rankers import CrossEncoderRanker, MonoT5Ranker
+from ranklens.specs import make_ranker
 
 QS = ["cats felines", "python programming", "cats felines"]
 TS = ["cats are small felines . cats purr", "python is a programming language", "dogs bark"]

@@ -16,11 +16,11 @@ from ranklens.rankers import (
     PyTerrierRanker,
     TfidfRanker,
     load_callable,
-    make_ranker,
     split_passages,
 )
 from ranklens.rankers.pyterrier import pairs_to_frame
 from ranklens.rankers.retrieval import dense_topk, rerank, retrieve
+from ranklens.specs import make_ranker
 from ranklens.testing import OverlapRanker
 
 

@@ -25,9 +25,9 @@ def files(tmp_path):
     return tmp_path
 
 
-def _base(files):
+def _base(files, similarity=True):
     return ["--train-queries", str(files / "train.tsv"), "--test-queries", str(files / "test.tsv"),
-            "--judgments", str(files / "qrels.trec"), "--similarity", "tfidf"]
+            "--qrels", str(files / "qrels.trec"), *(["--similarity", "tfidf"] if similarity else [])]
 
 
 def test_cli_tools_diagnose_splits_evaluate(files, capsys):
@@ -51,8 +51,9 @@ def test_cli_tools_diagnose_splits_evaluate(files, capsys):
         assert pca.kind == "regimes-split-pca" and pca.summary["split"] == name
         assert (files / "splits" / name / "pca.png").is_file()
     capsys.readouterr()
-    assert main(["regimes", "--out", str(files / "eval"), "evaluate", *base, "--corpus", str(files / "docs.jsonl"),
-                 "--splits", str(files / "splits"), "--trainer", "memorizing", "--measure", "nDCG@10",
+    assert main(["regimes", "--out", str(files / "eval"), "evaluate", *_base(files, similarity=False),
+                 "--corpus", str(files / "docs.jsonl"),
+                 "--splits", str(files / "splits"), "--trainers", "memorizing", "--measures", "nDCG@10",
                  "--depth", "5"]) == 0
     out = capsys.readouterr().out
     assert "nDCG@10 interp" in out and "memorizing" in out
@@ -73,9 +74,9 @@ def test_cli_evaluate_reads_the_authors_published_layout(files, capsys):
     for name, part in (("interpolate", ids[:8]), ("extrapolate", ids[-8:])):
         sub = qrels.loc[qrels["q"].isin(part)]
         (d / f"{name}.train-qrel.txt").write_text("".join(f"{r.q}\t0\t{r.d}\t{r.r}\n" for r in sub.itertuples()))
-    assert main(["regimes", "--out", str(files / "pub"), "evaluate", *_base(files), "--corpus",
-                 str(files / "docs.jsonl"), "--splits", str(files / "restrain_files"), "--trainer", "bm25",
-                 "--measure", "nDCG@10", "--depth", "5", "--no-plot"]) == 0
+    assert main(["regimes", "--out", str(files / "pub"), "evaluate", *_base(files, similarity=False), "--corpus",
+                 str(files / "docs.jsonl"), "--splits", str(files / "restrain_files"), "--trainers", "bm25",
+                 "--measures", "nDCG@10", "--depth", "5", "--no-plots"]) == 0
     t = Result.load(files / "pub" / "regimes-table").table
     assert set(t["setting"]) == {"restrain-8"}
     test_ids = set(pd.read_csv(files / "test.tsv", sep="\t", header=None)[0])
@@ -96,8 +97,28 @@ def test_cli_restrain_topk_rule_refuses_with_the_numbers(files, capsys):
 def test_cli_no_plot_skips_pca_and_histogram(files):
     base = _base(files)
     assert main(["regimes", "--out", str(files / "s"), "restrain", *base, "--size", "6", "--size-rule", "fill",
-                 "--no-plot"]) == 0
+                 "--no-plots"]) == 0
     assert (files / "s" / "restrain-6" / "split.json").is_file()
     assert not (files / "s" / "restrain-6" / "regimes-split-pca").exists()
-    assert main(["regimes", "--out", str(files / "d"), "diagnose", *base, "--no-plot"]) == 0
+    assert main(["regimes", "--out", str(files / "d"), "diagnose", *base, "--no-plots"]) == 0
     assert not (files / "d" / "nn_similarity.png").exists()
+
+
+def test_cli_tool_old_spellings_warn_and_keep_working(files):
+    """--judgments, --trainer, --measure, -k and --no-plot are deprecated aliases of the Params names."""
+    base = ["--train-queries", str(files / "train.tsv"), "--test-queries", str(files / "test.tsv"),
+            "--similarity", "tfidf"]
+    with pytest.warns(FutureWarning) as caught:
+        assert main(["regimes", "--out", str(files / "d"), "diagnose", *base, "--judgments",
+                     str(files / "qrels.trec"), "-k", "3", "--no-plot"]) == 0
+    said = {str(w.message).split(";")[0] for w in caught}
+    assert {"--judgments is deprecated", "-k is deprecated", "--no-plot is deprecated"} <= said
+    assert Result.load(files / "d" / "regimes-query-similarity").summary["k"] == 3
+
+
+def test_cli_tool_options_share_the_analysis_validation(files, capsys):
+    assert main(["regimes", "--out", str(files / "x"), "restrain", *_base(files), "--size-rule", "exact"]) == 1
+    assert "--size-rule" in capsys.readouterr().err
+    assert main(["regimes", "--out", str(files / "x"), "evaluate", *_base(files, similarity=False),
+                 "--trainers", "svm"]) == 1
+    assert "trainers" in capsys.readouterr().err

@@ -20,7 +20,7 @@ from ranklens.regimes import (
     train_variants,
     tuned_bm25,
 )
-from ranklens.regimes.evaluation import tied_top
+from ranklens.regimes.scoring import tied_top
 from ranklens.regimes.similarity import analyze, bm25_matrix, nearest_queries
 
 from ._synth import synthetic
@@ -151,7 +151,7 @@ def test_a_planted_pickle_in_the_checkpoint_is_refused_not_run(tmp_path):
     import torch
 
     from ranklens.errors import DataFormatError
-    from ranklens.regimes.trainers import CHECKPOINT_DIR, _optimise
+    from ranklens.regimes.optimise import CHECKPOINT_DIR, _optimise
 
     marker = tmp_path / "pwned"
 

@@ -70,7 +70,7 @@ def test_cross_encoder_trainer_learns_on_tiny_model(tmp_path, data):
     tq, eq, qrels, corpus, words = data
     ce_dir = _tiny_bert(tmp_path / "ce", words, head=True)
     trainer = CrossEncoderTrainer(model=str(ce_dir), epochs=8, batch_size=8, lr=5e-3, judged_negatives=1,
-                                  random_negatives=1, seed=0, device="cpu", max_length=32)
+                                  corpus_negatives=1, seed=0, device="cpu", max_length=32)
     ranker = trainer.train(tq, qrels, corpus, output_dir=tmp_path / "out")
     info = json.loads((tmp_path / "out" / "done.json").read_text())
     assert info["loss_last"] < info["loss_first"]
@@ -94,7 +94,8 @@ def test_killed_training_resumes_from_its_checkpoint_with_identical_weights(tmp_
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
 
-    import ranklens.regimes.trainers as tr
+    import ranklens.regimes.finetune as tr
+    from ranklens.regimes.optimise import CHECKPOINT_DIR
 
     tq, eq, qrels, corpus, words = data
     bert = _tiny_bert(tmp_path / "bert", words)
@@ -122,14 +123,14 @@ def test_killed_training_resumes_from_its_checkpoint_with_identical_weights(tmp_
     monkeypatch.setattr(tr, "_optimise", killed_after_3_steps)
     with pytest.raises(KeyboardInterrupt):
         trainer.train(tq, qrels, corpus, output_dir=tmp_path / "killed")
-    assert (tmp_path / "killed" / tr.CHECKPOINT_DIR / "state.pt").is_file()
+    assert (tmp_path / "killed" / CHECKPOINT_DIR / "state.pt").is_file()
     assert not (tmp_path / "killed" / "done.json").exists()
     monkeypatch.setattr(tr, "_optimise", real_optimise)
 
     resumed = trainer.train(tq, qrels, corpus, output_dir=tmp_path / "killed")
     info = json.loads((tmp_path / "killed" / "done.json").read_text())
     assert info["resumed_at_step"] == 2 and info["steps"] == n_steps
-    assert not (tmp_path / "killed" / tr.CHECKPOINT_DIR).exists()
+    assert not (tmp_path / "killed" / CHECKPOINT_DIR).exists()
     wa = SentenceTransformer(str(tmp_path / "whole" / "model"), device="cpu").state_dict()
     wb = SentenceTransformer(str(tmp_path / "killed" / "model"), device="cpu").state_dict()
     assert wa.keys() == wb.keys()
@@ -142,7 +143,7 @@ def test_in_batch_negative_batches_never_repeat_a_query_or_a_positive():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from ranklens.regimes.trainers import in_batch_negative_batches
+    from ranklens.regimes.finetune import in_batch_negative_batches
 
     pairs = [("q1", "a", "d1"), ("q1", "a", "d2"), ("q2", "b", "d3"), ("q3", "c", "d1"), ("q4", "d", "d4")]
     assert in_batch_negative_batches([0, 1, 2, 3, 4], pairs, 3) == [[0, 2, 4], [1, 3]]
@@ -172,7 +173,7 @@ def test_pairwise_loss_equals_softmax_over_pos_neg_by_hand(tmp_path, data):
 
     tq, eq, qrels, corpus, words = data
     ce_dir = _tiny_bert(tmp_path / "ce", words, head=True)
-    trainer = CrossEncoderTrainer(model=str(ce_dir), judged_negatives=1, random_negatives=1, seed=0, device="cpu",
+    trainer = CrossEncoderTrainer(model=str(ce_dir), judged_negatives=1, corpus_negatives=1, seed=0, device="cpu",
                                   max_length=32)
     assert trainer.loss == "pairwise"
     model = CrossEncoder(str(ce_dir), num_labels=1, device="cpu", max_length=32)
@@ -188,7 +189,7 @@ def test_pairwise_loss_equals_softmax_over_pos_neg_by_hand(tmp_path, data):
         ref.append(-sp + math.log(math.exp(sp) + math.exp(sn)))
     assert got == pytest.approx(sum(ref) / len(ref), abs=1e-5)
     # pointwise examples: every positive once, every triple's negative once
-    ex = CrossEncoderTrainer(loss="pointwise", judged_negatives=1, random_negatives=1).examples(tq, qrels, corpus)
+    ex = CrossEncoderTrainer(loss="pointwise", judged_negatives=1, corpus_negatives=1).examples(tq, qrels, corpus)
     assert sum(1 for *_, y in ex if y == 0.0) == len(items)
 
 
@@ -197,12 +198,12 @@ def test_dev_selection_keeps_the_best_checkpoint(tmp_path, data):
     dev score, recomputed by hand from the saved model, equals the best one in the history."""
     from sentence_transformers import CrossEncoder
 
-    from ranklens.regimes.trainers import dev_candidates, dev_split
+    from ranklens.regimes.optimise import dev_candidates, dev_split
 
     tq, eq, qrels, corpus, words = data
     ce_dir = _tiny_bert(tmp_path / "ce", words, head=True)
     trainer = CrossEncoderTrainer(model=str(ce_dir), epochs=6, batch_size=4, lr=5e-3, judged_negatives=1,
-                                  random_negatives=1, seed=0, device="cpu", max_length=32, dev_fraction=0.25,
+                                  corpus_negatives=1, seed=0, device="cpu", max_length=32, dev_fraction=0.25,
                                   eval_every=3, dev_negatives=5)
     trainer.train(tq, qrels, corpus, output_dir=tmp_path / "out")
     info = json.loads((tmp_path / "out" / "done.json").read_text())

@@ -119,7 +119,8 @@ def _write_collection(d, corpus, queries, qrels):
 def test_declaration_ood_result(tmp_path):
     from ranklens.engine import ScoringEngine
     from ranklens.io.collection import Collection, DocStore
-    from ranklens.regimes.declaration import Params, run
+    from ranklens.regimes.declaration import Params
+    from ranklens.regimes.driver import run
 
     from ._synth import synthetic
 

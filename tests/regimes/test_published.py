@@ -9,7 +9,7 @@ import pytest
 
 from ranklens.errors import DataFormatError, ValidationError
 from ranklens.regimes import EXTRAPOLATION, INTERPOLATION, Split
-from ranklens.regimes.published import read_published_split, read_published_splits
+from ranklens.regimes.splits import read_published_split, read_published_splits
 
 
 def _write(path: Path, rows) -> None:

@@ -20,7 +20,8 @@ from ranklens.regimes import (
     split_similarity_stats,
     train_variants,
 )
-from ranklens.regimes.data import load_dl_vs_dev, load_wikiqa
+from ranklens.io.pairs import load_wikiqa
+from ranklens.regimes.data import load_dl_vs_dev
 
 pytestmark = pytest.mark.realdata
 

@@ -10,7 +10,8 @@ import pytest
 
 from ranklens.engine import ScoringEngine
 from ranklens.io.collection import Collection, DocStore
-from ranklens.regimes.declaration import Params, run
+from ranklens.regimes.declaration import Params
+from ranklens.regimes.driver import run
 
 from ._synth import synthetic
 

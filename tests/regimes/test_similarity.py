@@ -13,8 +13,8 @@ from ranklens.regimes.similarity import (
     bm25_matrix,
     nearest_queries,
     query_similarity,
-    topk_dense,
 )
+from ranklens.search import top_k as topk_dense  # moved: the one top-k of ranklens.search
 from ranklens.testing import HashEmbedder
 
 TRAIN = ["cheap flights to rome", "cat food brands", "rome hotels cheap", "dog food", "flights to paris"]
@@ -97,4 +97,58 @@ def test_query_similarity_result_shape_and_summary():
 
 def test_query_similarity_names_missing_columns():
     with pytest.raises(ValidationError, match="lacks column"):
-        query_similarity(pd.DataFrame({"qid": ["a"], "text": ["x"]}), pd.DataFrame({"query_id": ["b"], "text": ["y"]}))
+        query_similarity(pd.DataFrame({"qid": ["a"], "text": ["x"]}), pd.DataFrame({"query_id": ["b"], "text": ["y"]}),
+                         k=1)
+
+
+def _tie_embedder():
+    """Small integer vectors (exact cosine ties), duplicated texts (identical vectors) and a zero vector."""
+    from ranklens.embedders.base import FunctionEmbedder
+
+    def vec(t: str) -> list[float]:
+        if t == "nothing":
+            return [0.0, 0.0, 0.0]
+        h = sum(ord(c) for c in t)
+        return [float(h % 3 - 1), float(h % 5 - 2), 1.0 + h % 2]
+
+    return FunctionEmbedder(fn=lambda ts: np.array([vec(t) for t in ts], np.float32), name_="ties")
+
+
+@pytest.mark.parametrize("backend", ["exact", "faiss"])
+@pytest.mark.parametrize("k", [1, 4, 30])
+def test_embedder_neighbours_follow_the_one_tie_rule(backend, k):
+    """Differential test against a brute-force reference written here: float64 cosine of the unit
+    float32 vectors, stable argsort (ties to the lower training index); a zero test vector lists the
+    first k training queries with score 0. The FAISS path used FAISS's own order under ties before it
+    went through ranklens.search (the rows with exact ties changed); exact search settled near ties by
+    float32 products (the order of near-tied neighbours and their last-bit scores changed)."""
+    if backend == "faiss":
+        pytest.importorskip("faiss")
+    emb = _tie_embedder()
+    train = [f"t{i % 7}" for i in range(21)]  # every text three times: identical vectors
+    test = ["t1", "t3", "q9", "nothing"]
+    idx, sc = nearest_queries(test, train, method=emb, k=k, backend=backend, engine=ScoringEngine(cache=False))
+    a = emb.encode(test).astype(np.float32)
+    t = emb.encode(train).astype(np.float32)
+    an = np.linalg.norm(a, axis=1, keepdims=True)
+    tn = np.linalg.norm(t, axis=1, keepdims=True)
+    a = np.divide(a, an, out=np.zeros_like(a), where=an > 0).astype(np.float64)
+    t = np.divide(t, tn, out=np.zeros_like(t), where=tn > 0).astype(np.float64)
+    ref = a @ t.T
+    kk = min(k, len(train))
+    for r in range(len(test)):
+        order = np.argsort(-ref[r], kind="stable")[:kk]
+        assert idx[r].tolist() == order.tolist()
+        np.testing.assert_allclose(sc[r], ref[r, order], atol=1e-6)
+    assert idx[3].tolist() == list(range(kk)) and np.all(sc[3] == 0.0)
+
+
+def test_method_default_is_the_declared_similarity():
+    import inspect
+
+    from ranklens.regimes.declaration import Params
+
+    for fn in (nearest_queries, query_similarity):
+        sig = inspect.signature(fn)
+        assert sig.parameters["method"].default == Params().similarity
+        assert sig.parameters["k"].default is inspect.Parameter.empty  # the analysis passes k / k_nn

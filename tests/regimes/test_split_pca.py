@@ -56,7 +56,7 @@ def test_split_pca_result_table_and_summary(data):
 
 def test_split_pca_plot_from_a_saved_result_alone(tmp_path, data):
     tq, eq, allq = data
-    s = ReSTrain(k=1, k_exclude=1).fit(tq, eq).splits_[0]
+    s = ReSTrain(similarity="bm25", k=1, k_exclude=1).fit(tq, eq).splits_[0]
     res = split_pca(s, allq)
     back = Result.load(res.save(tmp_path / "pca"))
     pd.testing.assert_frame_equal(back.table, res.table, check_dtype=False)
@@ -79,7 +79,7 @@ def test_split_pca_plot_from_a_saved_result_alone(tmp_path, data):
 
 def test_split_pca_errors(data):
     tq, eq, allq = data
-    s = ReSTrain(k=1, k_exclude=1).fit(tq, eq).splits_[0]
+    s = ReSTrain(similarity="bm25", k=1, k_exclude=1).fit(tq, eq).splits_[0]
     with pytest.raises(ValidationError, match="lack text"):
         split_pca(s, tq)
     with pytest.raises(ValidationError, match="regimes-split-pca"):

@@ -25,7 +25,7 @@ def data():
 
 def test_restrain_k1_is_union_of_nearest_neighbours(data):
     tq, eq, _, _ = data
-    s = ReSTrain(k=1).fit(tq, eq).splits_[0]
+    s = ReSTrain(similarity="bm25", k=1).fit(tq, eq).splits_[0]
     m = bm25_matrix(eq["text"].tolist(), tq["text"].tolist()).toarray()
     # reference: argmax with lowest-index tie-break
     expected = {tq["query_id"][int(np.flatnonzero(row == row.max())[0])] for row in m}
@@ -37,7 +37,7 @@ def test_restrain_k1_is_union_of_nearest_neighbours(data):
 
 def test_restrain_size_is_exact_and_extrap_excludes_top_kprime(data):
     tq, eq, _, _ = data
-    s = ReSTrain(size=20, size_rule="fill", k_exclude=2, seed=3).fit(tq, eq).splits_[0]
+    s = ReSTrain(similarity="bm25", size=20, size_rule="fill", k_exclude=2, seed=3).fit(tq, eq).splits_[0]
     assert len(s.train_ids(INTERPOLATION)) == 20 == len(s.train_ids(EXTRAPOLATION))
     m = bm25_matrix(eq["text"].tolist(), tq["text"].tolist()).toarray()
     top2 = {tq["query_id"][j] for row in m for j in sorted(range(len(row)), key=lambda j: (-row[j], j))[:2]}
@@ -47,9 +47,9 @@ def test_restrain_size_is_exact_and_extrap_excludes_top_kprime(data):
 
 def test_restrain_seeded(data):
     tq, eq, _, _ = data
-    a = ReSTrain(k=1, seed=1).fit(tq, eq).splits_[0]
-    b = ReSTrain(k=1, seed=1).fit(tq, eq).splits_[0]
-    c = ReSTrain(k=1, seed=2).fit(tq, eq).splits_[0]
+    a = ReSTrain(similarity="bm25", k=1, seed=1).fit(tq, eq).splits_[0]
+    b = ReSTrain(similarity="bm25", k=1, seed=1).fit(tq, eq).splits_[0]
+    c = ReSTrain(similarity="bm25", k=1, seed=2).fit(tq, eq).splits_[0]
     assert a.regimes == b.regimes and a.fingerprint == b.fingerprint
     assert a.train_ids(EXTRAPOLATION) != c.train_ids(EXTRAPOLATION)
     assert a.fingerprint != c.fingerprint
@@ -58,12 +58,12 @@ def test_restrain_seeded(data):
 def test_restrain_rejects_impossible_size(data):
     tq, eq, _, _ = data
     with pytest.raises(ValidationError, match="half the training pool"):
-        ReSTrain(size=len(tq)).fit(tq, eq)
+        ReSTrain(similarity="bm25", size=len(tq)).fit(tq, eq)
 
 
 def test_restrain_interpolation_is_closer_than_extrapolation(data):
     tq, eq, _, _ = data
-    s = ReSTrain(size=24, size_rule="fill").fit(tq, eq).splits_[0]
+    s = ReSTrain(similarity="bm25", size=24, size_rule="fill").fit(tq, eq).splits_[0]
     st = split_similarity_stats(s, pd.concat([tq, eq]), method="tfidf").set_index("regime")
     assert st.loc[INTERPOLATION, "nn_mean"] > st.loc[EXTRAPOLATION, "nn_mean"]
 
@@ -106,7 +106,7 @@ def test_unfitted_splitter_says_so():
 
 def test_split_save_load_round_trip_with_qrels(tmp_path, data):
     tq, eq, qrels, _ = data
-    s = ReSTrain(k=1).fit(tq, eq).splits_[0]
+    s = ReSTrain(similarity="bm25", k=1).fit(tq, eq).splits_[0]
     d = s.save(tmp_path / "s", qrels=qrels)
     back = Split.load(d)
     assert back == s and back.fingerprint == s.fingerprint
@@ -127,7 +127,7 @@ def test_split_load_errors_name_the_path(tmp_path):
 # ---------------------------------------------------------------- sklearn protocol with features
 def test_split_accepts_a_feature_matrix_in_pool_order(data):
     tq, eq, _, _ = data
-    for splitter in (ReSTTest(n_buckets=3, seed=0), ReSTrain(k=1, k_exclude=1)):
+    for splitter in (ReSTTest(n_buckets=3, seed=0), ReSTrain(similarity="bm25", k=1, k_exclude=1)):
         splitter = splitter.fit(tq, eq)
         n = len(splitter.pool_)
         expected = [(a.tolist(), b.tolist()) for a, b in splitter.split()]
@@ -168,11 +168,11 @@ def test_splitter_drives_cross_validation_on_features(data):
 
 def test_split_before_fit_says_fit_first():
     with pytest.raises(ValidationError, match=r"call \.fit\(train_queries, test_queries\) first"):
-        list(ReSTrain().split(np.zeros((3, 2))))
+        list(ReSTrain(similarity="bm25").split(np.zeros((3, 2))))
 
 
 # ---------------------------------------------------------------- ReSTrain checks and k'
-@pytest.mark.parametrize("splitter", [ReSTrain(k=1), ReSTTest(n_buckets=2)])
+@pytest.mark.parametrize("splitter", [ReSTrain(similarity="bm25", k=1), ReSTTest(n_buckets=2)])
 def test_test_queries_in_training_pool_are_rejected(data, splitter):
     tq, eq, _, _ = data
     leaky = pd.concat([tq, eq.iloc[:2]], ignore_index=True)
@@ -189,11 +189,11 @@ def _top(eq, tq, k):
 def test_restrain_default_k_exclude_is_ten_times_k(data, tmp_path):
     tq, eq, _, _ = data
     few = eq.iloc[:3].reset_index(drop=True)  # a large training pool relative to the test set
-    s = ReSTrain(k=1).fit(tq, few).splits_[0]
+    s = ReSTrain(similarity="bm25", k=1).fit(tq, few).splits_[0]
     assert s.params["k_exclude"] is None
     assert s.params["k_exclude_used"] == 10 and s.params["k_exclude_rule"].startswith("default 10 x k")
     assert not set(s.train_ids(EXTRAPOLATION)) & _top(few, tq, 10)
-    s2 = ReSTrain(k=2).fit(tq, few).splits_[0]
+    s2 = ReSTrain(similarity="bm25", k=2).fit(tq, few).splits_[0]
     assert s2.params["k_exclude_used"] == 20
     # recorded in the saved split (split.json params)
     import json
@@ -204,7 +204,7 @@ def test_restrain_default_k_exclude_is_ten_times_k(data, tmp_path):
 
 def test_restrain_default_k_exclude_lowered_with_a_warning_when_pool_is_small(data):
     tq, eq, _, _ = data
-    fitted = ReSTrain(k=1).fit(tq, eq)
+    fitted = ReSTrain(similarity="bm25", k=1).fit(tq, eq)
     assert any("k_exclude" in w for w in fitted.warnings)
     s = fitted.splits_[0]
     k_ex = s.params["k_exclude_used"]
@@ -213,4 +213,4 @@ def test_restrain_default_k_exclude_lowered_with_a_warning_when_pool_is_small(da
     assert len(s.train_ids(EXTRAPOLATION)) == len(s.train_ids(INTERPOLATION))
     # an explicit k' is used as given: too large is an error, not silently lowered
     with pytest.raises(ValidationError, match="lower k/size or k_exclude"):
-        ReSTrain(k=1, k_exclude=10).fit(tq, eq)
+        ReSTrain(similarity="bm25", k=1, k_exclude=10).fit(tq, eq)

@@ -81,7 +81,7 @@ def test_memorising_baseline_collapses_under_extrapolation(tmp_path, data):
 
 def test_bm25_trainer_picks_the_grid_optimum(tmp_path, data):
     tq, eq, qrels, corpus, _ = data
-    tr = BM25Trainer(k1_grid=(0.5, 1.5), b_grid=(0.0, 0.9), depth=10)
+    tr = BM25Trainer(k1_grid=(0.5, 1.5), b_grid=(0.0, 0.9), grid_depth=10)
     ranker = tr.train(tq, qrels, corpus, output_dir=tmp_path, engine=ScoringEngine(cache=False))
     grid = pd.read_csv(tmp_path / "grid.tsv", sep="\t")
     best = grid.loc[grid["nDCG@10"].idxmax()]
@@ -91,7 +91,7 @@ def test_bm25_trainer_picks_the_grid_optimum(tmp_path, data):
 
 def test_train_variants_resumes_and_fingerprints_identify_training_sets(tmp_path, data):
     tq, eq, qrels, corpus, allq = data
-    splits = ReSTrain(size=10, size_rule="fill").fit(tq, eq).splits_
+    splits = ReSTrain(similarity="bm25", size=10, size_rule="fill").fit(tq, eq).splits_
     calls = []
 
     def fn(train_queries, qrels, corpus, output_dir=None):
@@ -129,7 +129,7 @@ def test_ood_correlation_by_hand():
 
 def test_plots_return_figures(data):
     tq, eq, qrels, corpus, allq = data
-    s = ReSTrain(k=1).fit(tq, eq).splits_[0]
+    s = ReSTrain(similarity="bm25", k=1).fit(tq, eq).splits_[0]
     fig = plot_split_pca(s, allq)
     assert len(fig.axes) == 2
     pq = pd.DataFrame({"model": "m", "setting": "s", "split": "s", "regime": ["interpolation", "extrapolation"],
@@ -159,7 +159,7 @@ def test_two_resttest_configurations_are_separate_settings(tmp_path, data):
     from ranklens.regimes.evaluation import setting_name
 
     assert [setting_name(s) for s in a] == ["rt-k2", "rt-k2"]
-    assert setting_name(ReSTrain(k=1, k_exclude=1, name="restrain-fold-like").fit(tq, eq).splits_[0]) == \
+    assert setting_name(ReSTrain(similarity="bm25", k=1, k_exclude=1, name="restrain-fold-like").fit(tq, eq).splits_[0]) == \
         "restrain-fold-like"
 
 

@@ -1,7 +1,10 @@
 """Embedders: map texts to float32 vectors ``(n, d)``.
 
+Built from spec strings by :func:`ranklens.specs.make_embedder` (the one registry of model specs,
+which sits above this package: nothing here imports it):
+
 =====================================  ===============================================
-spec for :func:`make_embedder`         class
+spec                                   class
 =====================================  ===============================================
 ``tfidf``                              :class:`TfidfEmbedder` (fitted on ``corpus``; the N2O
                                        paper's tf-idf by default)
@@ -14,51 +17,48 @@ spec for :func:`make_embedder`         class
 ``hf:<path>[:cls|mean|last]``          :class:`HFPoolingEmbedder` (default pooling mean)
 ``callable:<module>:<func>``           :class:`FunctionEmbedder` over ``func(texts)``
 =====================================  ===============================================
+
+``ranklens.embedders.make_embedder``, ``EMBEDDER_SPECS`` and ``NEEDS_CORPUS`` are deprecated
+aliases, kept for one release (a module ``__getattr__`` that warns and imports
+:mod:`ranklens.specs` on first use): use :func:`ranklens.specs.make_embedder`,
+:func:`ranklens.specs.spec_forms` ``("embedder")`` and :func:`ranklens.specs.needs_corpus`.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
-from ..specs import SPECS, spec_forms
 from .base import BaseEmbedder, Embedder, FunctionEmbedder
 from .hf import HFPoolingEmbedder
 from .sentence_transformers import SentenceTransformerEmbedder
 from .tfidf import TfidfEmbedder
 
 __all__ = [
-    "EMBEDDER_SPECS",
     "BaseEmbedder",
     "Embedder",
     "FunctionEmbedder",
     "HFPoolingEmbedder",
     "SentenceTransformerEmbedder",
-    "NEEDS_CORPUS",
     "TfidfEmbedder",
-    "make_embedder",
 ]
 
-EMBEDDER_SPECS = tuple(spec_forms("embedder"))
-"""The written forms of the embedder specs (from the one registry, :data:`ranklens.specs.SPECS`)."""
-NEEDS_CORPUS = frozenset(s.kind for s in SPECS if s.embedder is not None and s.needs_corpus)
-"""Spec kinds fitted or trained on the corpus (``make_embedder(..., corpus=texts)``)."""
+_DEPRECATED = {"make_embedder": "make_embedder", "EMBEDDER_SPECS": 'spec_forms("embedder")',
+               "NEEDS_CORPUS": "needs_corpus"}
 
 
-def make_embedder(spec: str, *, corpus: Any = None, **params: Any) -> Any:
-    """Build an embedder from a spec string, through the one model-spec registry
-    (:func:`ranklens.specs.build_model`, as :func:`~ranklens.rankers.make_ranker` does).
+def __getattr__(name: str) -> Any:
+    """The one-release deprecated aliases ``make_embedder``, ``EMBEDDER_SPECS`` and
+    ``NEEDS_CORPUS`` (now in :mod:`ranklens.specs`); the import of the registry is lazy, on use
+    of an alias only."""
+    if name in _DEPRECATED:
+        warnings.warn(f"ranklens.embedders.{name} is deprecated and goes in the next release: use "
+                      f"ranklens.specs.{_DEPRECATED[name]}", DeprecationWarning, stacklevel=2)
+        from .. import specs
 
-    Args:
-        spec: e.g. ``"minilm"``, ``"st:/models/e5"``, ``"hf:/models/bert:cls"``.
-        corpus: texts to fit ``tfidf`` on and to train ``word2vec``/``fasttext`` on (ignored
-            by the other kinds; those two kinds need it).
-        **params: constructor parameters (e.g. ``precision="bf16"``, ``dim=128``, ``stem=True``,
-            ``case="lower"``, ``vector_size=300``).
-
-    Raises:
-        ValidationError: unknown spec (with the valid ones and a did-you-mean), a spec that is
-            not an embedder, a missing argument, or a corpus-trained kind without ``corpus``.
-    """
-    from ..specs import build_model
-
-    return build_model(spec, "embedder", corpus=corpus, **params)
+        if name == "make_embedder":
+            return specs.make_embedder
+        if name == "EMBEDDER_SPECS":
+            return tuple(specs.spec_forms("embedder"))
+        return frozenset(s.kind for s in specs.SPECS if s.embedder is not None and s.needs_corpus)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

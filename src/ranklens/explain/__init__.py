@@ -13,26 +13,17 @@ Quick start::
 
 from __future__ import annotations
 
-from .consistency import (
-    MER_MISSING,
-    PAPER_M,
-    ci_table,
-    paired_tests,
-    unit_diagnostics,
-    cut_rationales,
-    explain_run,
-    explanation_consistency,
-    explanation_sweep,
-    mer_per_query,
-    mrc_per_query,
-    rank_candidates,
-    top_rationales,
-)
+from .consistency import explanation_consistency, explanation_sweep
+from .diagnostics import unit_diagnostics
 from .display import highlight_html, highlight_terminal, rationales_html, result_html
 from .files import read_rationales, read_subdoc_qrels, relevant_units, subdoc_from_passages, write_rationales
 from .measures import max_similarity, rank_correlation, rbo
 from .occlusion import OcclusionExplainer
+from .per_query import MER_MISSING, mer_per_query, mrc_per_query
 from .plots import plot_consistency, plot_mer_scatter, plot_relevance_scatter, plot_sweep, plot_sweep_w
+from .query_stats import ci_table, paired_tests
+from .ranking import rank_candidates
+from .rationales import PAPER_M, cut_rationales, explain_run, top_rationales
 from .units import (
     Explanation,
     Granularity,

@@ -2,6 +2,8 @@
 Explainability of Neural Rankers"). Declared once; the CLI (``ranklens explain``), experiment
 files (``type = "explain"``), the demo and the report derive from it.
 
+Only :class:`Params` and :data:`ANALYSIS` live here; the driver is :mod:`ranklens.explain.driver`.
+
 Defaults follow the paper: every model re-ranks the BM25 top-1000 of every query; the top 10 and
 50 are explained by occlusion (every combination of 1..2 units masked, eq. 4 summed) with
 sentence rationales (m = 1) and 5-word windows (m = 6, Table 1); MRC is Kendall's τ; MER (with
@@ -11,12 +13,10 @@ sub-document relevance) counts documents without relevant units as 0 (eq. 3).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from ..declare import Analysis, ModelRows, ResultKind, param
 
-__all__ = ["ANALYSIS", "Params", "run"]
+__all__ = ["ANALYSIS", "Params"]
 
 
 @dataclass(frozen=True)
@@ -81,121 +81,12 @@ class Params:
         return problems
 
 
-def _ms(p: Params) -> Any:
-    from .consistency import PAPER_M
-
-    return PAPER_M if p.m is None else p.m
-
-
-def _candidates(collection: Any, queries: Any, rankers: dict[str, Any], p: Params, engine: Any) -> Any:
-    """The (query_id, doc_id) pairs every model re-ranks."""
-    from ..errors import ValidationError
-    from ..rankers import make_ranker
-    from .consistency import rank_candidates
-
-    qids = set(queries["query_id"])
-    if p.run or p.candidates == "run":
-        from ..io import read_run
-        from ..io.frames import rank_run
-
-        run = rank_run(read_run(p.run), ties=p.ties)
-        run = run[run["query_id"].isin(qids) & run["doc_id"].isin(set(collection.docs)) & (run["rank"] <= p.pool)]
-        if run.empty:
-            raise ValidationError(f"params.run: {p.run} has no documents of the collection for its queries")
-        return run[["query_id", "doc_id"]]
-    if p.candidates == "all":
-        return None
-    if p.candidates == "qrels":
-        if collection.qrels is None or collection.qrels.empty:
-            raise ValidationError("params.candidates: 'qrels' needs a collection with qrels")
-        q = collection.qrels
-        return q[q["doc_id"].isin(set(collection.docs)) & q["query_id"].isin(qids)][["query_id", "doc_id"]]
-    if p.pool_model and p.pool_model not in rankers:
-        raise ValidationError(f"params.pool_model: {p.pool_model!r} is not one of the models {sorted(rankers)}")
-    pool_ranker = rankers[p.pool_model] if p.pool_model else make_ranker("bm25", corpus=_texts(collection))
-    cand = rank_candidates(pool_ranker, queries, collection.docs, ties=p.ties, engine=engine)
-    return cand[cand["rank"] <= p.pool][["query_id", "doc_id"]]
-
-
-def _texts(collection: Any) -> list[str]:
-    from ..specs import collection_texts
-
-    return collection_texts(collection)
-
-
-def _subdoc(p: Params) -> Any:
-    from .files import read_subdoc_qrels
-
-    if p.subdoc == "demo":
-        from ..datasets.demo import load_demo_subdoc_qrels
-
-        return read_subdoc_qrels(load_demo_subdoc_qrels())
-    return read_subdoc_qrels(p.subdoc) if p.subdoc else None
-
-
-def _common(collection: Any, rankers: dict[str, Any], p: Params, seed: int, engine: Any) -> dict[str, Any]:
-    from ..embedders import make_embedder
-    from ..errors import ValidationError
-    from .files import read_rationales
-    from .occlusion import OcclusionExplainer
-
-    subdoc = _subdoc(p)
-    rationales = None
-    if p.rationales:
-        if len(rankers) != 1:
-            raise ValidationError("params.rationales: rationales belong to one model; give exactly one model")
-        rationales = {next(iter(rankers)): read_rationales(p.rationales, docs=collection.docs)}
-    explainer = OcclusionExplainer(n=p.n, samples=p.samples, seed=seed, normalize=p.normalize,
-                                   aggregate=p.aggregate, long_document=p.long_document,
-                                   chunk_sentences=p.chunk_sentences)
-    return dict(qrels=collection.qrels, ks=p.k, mer_k=p.mer_k, method=p.method, p=p.rbo_p, explainer=explainer,
-                rationales=rationales, subdoc=subdoc, mer_missing=p.mer_missing, ties=p.ties,
-                pseudo_order=p.pseudo_order, engine=engine,
-                embedder=make_embedder(p.embedder, corpus=_texts(collection)) if subdoc is not None else None)
-
-
-def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
-        work_dir: Path | None = None) -> list[Any]:
-    """MRC@k (and MER@k with ``subdoc``) of every model on the (first ``max_queries``) queries;
-    each model re-ranks the candidates (:class:`Params` ``candidates``), the top documents are
-    explained, plus sweeps over ``m`` (``sweep_m``) and window widths (``sweep_w``)."""
-    from ..declare import params_dict
-    from ..specs import build_models, need_models, skipped_warnings
-    from ..rankers import make_ranker
-    from .consistency import explanation_consistency, explanation_sweep
-
-    p = params
-    rankers, skipped = build_models(models, make_ranker, _texts(collection))
-    need_models("explain", rankers, 1, skipped)
-    queries = collection.queries if p.max_queries is None else collection.queries.head(p.max_queries)
-    cand = _candidates(collection, queries, rankers, p, engine)
-    kw = _common(collection, rankers, p, seed, engine)
-    stats = {"confidence": p.confidence, "ci_resamples": p.ci_resamples, "test": p.test, "seed": seed}
-    results = [explanation_consistency(rankers, queries, collection.docs, candidates=cand,
-                                       granularities=p.granularities, m=_ms(p), stats=stats,
-                                       display_queries=p.display_queries, display_docs=p.display_docs, **kw)]
-    if p.sweep_m or p.sweep_w:
-        results.append(explanation_sweep(rankers, queries, collection.docs, candidates=cand,
-                                         ms=p.sweep_m or (p.m or 1,), windows=p.sweep_w,
-                                         granularities=p.granularities if p.sweep_m else (), **kw))
-    warn = skipped_warnings(skipped)
-    return [_with_params(r.with_warnings(*warn), {"analysis_params": params_dict(p)}) for r in results]
-
-
-def _with_params(result: Any, extra: dict[str, Any]) -> Any:
-    """The result with the analysis's full ``Params`` in its provenance params."""
-    from dataclasses import replace
-
-    prov = replace(result.provenance, params={**dict(result.provenance.params), **extra})
-    return replace(result, provenance=prov)
-
-
 _E = "ranklens.explain.plots"
 ANALYSIS = Analysis(
     name="explain",
     title="Explanation consistency",
     params=Params,
-    run="ranklens.explain.declaration:run",
+    run="ranklens.explain.driver:run",
     help="explanation consistency of rankers: occlusion rationales, MRC@k, MER@k",
     description=("Each model re-ranks the first-stage pool (BM25 top-1000 by default, or --run FILE); its top "
                  "documents are explained with occlusion rationales; MRC@k is Kendall's tau between the original "

@@ -1,8 +1,8 @@
 """Kernels of the explanation-consistency measures (pure functions on arrays).
 
 - :func:`rank_correlation`: Kendall τ-b (``scipy.stats.kendalltau``, default), Spearman ρ
-  (``scipy.stats.spearmanr``) or rank-biased overlap (RBO, hand-written below: no maintained
-  package is a dependency) between an original top-k order and the order induced by the
+  (``scipy.stats.spearmanr``) or rank-biased overlap (RBO: :func:`ranklens.search.overlap.rbo`, the one
+  implementation) between an original top-k order and the order induced by the
   rationale-only pseudo-document scores. This is the per-query MRC value (eq. 2).
 - :func:`max_similarity`: for each rationale embedding, the best cosine to a set of relevant
   unit embeddings (the ω of MER, eq. 3).
@@ -14,35 +14,22 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ValidationError
+from ..search.overlap import rbo  # the one RBO (extrapolated, eq. 32; NaN for an empty list)
+from .declaration import Params
 
 __all__ = ["CORRELATIONS", "max_similarity", "rank_correlation", "rbo"]
 
 CORRELATIONS = ("kendall", "spearman", "rbo")
 
-
-def rbo(ranking_a: list[str] | tuple[str, ...], ranking_b: list[str] | tuple[str, ...], *, p: float = 0.9) -> float:
-    """Extrapolated rank-biased overlap (Webber, Moffat & Zobel 2010, eq. 32) of two rankings:
-    the one implementation, :func:`ranklens.neighbors.overlap.rbo`; NaN when either is empty.
-
-    Examples:
-        >>> rbo(["a", "b", "c"], ["a", "b", "c"])
-        1.0
-    """
-    from ..neighbors.overlap import rbo as _rbo
-
-    if not 0 < p < 1:
-        raise ValidationError(f"RBO persistence p must be in (0, 1), got {p}")
-    if min(len(ranking_a), len(ranking_b)) == 0:
-        return float("nan")
-    return _rbo(ranking_a, ranking_b, p)
+DEFAULTS = Params()
 
 
 def rank_correlation(
     original_scores: npt.ArrayLike,
     rationale_scores: npt.ArrayLike,
     *,
-    method: str = "kendall",
-    p: float = 0.9,
+    method: str = DEFAULTS.method,
+    p: float = DEFAULTS.rbo_p,
 ) -> float:
     """Agreement between the original top-k order and the rationale-induced order.
 

@@ -63,9 +63,12 @@ import numpy as np
 
 from ..engine import ScoringEngine, score_pairs
 from ..errors import ValidationError
-from .units import Explanation, Granularity, Unit, parse_granularity, remove_spans, split_units
+from .declaration import Params
+from .units import Explanation, Unit, parse_granularity, remove_spans, split_units
 
 __all__ = ["OcclusionExplainer"]
+
+DEFAULTS = Params()
 
 _NORMALIZE = ("abs", "none", "shift")
 _AGGREGATE = ("mean", "sum")
@@ -100,14 +103,14 @@ class OcclusionExplainer:
     """
 
     granularity: str = "sentence"
-    n: int = 2
-    samples: int = 0
+    n: int = DEFAULTS.n
+    samples: int = DEFAULTS.samples
     seed: int = 0
-    normalize: str = "abs"
+    normalize: str = DEFAULTS.normalize
     eps: float = 1e-6
-    aggregate: str = "sum"
-    long_document: int | None = None
-    chunk_sentences: int = 3
+    aggregate: str = DEFAULTS.aggregate
+    long_document: int | None = DEFAULTS.long_document
+    chunk_sentences: int = DEFAULTS.chunk_sentences
     greedy_steps: int = 10
 
     def __post_init__(self) -> None:
@@ -159,9 +162,6 @@ class OcclusionExplainer:
             if c not in seen:
                 seen.add(c)
                 yield c
-
-    def _is_long(self, units: tuple[Unit, ...], granularity: Granularity) -> bool:
-        return self.long_document is not None and granularity.kind == "sentence" and len(units) > self.long_document
 
     def plan(self, query: str, document: str) -> list[str]:
         """Every text that explaining this pair in passage mode scores (original first)."""

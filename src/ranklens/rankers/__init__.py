@@ -1,9 +1,11 @@
 """Rankers: score aligned (query, text) pairs; higher = more relevant.
 
-Built-ins (neural ones import torch only when first used, so ``import ranklens.rankers`` is light):
+Built-ins (neural ones import torch only when first used, so ``import ranklens.rankers`` is light),
+built from spec strings by :func:`ranklens.specs.make_ranker` (the one registry of model specs,
+which sits above this package: nothing here imports it):
 
 =====================================  ===============================================
-spec for :func:`make_ranker`           class
+spec                                   class
 =====================================  ===============================================
 ``bm25``                               :class:`BM25Ranker` (fitted on ``corpus``)
 ``tfidf``                              :class:`TfidfRanker` (fitted on ``corpus``)
@@ -12,11 +14,18 @@ spec for :func:`make_ranker`           class
 ``cross-encoder:<path>``               :class:`CrossEncoderRanker`
 ``monot5:<path>``                      :class:`MonoT5Ranker`
 ``callable:<module>:<func>``           :class:`FunctionRanker` over ``func(queries, texts)``
+``dt5q:<model dir>``                   :class:`DT5QRanker` (BM25 over doc2query-expanded texts)
+``maxp:<SPEC>[:N]``                    :class:`PassageRanker` (MaxP of ``SPEC``)
 =====================================  ===============================================
+
+``ranklens.rankers.make_ranker`` and ``RANKER_SPECS`` are deprecated aliases, kept for one release
+(a module ``__getattr__`` that warns and imports :mod:`ranklens.specs` on first use): use
+:func:`ranklens.specs.make_ranker` and :func:`ranklens.specs.spec_forms` ``("ranker")``.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .base import BaseRanker, FunctionRanker, Ranker, component_fingerprint
@@ -24,17 +33,18 @@ from .biencoder import BiEncoderRanker
 from .bm25 import BM25Ranker
 from .callables import load_callable
 from .cross_encoder import CrossEncoderRanker
+from .doc2query import DT5QRanker
 from .monot5 import MonoT5Ranker
 from .passages import PassageRanker, split_passages
 from .pyterrier import PyTerrierRanker
 from .tfidf import TfidfRanker
 
 __all__ = [
-    "RANKER_SPECS",
     "BM25Ranker",
     "BaseRanker",
     "BiEncoderRanker",
     "CrossEncoderRanker",
+    "DT5QRanker",
     "FunctionRanker",
     "MonoT5Ranker",
     "PassageRanker",
@@ -43,28 +53,18 @@ __all__ = [
     "TfidfRanker",
     "component_fingerprint",
     "load_callable",
-    "make_ranker",
     "split_passages",
 ]
 
-RANKER_SPECS = ("bm25", "tfidf", "minilm", "st:<name|path>", "cross-encoder:<path>",
-                "monot5:<path>", "callable:<module>:<func>[@VERSION]")  # see ranklens.specs
 
+def __getattr__(name: str) -> Any:
+    """The one-release deprecated aliases ``make_ranker`` and ``RANKER_SPECS`` (now in
+    :mod:`ranklens.specs`); the import of the registry is lazy, on use of an alias only."""
+    if name in ("make_ranker", "RANKER_SPECS"):
+        new = "make_ranker" if name == "make_ranker" else 'spec_forms("ranker")'
+        warnings.warn(f"ranklens.rankers.{name} is deprecated and goes in the next release: use "
+                      f"ranklens.specs.{new}", DeprecationWarning, stacklevel=2)
+        from .. import specs
 
-def make_ranker(spec: str, *, corpus: Any = None, **params: Any) -> Any:
-    """Build a ranker from a spec string (the one registry: :mod:`ranklens.specs`).
-
-    Args:
-        spec: e.g. ``"bm25"``, ``"st:sentence-transformers/all-MiniLM-L6-v2"``,
-            ``"cross-encoder:/models/ce"``, ``"callable:mypkg.scoring:score"``.
-        corpus: texts (DocStore, mapping or sequence) to fit corpus statistics for the specs
-            that need them (``bm25``, ``tfidf``); ignored by the other kinds. Without it those
-            come back unfitted.
-        **params: constructor parameters of the class (e.g. ``k1=1.2``, ``precision="bf16"``).
-
-    Raises:
-        ValidationError: unknown spec (with the valid ones and a did-you-mean) or missing argument.
-    """
-    from ..specs import build_model
-
-    return build_model(spec, "ranker", corpus=corpus, **params)
+        return specs.make_ranker if name == "make_ranker" else tuple(specs.spec_forms("ranker"))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

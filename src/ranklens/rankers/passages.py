@@ -2,7 +2,7 @@
 
 :func:`maxp` is the paper's document ranker (Pandian, Ganguly & MacAvaney §4.1, after Zhang et
 al. 2020): non-overlapping chunks of 3 sentences, document score = the maximum chunk score. The
-model spec ``maxp:SPEC[:N]`` (:func:`maxp_from_spec`) builds it at every door.
+model spec ``maxp:SPEC[:N]`` (:func:`ranklens.specs.maxp_from_spec`) builds it at every door.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy.typing as npt
 from ..errors import ValidationError
 from .base import BaseRanker, named_fingerprint
 
-__all__ = ["PassageRanker", "maxp", "maxp_from_spec", "split_passages"]
+__all__ = ["PassageRanker", "is_maxp", "maxp", "split_passages"]
 
 SPLITS = ("sentences", "tokens")
 AGGREGATES = ("max", "first", "mean")
@@ -118,7 +118,6 @@ class PassageRanker(BaseRanker):
         return out
 
 
-
 def maxp(base: Any, size: int = 3, *, engine: Any = None) -> PassageRanker:
     """MaxP over fixed, non-overlapping chunks of ``size`` sentences (the paper's document ranker:
     size 3). Its chunks are the chunks of the explainer's document mode, so the explained θ is
@@ -130,20 +129,3 @@ def is_maxp(ranker: Any, size: int) -> bool:
     """Whether ``ranker`` is :func:`maxp` with chunks of ``size`` sentences."""
     return (isinstance(ranker, PassageRanker) and ranker.split == "sentences" and ranker.aggregate == "max"
             and ranker.size == size and ranker.stride == size)
-
-
-def maxp_from_spec(arg: str | None, corpus: Any, params: dict[str, Any]) -> PassageRanker:
-    """Factory of the ``maxp:SPEC[:N]`` model spec: MaxP of the ranker ``SPEC`` over chunks of
-    ``N`` sentences (default 3), e.g. ``maxp:bm25``, ``maxp:minilm:3``, ``maxp:st:PATH:3``."""
-    from ..specs import build_model
-
-    if not arg:
-        raise ValidationError("model spec 'maxp' needs the base ranker: maxp:SPEC[:N], e.g. maxp:bm25:3")
-    inner, sep, last = arg.rpartition(":")
-    if sep and last.isdigit():
-        spec, size = inner, int(last)
-    else:
-        spec, size = arg, 3
-    if size < 1:
-        raise ValidationError(f"maxp:{arg}: the chunk size N must be >= 1 sentences")
-    return maxp(build_model(spec, "ranker", corpus=corpus, **params), size)

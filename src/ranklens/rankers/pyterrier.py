@@ -2,9 +2,10 @@
 
 - :class:`PyTerrierRanker`: a PyTerrier re-ranking transformer as a ranklens ranker (any object
   with ``transform(df) -> df``; PyTerrier itself is not imported).
-- :func:`as_transformer`: a ranklens ranker (or a model spec) as a ``pt.Transformer`` that
-  re-ranks a PyTerrier result frame (``qid``, ``query``, ``docno``, ``text``), scoring through
-  the ranklens engine (deduplicated, batched, cached).
+- :func:`as_transformer`: a ranklens ranker as a ``pt.Transformer`` that re-ranks a PyTerrier
+  result frame (``qid``, ``query``, ``docno``, ``text``), scoring through the ranklens engine
+  (deduplicated, batched, cached). Build a ranker from a spec first with
+  :func:`ranklens.specs.make_ranker` (a spec string here is deprecated, for one release).
 - :func:`run_to_pyterrier` / :func:`pyterrier_to_run`: frames between the two column
   conventions (``qid``/``docno``/``label`` and ``query_id``/``doc_id``/``relevance``).
 
@@ -219,29 +220,34 @@ def as_transformer(ranker: Any, *, docs: Any = None, corpus: Any = None, engine:
     """A ranklens ranker as a PyTerrier transformer (a ``pt.Transformer``) that re-ranks.
 
     Args:
-        ranker: a ranker object (anything with ``score(queries, texts)`` and ``fingerprint``) or
-            a model spec (``"bm25"``, ``"minilm"``, ``"cross-encoder:PATH"`` ...).
+        ranker: a ranker object (anything with ``score(queries, texts)`` and ``fingerprint``),
+            e.g. ``ranklens.specs.make_ranker("bm25", corpus=docs)``. A model spec string
+            (``"bm25"``, ``"minilm"`` ...) is deprecated (a DeprecationWarning; it goes in the next
+            release, since the rankers package does not reach the spec registry).
         docs: where to look up texts by ``docno`` when the input frame has no ``text_field``
             column (a :class:`~ranklens.io.DocStore`, a mapping docno -> text).
-        corpus: texts to fit corpus statistics for a spec that needs them (``bm25``, ``tfidf``);
-            defaults to ``docs``.
+        corpus: (deprecated, with a spec string) texts to fit corpus statistics for a spec that
+            needs them (``bm25``, ``tfidf``); defaults to ``docs``.
         engine: the :class:`~ranklens.engine.ScoringEngine` (default: the process-wide one,
             with its on-disk cache).
         text_field: the column holding the document text.
         ties: the tie rule ordering equal scores (:data:`ranklens.types.TIE_RULES`).
-        **params: constructor parameters when ``ranker`` is a spec.
+        **params: (deprecated, with a spec string) constructor parameters of the spec's ranker.
 
     The transformer's input is a PyTerrier result frame (``qid``, ``query``, ``docno``, and
     ``text`` or ``docs=``); its output is the same rows and columns with ``score`` replaced by
     the ranker's, sorted by ``qid`` and descending score (by default ties as trec_eval orders
     them: scores compared as float32, then ``docno`` descending), and ``rank`` recomputed
     (0-based, as PyTerrier). Use it after a first stage:
-    ``bm25 >> pt.text.get_text(dataset, "text") >> as_transformer("minilm")``.
+    ``bm25 >> pt.text.get_text(dataset, "text") >> as_transformer(make_ranker("minilm"))``.
     """
-    if isinstance(ranker, str):
-        from . import make_ranker
+    if isinstance(ranker, str):  # the one-release deprecated form; the registry is imported on this use only
+        warnings.warn(f"as_transformer({ranker!r}): a spec string is deprecated and goes in the next release; pass "
+                      f"a ranker: as_transformer(ranklens.specs.make_ranker({ranker!r}, corpus=docs), docs=docs)",
+                      DeprecationWarning, stacklevel=2)
+        from .. import specs
 
-        ranker = make_ranker(ranker, corpus=corpus if corpus is not None else docs, **params)
+        ranker = specs.make_ranker(ranker, corpus=corpus if corpus is not None else docs, **params)
     elif params:
         raise ValidationError(f"as_transformer: parameters {sorted(params)} apply only to a spec string")
     if not callable(getattr(ranker, "score", None)):

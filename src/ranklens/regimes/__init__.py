@@ -10,36 +10,41 @@ Performance of Neural Retrieval Models", CIKM 2022).
 - retraining: the :class:`Trainer` protocol, :class:`BiEncoderTrainer`,
   :class:`CrossEncoderTrainer`, :class:`BM25Trainer`, :class:`MemorizingTrainer`,
   :class:`CallableTrainer`, and the resumable :func:`train_variants`;
-- evaluation: :func:`evaluate_regimes` (regime table, gap, paired tests),
+- evaluation: runs and per-query scores (:func:`model_run`, :func:`evaluate_run`),
+  :func:`evaluate_regimes` (regime table, gap, paired tests, :func:`plot_regimes`),
   :func:`evaluate_collection`, :func:`ood_correlation`, :func:`plot_ood`.
+
+The analysis (``ranklens regimes``, ``type = "regimes"``) is declared in :mod:`.declaration` and run
+by :mod:`.driver`; its file tools are :mod:`.tools`.
 """
 
 from __future__ import annotations
 
 from .diagnostics import export_annotation_sheet, label_overlap, near_duplicates, read_annotation_sheets
-from .evaluation import (
+from .evaluation import evaluate_regimes, paper_table, regime_table, setting_name, variant_key
+from .finetune import BiEncoderTrainer, CrossEncoderTrainer
+from .ood import evaluate_collection, ood_correlation, variant_scores
+from .plots import (
+    illustrate_split,
+    plot_nn_similarity,
+    plot_ood,
+    plot_regimes,
+    plot_split_pca,
+    plot_split_pca_result,
+    project_2d,
+    split_pca,
+)
+from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker, MemorizingRanker, tuned_bm25
+from .scoring import (
     DEFAULT_MEASURES,
     EVALUATIONS,
     bm25_first_stage,
     candidate_run,
-    evaluate_collection,
-    evaluate_regimes,
     evaluate_run,
     evaluation_mode,
     model_run,
-    ood_correlation,
-    paper_table,
     per_query_scores,
-    plot_ood,
-    plot_regimes,
-    regime_table,
-    setting_name,
-    variant_key,
-    variant_scores,
 )
-from .plots import illustrate_split, plot_nn_similarity, plot_split_pca, plot_split_pca_result, project_2d, split_pca
-from .published import read_published_split, read_published_splits
-from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker, MemorizingRanker, tuned_bm25
 from .similarity import PlaneVectors, analyze, bm25_matrix, nearest_queries, query_similarity
 from .splits import (
     EXTRAPOLATION,
@@ -51,19 +56,12 @@ from .splits import (
     ReSTTest,
     Split,
     queries_with_positives,
+    read_published_split,
+    read_published_splits,
     split_similarity_stats,
 )
-from .trainers import (
-    BiEncoderTrainer,
-    BM25Trainer,
-    CallableTrainer,
-    CrossEncoderTrainer,
-    MemorizingTrainer,
-    TrainedVariant,
-    Trainer,
-    train_variants,
-    training_id,
-)
+from .trainers import BM25Trainer, CallableTrainer, MemorizingTrainer, Trainer, training_id
+from .variants import TrainedVariant, train_variants
 
 __all__ = [
     "BM25Trainer",

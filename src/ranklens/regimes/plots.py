@@ -1,4 +1,6 @@
-"""Plots of splits: 2-D PCA of training and test queries per regime (Fig. 1), similarity histograms.
+"""Plots of the analysis: 2-D PCA of training and test queries per regime (Fig. 1), similarity
+histograms, the regime table's bars (:func:`plot_regimes`) and the OOD scatter (Fig. 2,
+:func:`plot_ood`).
 
 The PCA of a split is a first-class Result: :func:`split_pca` computes it (kind ``"regimes-split-pca"``,
 one row per query and regime with its 2-D coordinates) and :func:`plot_split_pca_result` draws it
@@ -16,9 +18,11 @@ import pandas as pd
 from ..errors import ValidationError
 from ..results import Result
 from .similarity import _check_queries
+from .names import EXTRAPOLATION, INTERPOLATION
 from .splits import Split, _ordered
 
-__all__ = ["illustrate_split", "plot_nn_similarity", "plot_split_pca", "plot_split_pca_result", "project_2d", "split_pca"]
+__all__ = ["illustrate_split", "plot_nn_similarity", "plot_ood", "plot_regimes", "plot_split_pca",
+           "plot_split_pca_result", "project_2d", "split_pca"]
 
 SPLIT_PCA_COLUMNS = ["query_id", "side", "regime", "x", "y"]
 
@@ -221,5 +225,72 @@ def plot_nn_similarity(similarity: Any, ax: Any = None, *, bins: int = 40) -> An
     ax.hist(nn, bins=bins, color="C0")
     ax.set_xlabel(f"nearest training query similarity ({similarity.summary.get('method', '')})"[:60])
     ax.set_ylabel("test queries")
+    fig.tight_layout()
+    return fig
+
+
+def plot_ood(result: Any, ax: Any = None) -> Any:
+    """Scatter of OOD score vs. interpolation and extrapolation score, one panel per collection (Fig. 2)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    pts = result.tables["points"]
+    colls = sorted(pts["collection"].unique())
+    if ax is None:
+        fig, axes = plt.subplots(1, max(1, len(colls)), figsize=(3.2 * max(1, len(colls)), 3.0), squeeze=False)
+        axes = axes[0]
+    else:
+        fig, axes = ax.figure, [ax] * max(1, len(colls))
+    for a, coll in zip(axes, colls):
+        g = pts.loc[pts["collection"] == coll]
+        a.scatter(g[INTERPOLATION], g["value"], label="interpolation", marker="o", alpha=0.8)
+        a.scatter(g[EXTRAPOLATION], g["value"], label="extrapolation", marker="^", alpha=0.8)
+        a.set_title(str(coll))
+        a.set_xlabel("in-domain score")
+    if len(axes):
+        axes[0].set_ylabel("OOD score")
+        axes[0].legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+def plot_regimes(result: Any, *, measure: str | None = None, ax: Any = None) -> Any:
+    """Grouped bars: interpolation vs. extrapolation per (model, setting) for one measure.
+
+    Args:
+        result: a ``"regimes-table"`` Result (:func:`evaluate_regimes`).
+        measure: the measure to show; default ``nDCG@10`` when evaluated, else the first one
+            asked for.
+        ax: draw into this Axes (default: a new Figure).
+
+    Returns:
+        The matplotlib Figure.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    t = result.tables["regime_table"]
+    present = list(dict.fromkeys(str(m) for m in t["measure"]))
+    prov = getattr(result, "provenance", None)
+    asked = [str(m) for m in (getattr(prov, "params", None) or {}).get("measures", [])]
+    present = [m for m in asked if m in present] + [m for m in present if m not in asked]
+    if measure is None:
+        measure = "nDCG@10" if "nDCG@10" in present or not present else present[0]
+    elif present and measure not in present:
+        raise ValidationError(f"measure {measure!r} is not in the regime table; it has {present}")
+    t = t.loc[t["measure"].astype(str) == measure]
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(t) + 2), 3.2))
+    else:
+        fig = ax.figure
+    x = np.arange(len(t))
+    ax.bar(x - 0.2, t["interpolation"], width=0.4, label="interpolation")
+    ax.bar(x + 0.2, t["extrapolation"], width=0.4, label="extrapolation")
+    ax.set_xticks(x, [f"{m}\n{s}" for m, s in zip(t["model"], t["setting"])], fontsize="small")
+    ax.set_ylabel(measure)
+    ax.legend(fontsize=9, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)  # above the bars
     fig.tight_layout()
     return fig

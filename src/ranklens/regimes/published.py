@@ -9,9 +9,10 @@ The authors released their MS MARCO passage splits as TREC qrels files:
   four other buckets) and ``{interpolate,extrapolate}.<test_set>-qrel.txt`` for the test sets
   ``dev`` (MS MARCO dev), ``trec19`` and ``trec20``. Bucket ``n`` becomes fold ``n - 1``.
 
-Each directory becomes one :class:`~.splits.Split` (query ids read from the qrels files with the
-project's TREC reader; every query with any judgment counts). :meth:`Split.load` reads these
-directories too.
+This module reads the layout into plain values (query ids read from the qrels files with the
+project's TREC reader; every query with any judgment counts): :func:`published_split_fields` gives
+the fields of one :class:`~.splits.Split`, which :func:`~.splits.read_published_split` and
+:meth:`~.splits.Split.load` build.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataFormatError, ValidationError
-from .splits import EXTRAPOLATION, INTERPOLATION, Split
+from .names import EXTRAPOLATION, INTERPOLATION
 
-__all__ = ["PUBLISHED_TEST_SETS", "is_published_split", "read_published_split", "read_published_splits"]
+__all__ = ["PUBLISHED_TEST_SETS", "is_published_split", "published_split_dirs", "published_split_fields"]
 
 PUBLISHED_TEST_SETS = ("dev", "trec19", "trec20")
 _RESTRAIN = ("interpolate.train-qrel.txt", "extrapolate.train-qrel.txt")
@@ -49,9 +50,10 @@ def is_published_split(directory: str | os.PathLike[str]) -> bool:
     return any(d.glob("interpolate.*-qrel.txt")) and any(d.glob("extrapolate.*-qrel.txt"))
 
 
-def read_published_split(directory: str | os.PathLike[str], *, test_ids: Any = None,
-                         test_set: str = "dev") -> Split:
-    """One published split directory as a :class:`~.splits.Split`.
+def published_split_fields(directory: str | os.PathLike[str], *, test_ids: Any = None,
+                           test_set: str = "dev") -> dict[str, Any]:
+    """The :class:`~.splits.Split` fields (``name``, ``method``, ``params``, ``regimes``, and
+    ``fold`` for ReSTTest) of one published split directory.
 
     Args:
         directory: a ``restrain_files/<corpus>/<size>`` or ``resttest_files/<corpus>/bucket-<n>``
@@ -72,9 +74,8 @@ def read_published_split(directory: str | os.PathLike[str], *, test_ids: Any = N
                                   "paper's test set: the TREC DL 2019 + 2020 query ids)")
         ids = test_ids["query_id"] if hasattr(test_ids, "columns") else test_ids
         te = tuple(dict.fromkeys(str(x) for x in ids))
-        return Split(name=f"restrain-{d.name}", method="restrain", params={"method": "restrain", **src},
-                     regimes={INTERPOLATION: (_ids(d / _RESTRAIN[0]), te),
-                              EXTRAPOLATION: (_ids(d / _RESTRAIN[1]), te)})
+        return {"name": f"restrain-{d.name}", "method": "restrain", "params": {"method": "restrain", **src},
+                "regimes": {INTERPOLATION: (_ids(d / _RESTRAIN[0]), te), EXTRAPOLATION: (_ids(d / _RESTRAIN[1]), te)}}
     if test_set not in PUBLISHED_TEST_SETS:
         raise ValidationError(f"test_set must be one of {PUBLISHED_TEST_SETS}, got {test_set!r}")
     if not is_published_split(d):
@@ -83,25 +84,23 @@ def read_published_split(directory: str | os.PathLike[str], *, test_ids: Any = N
     m = re.search(r"(\d+)$", d.name)
     fold = int(m.group(1)) - 1 if m else None
     train = _ids(d / "train-qrel.txt")
-    return Split(name=f"resttest-{test_set}-fold{fold if fold is not None else d.name}", method="resttest",
-                 fold=fold, params={"method": "resttest", "test_set": test_set, **src},
-                 regimes={INTERPOLATION: (train, _ids(d / f"interpolate.{test_set}-qrel.txt")),
-                          EXTRAPOLATION: (train, _ids(d / f"extrapolate.{test_set}-qrel.txt"))})
+    return {"name": f"resttest-{test_set}-fold{fold if fold is not None else d.name}", "method": "resttest",
+            "fold": fold, "params": {"method": "resttest", "test_set": test_set, **src},
+            "regimes": {INTERPOLATION: (train, _ids(d / f"interpolate.{test_set}-qrel.txt")),
+                        EXTRAPOLATION: (train, _ids(d / f"extrapolate.{test_set}-qrel.txt"))}}
 
 
-def read_published_splits(root: str | os.PathLike[str], *, test_ids: Any = None,
-                          test_set: str = "dev") -> list[Split]:
-    """Every published split directory under ``root`` (sorted by path), e.g. all three ReSTrain
-    sizes under ``restrain_files/msmarco-passage`` or the five buckets under
-    ``resttest_files/msmarco-passage``."""
+def published_split_dirs(root: str | os.PathLike[str]) -> list[Path]:
+    """Every published split directory under ``root`` (``root`` itself when it is one), sorted by
+    depth and natural path order."""
     r = Path(root)
     if is_published_split(r):
-        return [read_published_split(r, test_ids=test_ids, test_set=test_set)]
+        return [r]
     dirs = sorted({p.parent for p in r.rglob("*-qrel.txt") if is_published_split(p.parent)},
                   key=lambda p: (len(p.parts), _natural(p)))
     if not dirs:
         raise DataFormatError("no split directory of the authors' layout (*-qrel.txt) below", path=r)
-    return [read_published_split(p, test_ids=test_ids, test_set=test_set) for p in dirs]
+    return dirs
 
 
 def _natural(p: Path) -> list[Any]:

@@ -7,8 +7,15 @@ Three methods share one output shape, ``(indices int64[n_test, k], scores float6
   ``log(1 + (N - df + 0.5) / (df + 0.5))``, saturation ``k1``, length normalisation ``b``);
   unbounded scores, asymmetric.
 - ``"tfidf"``: cosine of L2-normalised TF-IDF vectors (sklearn), in [0, 1].
-- an :class:`~ranklens.embedders.base.Embedder`: cosine of its vectors, computed through
-  :func:`ranklens.engine.encode_texts`, with exact blocked matmul search (default) or FAISS.
+- an :class:`~ranklens.embedders.base.Embedder` (or an embedder spec such as ``"minilm"``, the
+  analysis's default): cosine of its vectors, computed through :func:`ranklens.engine.encode_texts`,
+  searched by :func:`ranklens.search.exact_knn` (default) or FAISS ``IndexFlatIP``
+  (:func:`ranklens.search.faiss_knn`).
+
+Every method ranks with the one tie rule of :mod:`ranklens.search` (similarity descending, ties to
+the lower training index; for embedder vectors near ties of the float32 products are settled in
+float64, so identical training vectors always tie). A test query with no similarity to any training
+query (a zero vector, or no shared term) lists the first ``k`` training queries with score 0.
 
 Term vectors use :func:`analyze` (:func:`ranklens.text.content_terms`, with every token kept
 when the stop list would empty a text), so BM25 and TF-IDF see the same terms.
@@ -25,6 +32,10 @@ import numpy.typing as npt
 import pandas as pd
 
 from ..errors import ValidationError
+from ..search.faiss import faiss_knn
+from ..search.knn import exact_knn, top_k_rows
+from ..search.rows import UnitRows
+from .declaration import Params
 
 __all__ = [
     "PlaneVectors",
@@ -36,8 +47,9 @@ __all__ = [
     "query_similarity",
     "similarity_name",
     "tfidf_vectors",
-    "topk_dense",
 ]
+
+DEFAULTS = Params()  # kernel defaults are the declared ones
 
 def analyze(text: str) -> list[str]:
     """Terms of a text: :func:`ranklens.text.content_terms` (word tokens, scikit-learn's English
@@ -115,43 +127,6 @@ def embed_queries(embedder: Any, texts: Sequence[str], *, engine: Any = None) ->
     return np.ascontiguousarray(v / norms)
 
 
-def topk_dense(
-    scores: npt.NDArray[np.float64], k: int
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-    """Top-``k`` columns per row of a dense score block, best first (ties: lower index first)."""
-    n, m = scores.shape
-    k = min(k, m)
-    if k == 0:
-        return np.zeros((n, 0), dtype=np.int64), np.zeros((n, 0), dtype=np.float64)
-    if k < m:
-        part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
-        # argpartition picks arbitrary members of a tie at the k-th value; redo those rows with a
-        # stable full sort so that ties always go to the lower column index
-        kth = np.take_along_axis(scores, part, axis=1).min(axis=1)
-        tied = np.flatnonzero((scores >= kth[:, None]).sum(axis=1) > k)
-        for r in tied:
-            part[r] = np.argsort(-scores[r], kind="stable")[:k]
-    else:
-        part = np.tile(np.arange(m), (n, 1))
-    vals = np.take_along_axis(scores, part, axis=1)
-    # lexsort: primary key -score, secondary key column index (deterministic ties)
-    order = np.lexsort((part, -vals), axis=1)
-    idx = np.take_along_axis(part, order, axis=1).astype(np.int64)
-    return idx, np.take_along_axis(vals, order, axis=1).astype(np.float64)
-
-
-def _topk_blocked(matrix_fn, n: int, k: int, block: int):
-    idx_parts, val_parts = [], []
-    for start in range(0, n, block):
-        dense = np.asarray(matrix_fn(start, min(n, start + block)), dtype=np.float64)
-        i, v = topk_dense(dense, k)
-        idx_parts.append(i)
-        val_parts.append(v)
-    if not idx_parts:
-        return np.zeros((0, k), dtype=np.int64), np.zeros((0, k), dtype=np.float64)
-    return np.vstack(idx_parts), np.vstack(val_parts)
-
-
 @dataclass(frozen=True)
 class PlaneVectors:
     """Fixed low-dimensional coordinates of query texts (e.g. a 2-D PCA projection), used as a
@@ -193,13 +168,44 @@ def similarity_name(method: Any) -> str:
     return fp
 
 
+def _method(method: Any) -> Any:
+    """A similarity method: ``"bm25"``, ``"tfidf"``, :class:`PlaneVectors` and embedders as given, any
+    other string an embedder spec (``"minilm"``, ``"st:PATH"``, ...) made into its embedder."""
+    if not isinstance(method, str) or method in ("bm25", "tfidf"):
+        return method
+    from ..specs import make_embedder
+
+    try:
+        return make_embedder(method)
+    except ValidationError as exc:
+        raise ValidationError(f"similarity method {method!r}: {exc} (or use 'bm25' or 'tfidf')") from exc
+
+
+def _embedder_neighbors(a: npt.NDArray[np.float32], t: npt.NDArray[np.float32], k: int, backend: str
+                        ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """The ``k`` nearest unit training vectors ``t`` of each unit test vector ``a`` (inner product =
+    cosine) under the one tie rule; a zero test vector ties with every training query at 0 and lists
+    the first ``k`` (the tie rule), where the k-NN search reports "no neighbour"."""
+    if backend == "faiss":
+        res = faiss_knn(UnitRows(t), a, k, metric="ip")
+    elif backend == "exact":
+        res = exact_knn(UnitRows(t), a, k, metric="ip", backend="numpy")
+    else:
+        raise ValidationError(f"unknown backend {backend!r}; use 'exact' or 'faiss'")
+    idx, sc = res.indices.copy(), res.scores.astype(np.float64)
+    blank = idx[:, 0] < 0 if idx.shape[1] else np.zeros(len(idx), bool)
+    idx[blank] = np.arange(idx.shape[1])
+    sc[blank] = 0.0
+    return idx, sc
+
+
 def nearest_queries(
     test_texts: Sequence[str],
     train_texts: Sequence[str],
     *,
-    method: Any = "bm25",
-    k: int = 10,
-    backend: str = "exact",
+    method: Any = DEFAULTS.similarity,
+    k: int,
+    backend: str = DEFAULTS.backend,
     engine: Any = None,
     k1: float = 0.9,
     b: float = 0.4,
@@ -210,7 +216,8 @@ def nearest_queries(
     Args:
         test_texts: the queries to look up.
         train_texts: the pool searched (training queries).
-        method: ``"bm25"``, ``"tfidf"`` or an embedder (cosine; encoded via the engine).
+        method: ``"bm25"``, ``"tfidf"``, :class:`PlaneVectors`, an embedder or an embedder spec
+            (cosine; encoded via the engine).
         k: neighbours per test text (capped at ``len(train_texts)``).
         backend: ``"exact"`` (blocked matmul) or ``"faiss"`` (``IndexFlatIP``; embedders only).
         engine: the :class:`~ranklens.engine.ScoringEngine` for embedders.
@@ -218,42 +225,30 @@ def nearest_queries(
         block: test rows per dense block.
 
     Returns:
-        ``(indices, scores)``, arrays of shape ``(n_test, min(k, n_train))``, best first.
+        ``(indices, scores)``, arrays of shape ``(n_test, min(k, n_train))``, best first, ties to
+        the lower training index (module docstring).
     """
     if k < 1:
         raise ValidationError(f"k must be >= 1, got {k}")
     if len(train_texts) == 0:
         raise ValidationError("the training query pool is empty; nothing to compare against")
+    method = _method(method)
     n = len(test_texts)
     if isinstance(method, str):
         if backend != "exact":
             raise ValidationError(f"backend={backend!r} is only for embedders; use backend='exact' with {method!r}")
         if method == "bm25":
             mat = bm25_matrix(test_texts, train_texts, k1=k1, b=b)
-        elif method == "tfidf":
+        else:
             tr, te = tfidf_vectors(train_texts, test_texts)
             mat = (te @ tr.T).tocsr()
-        else:
-            raise ValidationError(f"unknown similarity method {method!r}; use 'bm25', 'tfidf' or an embedder")
-        return _topk_blocked(lambda s, e: mat[s:e].toarray(), n, k, block)
+        return top_k_rows(lambda s, e: mat[s:e].toarray(), n, k, block=block)
     if isinstance(method, PlaneVectors):
         pa, pt = method.vectors(list(test_texts)), method.vectors(list(train_texts))
-        return _topk_blocked(lambda s, e: method.similarity(pa[s:e], pt), n, k, block)
+        return top_k_rows(lambda s, e: method.similarity(pa[s:e], pt), n, k, block=block)
     a = embed_queries(method, test_texts, engine=engine)
     t = embed_queries(method, train_texts, engine=engine)
-    if backend == "faiss":
-        from .._lazy import require
-
-        faiss = require("faiss", feature="FAISS nearest-query search")
-        # faiss >= 1.15 picks a slow non-BLAS path for small nq*d; force BLAS (perf-baselines §3).
-        faiss.cvar.distance_compute_blas_threshold = 1
-        index = faiss.IndexFlatIP(t.shape[1])
-        index.add(t)
-        vals, idx = index.search(a, min(k, len(train_texts)))
-        return idx.astype(np.int64), vals.astype(np.float64)
-    if backend != "exact":
-        raise ValidationError(f"unknown backend {backend!r}; use 'exact' or 'faiss'")
-    return _topk_blocked(lambda s, e: a[s:e] @ t.T, n, k, block)
+    return _embedder_neighbors(a, t, k, backend)
 
 
 def frame_digest(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> str:
@@ -285,14 +280,17 @@ def query_similarity(
     test_queries: pd.DataFrame,
     train_queries: pd.DataFrame,
     *,
-    method: Any = "bm25",
-    k: int = 10,
-    backend: str = "exact",
+    method: Any = DEFAULTS.similarity,
+    k: int,
+    backend: str = DEFAULTS.backend,
     engine: Any = None,
     k1: float = 0.9,
     b: float = 0.4,
 ) -> Any:
     """Nearest training queries of every test query, as a ``Result`` (kind ``"regimes-query-similarity"``).
+
+    ``method`` as in :func:`nearest_queries` (default: the analysis's ``similarity``); ``k``: training
+    queries listed per test query (the analysis passes its ``k_nn``).
 
     Table columns: ``query_id``, ``rank`` (1-based), ``train_query_id``, ``score``. Summary: the
     distribution of the nearest-neighbour similarity (mean, median, quantiles).
@@ -309,6 +307,7 @@ def query_similarity(
 
     te = _check_queries(test_queries, "test_queries")
     tr = _check_queries(train_queries, "train_queries")
+    method = _method(method)
     idx, sc = nearest_queries(
         te["text"].tolist(), tr["text"].tolist(), method=method, k=k, backend=backend,
         engine=engine, k1=k1, b=b,

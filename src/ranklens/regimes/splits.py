@@ -42,6 +42,8 @@ import pandas as pd
 
 from .._hashing import sha256_json
 from ..errors import DataFormatError, ValidationError
+from .declaration import Params
+from .names import EXTRAPOLATION, INTERPOLATION, REGIMES
 from .similarity import PlaneVectors, _check_queries, nearest_queries, similarity_name, tfidf_vectors
 
 __all__ = [
@@ -54,12 +56,12 @@ __all__ = [
     "SIZE_RULES",
     "Split",
     "queries_with_positives",
+    "read_published_split",
+    "read_published_splits",
     "split_similarity_stats",
 ]
 
-INTERPOLATION = "interpolation"
-EXTRAPOLATION = "extrapolation"
-REGIMES = (INTERPOLATION, EXTRAPOLATION)
+DEFAULTS = Params()
 
 
 def queries_with_positives(queries: pd.DataFrame, qrels: pd.DataFrame, *, rel: int = 1) -> pd.DataFrame:
@@ -184,14 +186,14 @@ class Split:
     def load(cls, directory: str | os.PathLike[str], *, test_ids: Any = None, test_set: str = "dev") -> Split:
         """Read a directory written by :meth:`save`, or one of the authors' published split
         directories (jingtaozhan/extrapolate-eval; ``test_ids`` / ``test_set`` as in
-        :func:`~.published.read_published_split`)."""
+        :func:`read_published_split`)."""
         d = Path(directory)
         meta_path = d / "split.json"
         if not meta_path.is_file():
-            from .published import is_published_split, read_published_split
+            from .published import is_published_split, published_split_fields
 
             if is_published_split(d):
-                return read_published_split(d, test_ids=test_ids, test_set=test_set)
+                return cls(**published_split_fields(d, test_ids=test_ids, test_set=test_set))
             raise DataFormatError("not a split directory (no split.json, and not the authors' *-qrel.txt layout); "
                                   "write one with Split.save", path=d)
         try:
@@ -373,6 +375,10 @@ def _lacking_nearest(idx: npt.NDArray[np.int64], ok: npt.NDArray[np.bool_], inte
     return int(sum(1 for i in range(idx.shape[0]) if ok[i, 0] and int(idx[i, 0]) not in interp))
 
 
+#: the similarity methods that need no embedder (ReSTrain's ``similarity``; ReSTTest's ``vectors`` take ``"tfidf"``)
+LEXICAL = ("bm25", "tfidf")
+
+
 def _similarity_kind(similarity: Any) -> str:
     """``"lexical"`` (bm25/tfidf), ``"plane"`` (:class:`PlaneVectors`) or ``"embedding"``."""
     return "lexical" if _is_lexical(similarity) else "plane" if isinstance(similarity, PlaneVectors) else "embedding"
@@ -419,11 +425,11 @@ class ReSTrain(_SplitterMixin):
         k_exclude: k', neighbours per test query removed before drawing the extrapolation set.
             Default (``None``): ``10 x k`` lowered (never below k, warned) when the pool is too
             small. Recorded as ``params["k_exclude_used"]``.
-        similarity: ``"bm25"`` (class default, kept so that the splitter runs without a model
-            download), ``"tfidf"`` or an embedder. The paper computes query similarity with
-            embeddings when it resamples (§4.1.1), and the analysis / CLI default (MiniLM) follows
-            it; resampling with a lexical similarity is a ranklens deviation, warned in
-            ``warnings`` and recorded as ``params["similarity_kind"] == "lexical"``.
+        similarity: an embedder or an embedder spec (default ``Params.similarity``, ``"minilm"``:
+            the paper computes query similarity with embeddings when it resamples, §4.1.1), or
+            ``"bm25"`` / ``"tfidf"`` (no model download); resampling with a lexical similarity is
+            a ranklens deviation, warned in ``warnings`` and recorded as
+            ``params["similarity_kind"] == "lexical"``.
         seed: seeds the extrapolation subsample.
         backend: ``"exact"`` or ``"faiss"`` (embedders).
 
@@ -437,14 +443,20 @@ class ReSTrain(_SplitterMixin):
     extrapolation test set, and paired comparisons use the queries in both.
     """
 
-    k: int = 1
-    size: int | None = None
-    k_exclude: int | None = None
-    similarity: Any = "bm25"
+    k: int = DEFAULTS.k
+    size: int | None = DEFAULTS.size
+    k_exclude: int | None = DEFAULTS.k_exclude
+    similarity: Any = DEFAULTS.similarity
     seed: int = 0
-    backend: str = "exact"
+    backend: str = DEFAULTS.backend
     name: str | None = None
-    size_rule: str = "topk"
+    size_rule: str = DEFAULTS.size_rule
+
+    def __post_init__(self) -> None:
+        if isinstance(self.similarity, str) and self.similarity not in LEXICAL:  # an embedder spec
+            from ..specs import make_embedder
+
+            object.__setattr__(self, "similarity", make_embedder(self.similarity))
 
     def params(self) -> dict[str, Any]:
         """Parameters as recorded in the split and in provenance."""
@@ -604,7 +616,7 @@ class ReSTTest(_SplitterMixin):
         n_init: k-means restarts.
     """
 
-    n_buckets: int = 5
+    n_buckets: int = DEFAULTS.buckets
     vectors: Any = "tfidf"
     seed: int = 0
     n_init: int = 10
@@ -716,3 +728,33 @@ def split_similarity_stats(
             "nn_q90": float(np.quantile(nn, 0.9)) if len(nn) else float("nan"),
         })
     return pd.DataFrame(rows)
+
+
+def read_published_split(directory: str | os.PathLike[str], *, test_ids: Any = None,
+                         test_set: str = "dev") -> Split:
+    """One published split directory of the authors (jingtaozhan/extrapolate-eval) as a :class:`Split`.
+
+    Args:
+        directory: a ``restrain_files/<corpus>/<size>`` or ``resttest_files/<corpus>/bucket-<n>``
+            directory of extrapolate-eval (the layout: :mod:`.published`).
+        test_ids: ReSTrain only: the unchanged test query ids (the paper: TREC DL 2019 + 2020);
+            a sequence of ids or a DataFrame with ``query_id``.
+        test_set: ReSTTest only: ``dev``, ``trec19`` or ``trec20`` (which test qrels to read).
+
+    Raises:
+        DataFormatError: a file of the layout is missing or malformed (named).
+        ValidationError: ReSTrain without ``test_ids``, or an unknown ``test_set``.
+    """
+    from .published import published_split_fields
+
+    return Split(**published_split_fields(directory, test_ids=test_ids, test_set=test_set))
+
+
+def read_published_splits(root: str | os.PathLike[str], *, test_ids: Any = None,
+                          test_set: str = "dev") -> list[Split]:
+    """Every published split directory under ``root`` (sorted by path), e.g. all three ReSTrain
+    sizes under ``restrain_files/msmarco-passage`` or the five buckets under
+    ``resttest_files/msmarco-passage``."""
+    from .published import published_split_dirs
+
+    return [read_published_split(p, test_ids=test_ids, test_set=test_set) for p in published_split_dirs(root)]

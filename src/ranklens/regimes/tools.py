@@ -1,19 +1,22 @@
-"""File tools of the ``regimes`` analysis: ``ranklens regimes --out DIR TOOL ...`` (options of
-``ranklens regimes`` itself, such as ``--out`` and ``--seed``, come before the tool name).
+"""File tools of the ``regimes`` analysis: ``ranklens regimes --out DIR TOOL ...`` (``--out`` and
+``--seed`` of ``ranklens regimes`` come before the tool name, the tool's options after it).
 
 Examples::
 
     W=../shared/data/wikiqa/derived
     ranklens regimes --out out/diag diagnose --train-queries $W/queries.train.tsv \\
-        --test-queries $W/queries.test.tsv --judgments $W/qrels.train.trec --judgments $W/qrels.test.trec
-    ranklens regimes --out out/splits restrain --train-queries ... --test-queries ... --judgments ... --size 300
-    ranklens regimes --out out/splits resttest --train-queries ... --test-queries ... --judgments ...
+        --test-queries $W/queries.test.tsv --qrels $W/qrels.train.trec --qrels $W/qrels.test.trec
+    ranklens regimes --out out/splits restrain --train-queries ... --test-queries ... --qrels ... --size 300
+    ranklens regimes --out out/splits resttest --train-queries ... --test-queries ... --qrels ...
     ranklens regimes --out out/eval evaluate --splits out/splits --train-queries ... --test-queries ... \\
-        --judgments ... --corpus $W/corpus.tsv --trainer bm25 --trainer memorizing
+        --qrels ... --corpus $W/corpus.tsv --trainers bm25,memorizing
     ranklens regimes --out out/ann annotations A.csv B.csv
 
-Defaults are the paper's, as for ``ranklens regimes`` (MiniLM similarity, ReSTTest K=5, the top-k
-size rule, the paper's evaluation per model type with depth 1000).
+Every option that is a parameter of the analysis (``--similarity``, ``--k``, ``--k-nn``, ``--trainers``,
+``--measures``, ...) is declared once in :class:`~.declaration.Params`: the same name, default and
+validation as ``ranklens regimes`` and experiment files (the paper's defaults: MiniLM similarity,
+ReSTTest K=5, the top-k size rule, the paper's evaluation per model type with depth 1000). Old spellings
+(``--judgments``, ``--trainer``, ``--measure``, ``-k``, ``--no-plot``) are accepted with a FutureWarning.
 """
 
 from __future__ import annotations
@@ -23,83 +26,95 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..declare import add_cli_options, params_from_args
+from .declaration import Params
+
 __all__ = ["add_tools"]
+
+_TITLE = "analysis parameters (as `ranklens regimes` and experiment files)"
+_COMMON = ["train_queries"]
+_SIMILARITY = ["similarity", "backend"]
+#: the Params fields each tool offers
+FIELDS = {
+    "diagnose": [*_COMMON, *_SIMILARITY, "k_nn", "thresholds", "min_shared"],
+    "restrain": [*_COMMON, *_SIMILARITY, "k", "size", "size_rule", "k_exclude"],
+    "resttest": [*_COMMON, *_SIMILARITY, "buckets"],
+    "train": [*_COMMON, "trainers", "base_model", "epochs", "batch_size", "max_steps", "reranker_loss",
+              "dev_fraction"],
+}
+FIELDS["evaluate"] = [*FIELDS["train"], "measures", "evaluation", "depth", "first_stage", "random_negatives"]
+#: old option spellings, accepted with a FutureWarning for one release
+ALIASES = {"trainers": ["--trainer"], "measures": ["--measure"], "k": ["-k"], "k_nn": ["-k"]}
+
+
+class _Deprecated(argparse.Action):
+    """An old spelling of a tool option that is not a ``Params`` field (``--judgments``, ``--no-plot``)."""
+
+    def __init__(self, option_strings: Any, dest: str, new: str = "", append: bool = False, **kw: Any) -> None:
+        self.new, self.append = new, append
+        super().__init__(option_strings, dest, nargs=None if append else 0, **kw)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        import warnings
+
+        warnings.warn(f"{option_string} is deprecated; use {self.new} (the old spelling goes in the next release)",
+                      FutureWarning, stacklevel=2)
+        if self.append:
+            setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values])
+        else:
+            setattr(namespace, self.dest, True)
 
 
 def _common(t: argparse.ArgumentParser) -> None:
-    t.add_argument("--train-queries", help="training queries (TSV id<TAB>text, JSONL, topics)")
-    t.add_argument("--test-queries", help="test queries")
-    t.add_argument("--judgments", dest="t_qrels", action="append", default=None,
+    t.add_argument("--test-queries", help="test queries (TSV id<TAB>text, JSONL, topics)")
+    t.add_argument("--qrels", dest="t_qrels", action="append", default=None, metavar="FILE",
                    help="qrels file(s) (TREC); repeatable")
-    t.add_argument("--similarity", default="minilm",
-                   help="minilm (the paper: dense), an embedder spec, bm25 or tfidf (default: minilm)")
-    t.add_argument("--backend", default="exact", choices=["exact", "faiss"], help="(default: exact)")
-    t.add_argument("--no-plot", action="store_true", help="no nearest-neighbour histogram / split PCA plots")
+    t.add_argument("--judgments", dest="t_qrels", action=_Deprecated, new="--qrels", append=True,
+                   help=argparse.SUPPRESS)
+    t.add_argument("--no-plots", dest="no_plots", action="store_true",
+                   help="no nearest-neighbour histogram / split PCA / regime plots")
+    t.add_argument("--no-plot", dest="no_plots", action=_Deprecated, new="--no-plots", help=argparse.SUPPRESS)
 
 
-def _split_options(t: argparse.ArgumentParser, which: str) -> None:
-    if which == "restrain":
-        t.add_argument("-k", type=int, default=1, help="top-k neighbours per test query (default: 1)")
-        t.add_argument("--size", type=int, action="append", default=None,
-                       help="interpolation-set size (repeatable; default: the top-k union)")
-        t.add_argument("--size-rule", default="topk", choices=["topk", "fill"],
-                       help="topk = the paper's (every test query keeps its top-k); fill = exactly size, warned "
-                       "(default: topk)")
-        t.add_argument("--k-exclude", type=int, default=None, help="k' (default: 10 x k, lowered when needed)")
-    else:
-        t.add_argument("--buckets", type=int, default=5, help="k-means buckets K (default: 5, the paper's)")
-
-
-def _train_options(t: argparse.ArgumentParser) -> None:
-    t.add_argument("--splits", help="folder holding split folders (from restrain/resttest), or the authors' published "
-                   "restrain_files/... / resttest_files/... folders (jingtaozhan/extrapolate-eval)")
-    t.add_argument("--published-test-set", default="dev", choices=["dev", "trec19", "trec20"],
-                   help="published ReSTTest buckets: which test qrels to read (default: dev)")
-    t.add_argument("--corpus", help="documents: JSONL/TSV (corpus.tsv with sentence_id/sentence works too)")
-    t.add_argument("--trainer", action="append", default=None,
-                   help="bm25, memorizing, bi-encoder[:MODEL], cross-encoder[:MODEL], callable:MODULE:FUNC")
-    t.add_argument("--epochs", type=int, default=1, help="(default: 1)")
-    t.add_argument("--batch-size", type=int, default=16, help="(default: 16)")
-    t.add_argument("--max-steps", type=int, default=None, help="(default: all epochs)")
-    t.add_argument("--reranker-loss", default="pairwise", choices=["pairwise", "pointwise"],
-                   help="cross-encoder loss (default: pairwise, the paper's)")
-    t.add_argument("--dev-fraction", type=float, default=0.0,
-                   help="share of training queries held out for dev-set checkpoint selection (default: 0 = last step)")
-    t.add_argument("--measure", action="append", default=None,
-                   help="ir_measures names (default: nDCG@10 R@100 RR@10)")
-    t.add_argument("--evaluation", default="auto", choices=["auto", "full", "rerank", "judged"],
-                   help="auto = the paper's per model type (default: auto)")
-    t.add_argument("--depth", type=int, default=1000, help="retrieved / re-ranked per query (default: 1000)")
-    t.add_argument("--first-stage", default=None, help="run file re-ranked by rerankers (default: BM25 top depth)")
-    t.add_argument("--random-negatives", type=int, default=0, help="evaluation=judged only (default: 0)")
+def _tool(sub: Any, name: str, help_: str) -> argparse.ArgumentParser:
+    t = sub.add_parser(name, help=help_, description=help_)
+    _common(t)
+    add_cli_options(t, Params, fields=FIELDS[name], aliases={f: ALIASES[f] for f in FIELDS[name] if f in ALIASES},
+                    title=_TITLE)
+    return t
 
 
 def add_tools(parser: argparse.ArgumentParser) -> None:
     """Add the file tools as optional sub-commands of ``ranklens regimes``."""
     sub = parser.add_subparsers(dest="regimes_tool", required=False, metavar="TOOL")
-    d = sub.add_parser("diagnose", help="query similarity, label overlap, near duplicates, annotation sheet")
-    _common(d)
-    d.add_argument("-k", type=int, default=10, help="neighbours per test query (default: 10, the paper's)")
+    d = _tool(sub, "diagnose", "query similarity, label overlap, near duplicates, annotation sheet")
     d.add_argument("--near-dup-threshold", type=float, default=None, help="list test queries at >= this similarity")
-    d.add_argument("--thresholds", default="1", help="regimes-label-overlap relevance thresholds, e.g. 1,2,3 (default: 1)")
-    d.add_argument("--min-shared", type=int, default=1, help="shared positives needed (default: 1, the paper's)")
     d.add_argument("--sheet", help="write an annotation sheet (CSV) here")
     d.add_argument("--top-n", type=int, default=10,
                    help="training queries per test query in the sheet (default: 10, the paper's)")
     d.add_argument("--sample", type=int, default=None, help="test queries in the sheet (default: all)")
-    for name in ("restrain", "resttest"):
-        t = sub.add_parser(name, help=f"{name} splits written as split folders")
-        _common(t)
-        _split_options(t, name)
+    r = _tool(sub, "restrain", "restrain splits written as split folders")
+    r.add_argument("--sizes", default=None, metavar="N[,N...]",
+                   help="several interpolation-set sizes, one split each (the paper: 14k, 45k, 200k); each checked "
+                        "as --size (default: --size alone)")
+    _tool(sub, "resttest", "resttest splits written as split folders")
     for name in ("train", "evaluate"):
-        t = sub.add_parser(name, help="train models on split folders" + (" and evaluate both regimes"
-                                                                          if name == "evaluate" else ""))
-        _common(t)
-        _train_options(t)
+        t = _tool(sub, name, "train models on split folders" + (" and evaluate both regimes"
+                                                                  if name == "evaluate" else ""))
+        t.add_argument("--splits", help="folder holding split folders (from restrain/resttest), or the authors' "
+                       "published restrain_files/... / resttest_files/... folders (jingtaozhan/extrapolate-eval)")
+        t.add_argument("--published-test-set", default="dev", choices=["dev", "trec19", "trec20"],
+                       help="published ReSTTest buckets: which test qrels to read (default: dev)")
+        t.add_argument("--corpus", help="documents: JSONL/TSV (corpus.tsv with sentence_id/sentence works too)")
     a = sub.add_parser("annotations", help="summarise filled annotation sheets (one per annotator)")
     a.add_argument("sheets", nargs="+", help="filled annotation sheets (CSV)")
     for name, t in sub.choices.items():
         t.set_defaults(func=_run_tool, action=name)
+
+
+def _params(args: argparse.Namespace) -> Params:
+    """The tool's ``Params`` (its options; the other fields keep their declared defaults)."""
+    return params_from_args(Params, args, fields=FIELDS[args.action])
 
 
 def _echo(text: str, file: Any = None) -> None:
@@ -126,6 +141,10 @@ def _read_queries(path: str | None, what: str):
 
     if not path:
         raise ValidationError(f"--{what} is required for this action")
+    if path == "demo" and what == "train-queries":
+        from .driver import _train_queries
+
+        return _train_queries(path)
     q = read_queries(path)
     if len(q) and q["query_id"].iloc[0] in {"query_id", "qid", "id"}:  # unrecognised header row
         q = q.iloc[1:].reset_index(drop=True)
@@ -140,7 +159,7 @@ def _read_qrels(paths: list[str]):
     from ..io import read_qrels
 
     if not paths:
-        raise ValidationError("--judgments (qrels files) is required for this tool")
+        raise ValidationError("--qrels (qrels files) is required for this tool")
     return pd.concat([read_qrels(p) for p in paths], ignore_index=True).drop_duplicates(["query_id", "doc_id"])
 
 
@@ -160,37 +179,6 @@ def _read_corpus(path: str | None) -> dict[str, str]:
     return {d: t for d, t in read_docs(path).iter_docs()}
 
 
-def _method(spec: str) -> Any:
-    if spec in ("bm25", "tfidf"):
-        return spec
-    from ..embedders import make_embedder
-
-    return make_embedder(spec)
-
-
-def _trainer(spec: str, args: argparse.Namespace) -> Any:
-    from ..errors import ValidationError
-    from . import BiEncoderTrainer, BM25Trainer, CallableTrainer, CrossEncoderTrainer, MemorizingTrainer
-
-    kind, _, arg = spec.partition(":")
-    common = {"epochs": args.epochs, "batch_size": args.batch_size, "max_steps": args.max_steps, "seed": args.seed,
-              "dev_fraction": args.dev_fraction}
-    if kind == "bm25":
-        return BM25Trainer()
-    if kind in ("memorizing", "memorising"):
-        return MemorizingTrainer()
-    if kind == "bi-encoder":
-        return BiEncoderTrainer(model=arg or "minilm", **common)
-    if kind == "cross-encoder":
-        return CrossEncoderTrainer(model=arg or "minilm", loss=args.reranker_loss, **common)
-    if kind == "callable":
-        from ..rankers.callables import load_callable
-
-        return CallableTrainer(fn=load_callable(arg), name=arg.replace(":", "."))
-    raise ValidationError(f"unknown trainer {spec!r}; use bm25, memorizing, bi-encoder[:MODEL], "
-                          "cross-encoder[:MODEL] or callable:MODULE:FUNC")
-
-
 def _out(args: argparse.Namespace) -> Path:
     from ..errors import ValidationError
 
@@ -204,11 +192,14 @@ def _out(args: argparse.Namespace) -> Path:
 def _diagnose(args: argparse.Namespace) -> int:
     from . import export_annotation_sheet, label_overlap, near_duplicates, query_similarity
 
+    from .driver import _similarity
+
+    p = _params(args)
     out = _out(args)
-    tr, te = _read_queries(args.train_queries, "train-queries"), _read_queries(args.test_queries, "test-queries")
-    sim = query_similarity(te, tr, method=_method(args.similarity), k=args.k, backend=args.backend)
+    tr, te = _read_queries(p.train_queries, "train-queries"), _read_queries(args.test_queries, "test-queries")
+    sim = query_similarity(te, tr, method=_similarity(p.similarity), k=p.k_nn, backend=p.backend)
     sim.save(out / "regimes-query-similarity")
-    if not args.no_plot:
+    if not args.no_plots:
         from . import plot_nn_similarity
 
         fig = plot_nn_similarity(sim)
@@ -218,13 +209,13 @@ def _diagnose(args: argparse.Namespace) -> int:
           f"median {sim.summary['nn_median']:.4f} q90 {sim.summary['nn_q90']:.4f} over {len(te)} test queries")
     if args.t_qrels:
         qrels = _read_qrels(args.t_qrels)
-        ts = [int(t) for t in args.thresholds.split(",")]
+        ts = list(p.thresholds)
         lo = label_overlap(qrels.loc[qrels["query_id"].isin(set(te["query_id"]))],
                            qrels.loc[qrels["query_id"].isin(set(tr["query_id"]))], thresholds=ts,
-                           min_shared=args.min_shared)
+                           min_shared=p.min_shared)
         lo.save(out / "regimes-label-overlap")
         for t in ts:
-            _echo(f"label overlap (rel >= {t}, >= {args.min_shared} shared): {lo.summary[f'share@{t}']:.4f} "
+            _echo(f"label overlap (rel >= {t}, >= {p.min_shared} shared): {lo.summary[f'share@{t}']:.4f} "
                   f"of {lo.summary[f'n_queries@{t}']} test queries")
     if args.near_dup_threshold is not None:
         nd = near_duplicates(sim, te, tr, threshold=args.near_dup_threshold)
@@ -250,19 +241,24 @@ def _splits(args: argparse.Namespace) -> int:
         split_similarity_stats,
     )
 
+    from ..declare import make_params
+    from .driver import _similarity
+
+    p = _params(args)
     out = _out(args)
-    tr, te = _read_queries(args.train_queries, "train-queries"), _read_queries(args.test_queries, "test-queries")
+    tr, te = _read_queries(p.train_queries, "train-queries"), _read_queries(args.test_queries, "test-queries")
     qrels = _read_qrels(args.t_qrels) if args.t_qrels else None
     if qrels is not None:
         tr, te = queries_with_positives(tr, qrels), queries_with_positives(te, qrels)
-    similarity = _method(args.similarity)
+    similarity = _similarity(p.similarity)
     if args.action == "restrain":
-        sizes = args.size or [None]
+        sizes = [make_params(Params, {"size": x}, where="option --sizes").size for x in args.sizes.split(",")
+                 if x.strip()] if args.sizes else [p.size]
         splits = []
         for size in sizes:
-            name = f"restrain-{size}" if size else f"restrain-k{args.k}"
-            fitted = ReSTrain(k=args.k, size=size, size_rule=args.size_rule, k_exclude=args.k_exclude,
-                              similarity=similarity, seed=args.seed, backend=args.backend, name=name).fit(tr, te)
+            name = f"restrain-{size}" if size else f"restrain-k{p.k}"
+            fitted = ReSTrain(k=p.k, size=size, size_rule=p.size_rule, k_exclude=p.k_exclude,
+                              similarity=similarity, seed=args.seed, backend=p.backend, name=name).fit(tr, te)
             splits += fitted.splits_
             for w in fitted.warnings:
                 sys.stderr.write(f"ranklens: warning: {w}\n")
@@ -270,7 +266,7 @@ def _splits(args: argparse.Namespace) -> int:
         pca_vectors = similarity if not isinstance(similarity, str) else "tfidf"
     else:
         pca_vectors = similarity if not isinstance(similarity, str) else "tfidf"
-        fitted = ReSTTest(n_buckets=args.buckets, vectors=pca_vectors, seed=args.seed).fit(tr, te)
+        fitted = ReSTTest(n_buckets=p.buckets, vectors=pca_vectors, seed=args.seed).fit(tr, te)
         splits = fitted.splits_
         for w in fitted.warnings:
             sys.stderr.write(f"ranklens: warning: {w}\n")
@@ -278,25 +274,25 @@ def _splits(args: argparse.Namespace) -> int:
     for s in splits:
         st = split_similarity_stats(s, allq, method=similarity)
         d = s.save(out / s.name, qrels=qrels, stats=st)
-        if not args.no_plot:
+        if not args.no_plots:
             pca = split_pca(s, allq, vectors=pca_vectors, seed=args.seed)
             pca.save(d / "regimes-split-pca")
             fig = plot_split_pca_result(pca)
             fig.savefig(d / "pca.png", dpi=110)
             _close(fig)
         _echo(st.to_string(index=False, header=s is splits[0]))
-    if not args.no_plot:
-        _figure1(args, tr, te, pca_vectors, out)
+    if not args.no_plots:
+        _figure1(args, p, tr, te, pca_vectors, out)
     _echo(f"{len(splits)} split(s) written under {out}")
     return 0
 
 
-def _figure1(args: argparse.Namespace, tr: Any, te: Any, vectors: Any, out: Path) -> None:
+def _figure1(args: argparse.Namespace, p: Params, tr: Any, te: Any, vectors: Any, out: Path) -> None:
     """The paper's Figure 1: the queries reduced to 2-D first, then resampled in that plane."""
     from ..errors import ValidationError
     from . import illustrate_split, plot_split_pca_result
 
-    opts = {"k": args.k, "k_exclude": args.k_exclude} if args.action == "restrain" else {"n_buckets": args.buckets}
+    opts = {"k": p.k, "k_exclude": p.k_exclude} if args.action == "restrain" else {"n_buckets": p.buckets}
     try:
         res = illustrate_split(tr, te, method=args.action, vectors=vectors, seed=args.seed, **opts)
     except ValidationError as exc:
@@ -336,37 +332,26 @@ def _load_splits(path: str | None, test_ids: Any = None, test_set: str = "dev"):
 def _train_eval(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from ..errors import ValidationError
-    from . import (
-        DEFAULT_MEASURES,
-        evaluate_regimes,
-        train_variants,
-    )
+    from . import evaluate_regimes, train_variants
+    from .driver import make_trainers
 
+    p = _params(args)
     out = _out(args)
-    if not args.trainer:
-        raise ValidationError("give at least one --trainer (bm25, memorizing, bi-encoder, cross-encoder, callable:...)")
-    tr, te = _read_queries(args.train_queries, "train-queries"), _read_queries(args.test_queries, "test-queries")
+    tr, te = _read_queries(p.train_queries, "train-queries"), _read_queries(args.test_queries, "test-queries")
     splits = _load_splits(args.splits, te["query_id"].tolist(), args.published_test_set)
     qrels, corpus = _read_qrels(args.t_qrels), _read_corpus(args.corpus)
     allq = pd.concat([tr, te], ignore_index=True).drop_duplicates("query_id")
-    trainers = [_trainer(s, args) for s in args.trainer]
-    variants = train_variants(trainers, splits, allq, qrels, corpus, out / "models",
+    variants = train_variants(make_trainers(p, args.seed), splits, allq, qrels, corpus, out / "models",
                               on_variant=lambda v: _echo(f"{'resumed' if v.resumed else 'trained'} {v.trainer} "
                                                          f"on {v.split} {'+'.join(v.regimes)}", file=sys.stderr))
     if args.action == "train":
         _echo(f"{len(variants)} variant(s) under {out / 'models'}")
         return 0
-    first = None
-    if args.first_stage:
-        from ..io import read_run
-
-        first = read_run(args.first_stage)
-    res = evaluate_regimes(variants, splits, allq, qrels, corpus, measures=tuple(args.measure or DEFAULT_MEASURES),
-                           evaluation=args.evaluation, depth=args.depth, first_stage=first,
-                           random_negatives=args.random_negatives, seed=args.seed)
+    res = evaluate_regimes(variants, splits, allq, qrels, corpus, measures=p.measures, evaluation=p.evaluation,
+                           depth=p.depth, first_stage=p.first_stage, random_negatives=p.random_negatives,
+                           seed=args.seed)
     res.save(out / "regimes-table")
-    if not args.no_plot and len(res.tables["regime_table"]):
+    if not args.no_plots and len(res.tables["regime_table"]):
         from . import plot_regimes
 
         fig = plot_regimes(res)
