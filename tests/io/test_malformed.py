@@ -284,7 +284,7 @@ def test_subdoc_files(tmp_path, case, name, content, line, words):
 @pytest.mark.parametrize(("case", "name", "content", "line", "words"), PAIRS_CASES,
                          ids=[c.values[0] if hasattr(c, "values") else c[0] for c in PAIRS_CASES])
 def test_probe_pair_files(tmp_path, case, name, content, line, words):
-    from ranklens.probes.builtin.transfer import load_pairs_file
+    from ranklens.io.pairs import load_pairs_file
 
     path = _write(tmp_path / name, content)
     with pytest.raises(Exception) as info:

@@ -9,7 +9,8 @@ import pytest
 from ranklens.cli import main
 from ranklens.errors import DataFormatError
 from ranklens.neighbors import build_corpus
-from ranklens.neighbors.inputs import read_query_ids, read_sentences
+from ranklens.io.pairs import read_sentences
+from ranklens.neighbors.inputs import read_query_ids
 from ranklens.results import Result
 
 from .test_cli import _collection
@@ -41,7 +42,7 @@ def test_cli_query_ids_restrict_the_queries(tmp_path):
     res = Result.load(tmp_path / "m" / "neighbors-matrix")
     per_query = res.tables["per_query"]
     assert set(per_query["query_id"]) <= set(ids) and per_query["query_id"].nunique() > 4
-    assert res.provenance.params["params"]["query_ids"] == str(f)
+    assert res.provenance.analysis_params["query_ids"] == str(f)
 
 
 def test_sentence_file_with_a_text_column(tmp_path):
@@ -84,6 +85,6 @@ def test_wordvec_tokenizer_param_reaches_models_and_extra_embedders(tmp_path):
         out[name] = Result.load(tmp_path / name / "neighbors-matrix")
     fp = {n: r.provenance.components["w2v"] for n, r in out.items()}
     assert fp["param"] == fp["model"] == fp["extra"] != fp["default"]
-    assert out["param"].provenance.params["params"]["wordvec_tokenizer"] == "fasttext"
+    assert out["param"].provenance.analysis_params["wordvec_tokenizer"] == "fasttext"
     assert any("fasttext tokens" in w for w in out["extra"].warnings)
     assert out["param"].table["n2o_mean"].tolist() == out["model"].table["n2o_mean"].tolist()

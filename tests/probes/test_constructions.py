@@ -130,7 +130,7 @@ def _mm_reference(coll, variable, control, len_tol=0.0, zeros=False):
 @pytest.mark.parametrize("zeros", [False, True])
 def test_measure_and_match_controls_identical(variable, control, zeros):
     coll = _coll(DOCS, QUERIES, QRELS)
-    p = get_probe(f"mm-{variable}-ctrl-{control}", overlap_zeros=zeros)
+    p = get_probe(f"mm-{variable}-ctrl-{control}", mm_overlap_zeros=zeros)
     got = {(s.query_id, s.doc_1_id, s.doc_2_id) for s in p.generate(coll, rng=probe_rng(0, p.name)).samples}
     assert got == _mm_reference(coll, variable, control, zeros=zeros)
 
@@ -146,7 +146,7 @@ def test_measure_and_match_overlap_zeros_matter():
 
 def test_measure_and_match_length_tolerance_is_an_option():
     coll = _coll(DOCS, QUERIES, QRELS)
-    p = get_probe("mm-rel-ctrl-len", len_tolerance=0.5)
+    p = get_probe("mm-rel-ctrl-len", mm_len_tolerance=0.5)
     got = {(s.query_id, s.doc_1_id, s.doc_2_id) for s in p.generate(coll, rng=probe_rng(0, p.name)).samples}
     assert got == _mm_reference(coll, "rel", "len", len_tol=0.5)
     assert got != _mm_reference(coll, "rel", "len")
@@ -262,7 +262,7 @@ def test_calibrate_on_a_run_or_a_collection(tmp_path, monkeypatch):
 
 def _fitted_tfidf(coll):
     from ranklens.specs import collection_texts
-    from ranklens.rankers import make_ranker
+    from ranklens.specs import make_ranker
 
     return make_ranker("tfidf", corpus=collection_texts(coll))
 
@@ -298,7 +298,7 @@ def test_paper_tables_keep_two_models_of_one_label_apart(tmp_path):
     probes = ["mm-len-ctrl-rel", "tr-shuffle-words"]
     old = FunctionRanker(fn=lambda qs, ts: np.array([len(t) for t in ts], dtype=np.float64), name_="m")
     new = FunctionRanker(fn=lambda qs, ts: np.array([-len(t) for t in ts], dtype=np.float64), name_="m2")
-    a, b = (run_probes([*probes, get_probe("pairs", pairs_path=str(pairs))], {"m": r}, coll, delta=0.0,
+    a, b = (run_probes([*probes, get_probe("pairs", pairs_file=str(pairs))], {"m": r}, coll, delta=0.0,
                        engine=ScoringEngine(cache=False), n_boot=10) for r in (old, new))
     rows = [ln.split() for ln in paper_tables([a, b], fmt="text").splitlines()]
     for name, res in (("hand", a), ("hand #2", b)):  # Table 1: one block per result

@@ -33,7 +33,7 @@ def test_cli_and_experiment_give_identical_numbers(tmp_path, monkeypatch, capsys
     for kind, res in cli.items():
         pd.testing.assert_frame_equal(res.table.reset_index(drop=True), exp[kind].table.reset_index(drop=True))
     t = cli["probes-table"]
-    assert t.provenance.params["misspellings"] == "auto" and t.provenance.params["cap"] == 0
+    assert t.provenance.analysis_params["misspellings"] == "auto" and t.provenance.analysis_params["cap"] == 0
     assert any("ds-paraphrase-mrpc skipped" in w for w in t.warnings)
     capsys.readouterr()
     # the tools: samples with their texts, the paper's tables

@@ -8,7 +8,7 @@ import pytest
 
 from ranklens.probes import get_probe
 from ranklens.probes.base import probe_rng
-from ranklens.probes.builtin.manipulation import (
+from ranklens.probes.manipulation import (
     remove_stopwords_punct,
     shuffle_prepositions,
     shuffle_sentences,
@@ -145,7 +145,7 @@ def test_doc2query_tiny_random_t5(tiny, tmp_path):
 
 
 def test_lemmatize_transform_keeps_stopwords():
-    from ranklens.probes.builtin.manipulation import lemmatize
+    from ranklens.probes.manipulation import lemmatize
 
     out = lemmatize("The striped bats were hanging on their feet, children ate.")
     # spaCy lemmas for content words; stopwords ("The", "were", "on", "their") as written
@@ -156,8 +156,9 @@ def test_lemmatize_transform_keeps_stopwords():
 def test_dt5q_ranker_is_bm25_over_expanded_texts(tiny, tmp_path):
     """DT5Q (paper §3.1): 4 doc2query queries appended to each text, BM25 with the statistics of
     the expanded corpus; a text's expansion does not depend on its batch."""
-    from ranklens.probes.expansion import DT5QRanker, Seq2SeqExpander
-    from ranklens.rankers import BM25Ranker, make_ranker
+    from ranklens.rankers.doc2query import DT5QRanker, Seq2SeqExpander
+    from ranklens.rankers import BM25Ranker
+    from ranklens.specs import make_ranker
 
     _tiny_t5(tiny, tmp_path / "t5")
     corpus = list(tiny.docs.values())

@@ -5,7 +5,7 @@ import pandas as pd
 
 from ranklens.io.collection import Collection, DocStore
 from ranklens.probes.base import probe_rng
-from ranklens.probes.builtin.measure_match import MeasureMatchProbe, doc_features
+from ranklens.probes.measure_match import MeasureMatchProbe, doc_features
 
 
 def test_doc_features_hand_computed():

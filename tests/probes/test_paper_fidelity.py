@@ -17,7 +17,7 @@ from ranklens.engine import ScoringEngine
 from ranklens.io.collection import Collection, DocStore
 from ranklens.probes import get_probe, run_probes
 from ranklens.probes.base import Probe, ProbeSample, ProbeSamples, probe_rng
-from ranklens.probes.builtin.manipulation import shuffle_prepositions
+from ranklens.probes.manipulation import shuffle_prepositions
 from ranklens.rankers.base import FunctionRanker
 from ranklens.text import split_sentences
 
@@ -60,22 +60,23 @@ def test_shuffle_preps_probe_yields_no_sample_when_nothing_changes():
     p = get_probe("tr-shuffle-preps")
     out = p.generate(coll, rng=probe_rng(0, p.name))
     assert out.samples == () and out.available == 5
-    assert p.params()["preposition_scope"] == "sentence" and out.info["preposition_scope"] == "sentence"
+    assert p.params()["shuffle_preps_scope"] == "sentence" and out.info["preposition_scope"] == "sentence"
     wide = get_probe("tr-shuffle-preps", shuffle_preps_scope="document")
     got = wide.generate(coll, rng=probe_rng(0, wide.name))
-    assert wide.params()["preposition_scope"] == "document"
+    assert wide.params()["shuffle_preps_scope"] == "document"
     assert got.samples and {s.text_1 for s in got.samples} == {"The cat sat to the mat. The dog ran on the park."}
 
 
 def test_probe_options_carry_the_new_parameters():
-    from ranklens.probes.declaration import Params, probe_options
+    from ranklens.probes.declaration import Params
+    from ranklens.probes.driver import probe_options
 
     opts = probe_options(Params(shuffle_preps_scope="document", nonrel_max_grade=1, typo_max_edit=2,
                                 misspellings="char"))
-    assert get_probe("tr-shuffle-preps", **opts).params()["preposition_scope"] == "document"
+    assert get_probe("tr-shuffle-preps", **opts).params()["shuffle_preps_scope"] == "document"
     assert get_probe("tr-add-nonrel-sent", **opts).params()["nonrel_max_grade"] == 1
-    assert get_probe("tr-typo", **opts).params()["max_edit"] == 2
-    assert get_probe("tr-typo", **probe_options(Params(misspellings="char"))).params()["max_edit"] is None
+    assert get_probe("tr-typo", **opts).params()["typo_max_edit"] == 2
+    assert get_probe("tr-typo", **probe_options(Params(misspellings="char"))).params()["typo_max_edit"] == -1  # -1: the per-format default
 
 
 # ------------------------------------------------------------------ 2. Bonferroni over each joined table
@@ -243,16 +244,16 @@ def test_wikipedia_list_used_whole(tmp_path):
     p = get_probe("tr-typo", misspellings=str(f))
     (s,) = p.generate(coll, rng=probe_rng(0, p.name)).samples
     assert s.text_1 == "Copywrite of the broacasted."
-    assert p.params()["max_edit"] is None
+    assert p.params()["typo_max_edit"] == -1  # -1: the per-format default
     filt = get_probe("tr-typo", misspellings=str(f), typo_max_edit=2)
     assert filt.generate(coll, rng=probe_rng(0, filt.name)).samples == ()
-    assert filt.params()["max_edit"] == 2
+    assert filt.params()["typo_max_edit"] == 2
 
 
 def test_typo_stopword_default_is_called_the_reference_configuration():
     """The paper's text does not say stopwords are left intact: that is the reference code's
     Typo-nostops probe, and the docs say so."""
-    from ranklens.probes.builtin.manipulation import TypoProbe
+    from ranklens.probes.manipulation import TypoProbe
     from ranklens.probes.declaration import Params
 
     doc = Params.__dataclass_fields__["typo_stopwords"].metadata["doc"]

@@ -143,13 +143,13 @@ def test_table_sweep_seed_variance_plots(tiny):
     import matplotlib.figure
 
     assert isinstance(plot_delta_sweep(sw), matplotlib.figure.Figure)
-    assert isinstance(plot_diff_distributions(res, probes=["tr-shuffle-words"]), matplotlib.figure.Figure)
+    assert isinstance(plot_diff_distributions(res, names=["tr-shuffle-words"]), matplotlib.figure.Figure)
 
 
 def test_legend_of_results_sharing_a_calibration_names_it_once(tiny):
     """Two results on one collection with one δ (the paper's tables join parts run apart): the
     δ line appears once, each distinct line still appears."""
-    from ranklens.probes.report import _legend
+    from ranklens.probes.paper import _legend
 
     r = OverlapRanker()
     a = run_probes(["tr-shuffle-words"], {"o": r}, tiny, delta=0.5, engine=ScoringEngine(cache=False))

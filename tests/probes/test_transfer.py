@@ -9,18 +9,17 @@ import pytest
 from ranklens.errors import DataFormatError, ValidationError
 from ranklens.probes import get_probe
 from ranklens.probes.base import probe_rng
-from ranklens.probes.builtin.transfer import (
-    PairsProbe,
+from ranklens.io.pairs import (
     load_cnndm,
     load_gyafc,
     load_jfleg,
     load_mrpc,
-    load_nq_factuality,
     load_pairs_file,
     load_turkcorpus,
     load_wnc,
     load_xsum,
 )
+from ranklens.probes.transfer import PairsProbe, load_nq_factuality
 from ranklens.probes.nlp import chunks_and_lemmas, lemma_sets, pick_shared_chunk
 
 
@@ -185,7 +184,7 @@ def test_pairs_probe_generic_and_query_filter(tmp_path):
                  "2\tapples\toranges\t\n3\tthe red car\tthe blue car\tcar\n")
     df = load_pairs_file(f, text_a="good", text_b="bad", query="q", pair_id="id")
     assert df.pair_id.tolist() == ["1", "2", "3"]
-    p = get_probe("pairs", pairs_path=str(f), text_a="good", text_b="bad", query="q", pair_id="id", cap=None)
+    p = get_probe("pairs", pairs_file=str(f), text_a="good", text_b="bad", query="q", pair_id="id", cap=None)
     out = p.generate(None, rng=probe_rng(0, "pairs"))
     got = {s.sample_id: s.query for s in out.samples}
     assert got == {"1": "the solar panels", "3": "car"}  # pair 2 shares no noun chunk: dropped

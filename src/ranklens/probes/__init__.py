@@ -6,42 +6,31 @@ Quick use::
     res = run_probes(["mm-*"...], {"bm25": bm25, "minilm": minilm}, collection, delta="calibrate")
     print(format_table(res))
 
-* :mod:`.base` - samples, :class:`Probe`, registry (``list_probes``, ``select_probes``,
-  ``get_probe``, ``register_probe``).
-* :mod:`.builtin` - measure-and-match, textual-manipulation and dataset-transfer probes and
-  the dataset loaders.
+* :mod:`.declaration` - ``Params`` and ``ANALYSIS``; :mod:`.driver` - the analysis's ``run``.
+* :mod:`.base` - samples and the :class:`Probe` base class.
+* :mod:`.catalog` - the probes by name (``list_probes``, ``select_probes``, ``get_probe``,
+  ``register_probe``) and the built-in probes registered there.
+* :mod:`.measure_match`, :mod:`.manipulation`, :mod:`.transfer` - the three probe families (the
+  transfer datasets are read by :mod:`ranklens.io.pairs`); :mod:`.nlp`, :mod:`.typos`,
+  :mod:`.expansion` - what their constructions use.
 * :mod:`.delta` - per-model δ (calibration, percentile, explicit).
-* :mod:`.run` - scoring through the engine, effects, significance, result store.
-* :mod:`.report` - tables, δ sweep, seed variance, plots, samples with texts.
-* :mod:`.paper` - the paper's Tables 1-3 over one or several results.
-* :mod:`.tools` - ``ranklens probes show|table|seed-variance``.
+* :mod:`.run` - scoring through the engine, effects, significance, δ sweep.
+* :mod:`.paper` - one result's table and the paper's Tables 1-3 over one or several results.
+* :mod:`.seeds` - variance across checkpoints (the paper's Table 4).
+* :mod:`.plots` - δ sweep and score-difference plots; :mod:`.show` - samples with their texts.
+* :mod:`.findings` - the report's sentences; :mod:`.tools` - ``ranklens probes show|table|seed-variance``.
 """
 
 from __future__ import annotations
 
-from .base import (
-    Probe,
-    ProbeSample,
-    ProbeSamples,
-    get_probe,
-    list_probes,
-    register_probe,
-    samples_frame,
-    samples_hash,
-    select_probes,
-)
+from .base import Probe, ProbeSample, ProbeSamples, samples_frame, samples_hash
+from .catalog import get_probe, list_probes, register_probe, select_probes
 from .delta import DeltaSpec, calibrate_delta, calibration_diffs, delta_specs, parse_delta
-from .paper import paper_tables
-from .report import (
-    delta_sweep,
-    format_table,
-    plot_delta_sweep,
-    plot_diff_distributions,
-    seed_variance,
-    seed_variance_table,
-    show_samples,
-)
-from .run import adjust_pvalues, generate_samples, probe_effects, run_probes, summarize_diffs
+from .paper import format_table, paper_tables
+from .plots import plot_delta_sweep, plot_diff_distributions
+from .run import adjust_pvalues, delta_sweep, generate_samples, probe_effects, run_probes, summarize_diffs
+from .seeds import seed_variance, seed_variance_table
+from .show import show_samples
 
 __all__ = [
     "DeltaSpec",

@@ -1,4 +1,5 @@
-"""Probe samples, the :class:`Probe` base class, and the probe registry.
+"""Probe samples and the :class:`Probe` base class (the registry of probes by name is
+:mod:`ranklens.probes.catalog`).
 
 A probe (ABNIRML, MacAvaney et al., TACL 2022) is a named, versioned generator of samples
 ``<q, d1, d2>``. For a ranker ``R`` the sample difference is ``diff = R(q, d1) - R(q, d2)``.
@@ -12,10 +13,9 @@ A probe (ABNIRML, MacAvaney et al., TACL 2022) is a named, versioned generator o
 
 from __future__ import annotations
 
-import fnmatch
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,21 +23,15 @@ import numpy as np
 import pandas as pd
 
 from .._hashing import sha256_texts
-from ..errors import ValidationError
 
 __all__ = [
-    "PROBES",
     "Probe",
-    "ProbeInfo",
     "ProbeSample",
     "ProbeSamples",
-    "get_probe",
-    "list_probes",
+    "cap_samples",
     "probe_rng",
-    "register_probe",
     "samples_frame",
     "samples_hash",
-    "select_probes",
 ]
 
 CITATION = (
@@ -127,8 +121,9 @@ def probe_rng(seed: int, name: str) -> np.random.Generator:
 
 
 def cap_samples(items: list[Any], cap: int | None, rng: np.random.Generator) -> list[Any]:
-    """Reproducible sub-sample of at most ``cap`` items, kept in their original order."""
-    if cap is None or len(items) <= cap:
+    """Reproducible sub-sample of at most ``cap`` items, kept in their original order (``cap`` 0 or
+    ``None``: every item)."""
+    if not cap or len(items) <= cap:
         return list(items)
     keep = np.sort(rng.choice(len(items), size=cap, replace=False))
     return [items[i] for i in keep]
@@ -167,82 +162,3 @@ class Probe(ABC):
     def __repr__(self) -> str:
         p = ", ".join(f"{k}={v!r}" for k, v in sorted(self.params().items()))
         return f"{type(self).__name__}(name={self.name!r}{', ' if p else ''}{p})"
-
-
-@dataclass(frozen=True)
-class ProbeInfo:
-    """Registry entry: how to build a probe by name."""
-
-    name: str
-    family: str
-    symmetric: bool
-    description: str
-    factory: Callable[..., Probe]
-    needs_collection: bool = True
-
-
-PROBES: dict[str, ProbeInfo] = {}
-
-
-def register_probe(
-    name: str, factory: Callable[..., Probe], *, family: str, symmetric: bool = False,
-    description: str = "", needs_collection: bool = True,
-) -> None:
-    """Add a probe factory (``factory(**options) -> Probe``) under ``name``.
-
-    Raises:
-        ValidationError: if ``name`` is already registered.
-    """
-    if name in PROBES:
-        raise ValidationError(f"probe {name!r} is already registered; pick another name")
-    PROBES[name] = ProbeInfo(name, family, symmetric, description, factory, needs_collection)
-
-
-def _ensure_builtins() -> None:
-    from . import builtin  # noqa: F401  (registers the built-in probes)
-
-
-def list_probes() -> list[ProbeInfo]:
-    """All registered probes, sorted by name."""
-    _ensure_builtins()
-    return [PROBES[k] for k in sorted(PROBES)]
-
-
-def select_probes(patterns: str | Iterable[str]) -> list[str]:
-    """Probe names matching names or globs (``"mm-*"``, ``"tr-shuffle-*,ds-*"``).
-
-    Raises:
-        ValidationError: if a pattern matches nothing (the message lists close names).
-    """
-    _ensure_builtins()
-    if isinstance(patterns, str):
-        patterns = [patterns]
-    pats = [p.strip() for pat in patterns for p in pat.split(",") if p.strip()]
-    names: list[str] = []
-    for pat in pats:
-        hit = [n for n in sorted(PROBES) if fnmatch.fnmatchcase(n, pat)]
-        if not hit:
-            import difflib
-
-            close = difflib.get_close_matches(pat, sorted(PROBES), n=5)
-            hint = f" Did you mean {', '.join(close)}?" if close else ""
-            raise ValidationError(
-                f"no probe matches {pat!r}.{hint} List them with `ranklens ls probes`."
-            )
-        names.extend(n for n in hit if n not in names)
-    return names
-
-
-def get_probe(name: str, **options: Any) -> Probe:
-    """Build the registered probe ``name`` with ``options`` (unknown options are ignored by
-    probes that do not take them, so one option set can serve a glob of probes)."""
-    _ensure_builtins()
-    if name not in PROBES:
-        select_probes(name)  # raises with suggestions
-    factory = PROBES[name].factory
-    import inspect
-
-    sig = inspect.signature(factory)
-    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
-        return factory(**options)
-    return factory(**{k: v for k, v in options.items() if k in sig.parameters})

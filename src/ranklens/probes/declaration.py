@@ -21,12 +21,10 @@ provenance and listed in the paper tables' legend.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from ..declare import Analysis, ModelRows, ResultKind, param
 
-__all__ = ["ANALYSIS", "PAPER_PROBES", "Params", "run"]
+__all__ = ["ANALYSIS", "PAPER_PROBES", "Params"]
 
 #: The probes of the paper's Tables 1-3 (all judged documents; the ``-rel``/``-nonrel`` variants
 #: and ``demo-*`` are extra).
@@ -113,69 +111,11 @@ class Params:
         return problems
 
 
-def probe_options(p: Params) -> dict[str, Any]:
-    """The probe factories' options of a ``Params`` value."""
-    return {"cap": p.cap or None, "data_dir": p.data_dir, "misspellings": p.misspellings, "rate": p.typo_rate,
-            "typo_stopwords": p.typo_stopwords, "typo_max_edit": p.typo_max_edit, "nonrel_source": p.nonrel_source,
-            "nonrel_max_grade": p.nonrel_max_grade, "shuffle_preps_scope": p.shuffle_preps_scope,
-            "lemmatize_stopwords": p.lemmatize_stopwords, "len_tolerance": p.mm_len_tolerance,
-            "overlap_tolerance": p.mm_overlap_tolerance,
-            "overlap_zeros": p.mm_overlap_zeros, "require_lemma_overlap": p.require_lemma_overlap,
-            "split": p.transfer_split, "reference": p.transfer_reference, "question_filter": p.nq_question_filter,
-            "expander": p.expander or None, "pairs_path": p.pairs_file or None,
-            "pairs_symmetric": p.pairs_symmetric}
-
-
-def calibration_source(calibrate_on: str, texts: str, collection: Any, load: Any) -> tuple[Any, str | None]:
-    """``(collection, run file or None)`` that δ is calibrated on: an existing file is a TREC run
-    (its candidates' texts from ``texts`` or the analysed collection), anything else a collection
-    spec (``''`` = the analysed collection)."""
-    from ..errors import ValidationError
-
-    if calibrate_on and Path(calibrate_on).is_file():
-        return (load(texts) if texts else collection), calibrate_on
-    if texts:
-        raise ValidationError(f"calibration_texts={texts!r} is only used with a calibration run; "
-                              f"calibrate_on={calibrate_on!r} is not a run file")
-    return (load(calibrate_on) if calibrate_on else collection), None
-
-
-def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
-        work_dir: Path | None = None) -> list[Any]:
-    """Every selected probe for every model with δ per model; plus a δ sweep of ``sweep``."""
-    from ..declare import params_dict
-    from ..specs import build_models, collection_texts, need_models, skipped_warnings
-    from ..io import load_collection
-    from ..rankers import make_ranker
-    from . import delta_sweep, get_probe, run_probes, select_probes
-    from .delta import delta_specs
-
-    p = params
-    rankers, skipped = build_models(models, make_ranker, collection_texts(collection))
-    need_models("probes", rankers, 1, skipped)
-    opts = probe_options(p)
-    probes = [get_probe(n, **opts) for n in select_probes(list(p.probes))]
-    calib, run_file = calibration_source(p.calibrate_on, p.calibration_texts, collection, load_collection)
-    deltas = delta_specs(p.delta, list(rankers), max_queries=p.calibration_queries or None,
-                         depth=p.calibration_depth, seed=seed, run=run_file)
-    res = run_probes(probes, rankers, collection, delta=deltas, calibration_collection=calib, engine=engine,
-                     seed=seed, alpha=p.alpha, correction=p.correction,
-                     correction_scope=p.correction_scope, n_boot=p.n_boot,
-                     symmetric_test=p.symmetric_test, params=params_dict(p))
-    results: list[Any] = [res]
-    sweep = [n for n in p.sweep if n in set(res.table.loc[res.table["n"] > 0, "probe"])]
-    if sweep and not res.tables["calibration"].empty:
-        results.append(delta_sweep(res, probes=sweep))
-    warn = skipped_warnings(skipped)
-    return [r.with_warnings(*warn) for r in results]
-
-
-_P = "ranklens.probes.report"
 ANALYSIS = Analysis(
     name="probes",
     title="Behavioural probes (ABNIRML)",
     params=Params,
-    run="ranklens.probes.declaration:run",
+    run="ranklens.probes.driver:run",
     help="ABNIRML behavioural probes: effect scores with delta and paired tests",
     description="Measure-and-match, text-manipulation and dataset-transfer probes (MacAvaney et al., TACL 2022). "
                 "Sign: diff = R(q,d1) - R(q,d2); manipulation d1 = manipulated text; measure-and-match d1 = more "
@@ -183,12 +123,12 @@ ANALYSIS = Analysis(
                 "Tools: `ranklens probes show`, `ranklens probes table`, `ranklens probes seed-variance`.",
     kinds=(
         ResultKind("probes-table", "Probe effect scores", findings="ranklens.probes.findings:probes_table",
-                   plots=(f"{_P}:plot_diff_distributions",),
-                   paper_table=f"{_P}:paper_table", extra_html=f"{_P}:samples_html",
+                   plots=("ranklens.probes.plots:plot_diff_distributions",),
+                   paper_table="ranklens.probes.paper:paper_table", extra_html="ranklens.probes.show:samples_html",
                    model_rows=ModelRows("model", ("score",), items=("probe", "dataset"), ci=("ci_low", "ci_high"),
                                         n="n")),
         ResultKind("probes-delta-sweep", "Delta sweep", findings="ranklens.probes.findings:probes_delta_sweep",
-                   plots=(f"{_P}:plot_delta_sweep",)),
+                   plots=("ranklens.probes.plots:plot_delta_sweep",)),
     ),
     demo={"probes": ("mm-rel-*", "mm-len-ctrl-rel", "mm-tf-ctrl-rel", "mm-overlap-ctrl-rel", "tr-shuffle-words",
                      "tr-shuffle-sents", "tr-shuffle-preps", "tr-del-stops-punct", "tr-lemmatize", "tr-typo",

@@ -1,5 +1,7 @@
-"""The paper's Tables 1-3 (ABNIRML) from one or several ``probes-table`` results, e.g. Cranfield
-and DL19 passages side by side, in text, Markdown, LaTeX or HTML.
+"""Probe results as tables: one result's table in the paper's shape (:func:`paper_table`,
+:func:`format_table`) and the paper's Tables 1-3 (ABNIRML) from one or several ``probes-table``
+results, e.g. Cranfield and DL19 passages side by side, in text, Markdown, LaTeX or HTML
+(:func:`paper_tables`; :func:`render_table` renders any such table).
 
 * Table 1, measure-and-match: rows grouped by variable then control, one block per dataset;
 * Table 2, textual manipulation: one row per manipulation and dataset;
@@ -20,15 +22,16 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ValidationError
 from ..results import Result
-from .report import _cell, _legend, _render, paper_table
+from .run import check_kind
 
-__all__ = ["TABLES", "joined_correction", "paper_tables"]
+__all__ = ["TABLES", "format_table", "joined_correction", "paper_table", "paper_tables", "render_table"]
 
 _MM_NAMES = {"rel": "Relevance", "len": "Length", "tf": "TF", "overlap": "Overlap"}
 _MM_ORDER = ("rel", "len", "tf", "overlap")
@@ -48,6 +51,132 @@ _DTP = [("ds-paraphrase-mrpc", "Paraphrase", "MSPC"), ("ds-fluency-jfleg", "Flue
 TABLES = {1: ("Table 1: measure-and-match probes", "measure-match"),
           2: ("Table 2: textual manipulation probes", "manipulation"),
           3: ("Table 3: dataset transfer probes", "transfer")}
+
+
+def paper_table(result: Result, *, models: Sequence[str] | None = None) -> pd.DataFrame:
+    """The probe table in the paper's shape as a frame: one row per probe, columns
+    ``probe (dataset)``, one score column per model with a boolean ``<model>_sig`` column after
+    it (``p_adjusted < alpha``; score NaN = no samples), and ``n`` (samples; the largest over
+    models -- samples are identical across models, see the samples hash)."""
+    check_kind(result, "probes-table")
+    t = result.table
+    models = list(models) if models is not None else list(dict.fromkeys(t["model"]))
+    rows = []
+    for probe, grp in t.groupby("probe", sort=False):
+        first = grp.iloc[0]
+        row: dict[str, Any] = {"probe (dataset)": f"{probe} ({first['dataset']})" if first["dataset"] else str(probe)}
+        for m in models:
+            g = grp[grp["model"] == m]
+            empty = g.empty or int(g["n"].iloc[0]) == 0
+            row[m] = float("nan") if empty else float(g["score"].iloc[0])
+            row[f"{m}_sig"] = (not empty) and bool(g["significant"].iloc[0])
+        row["n"] = int(grp["n"].max())
+        row["symmetric"] = bool(first["symmetric"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _cell(score: float, sig: bool, symmetric: bool, digits: int = 2) -> str:
+    """The paper's cell: a signed score (unsigned for symmetric probes), ``*`` when *not*
+    significant, ``-`` without samples."""
+    if score != score:
+        return "-"
+    txt = f"{score:.{digits}f}" if symmetric else f"{score:+.{digits}f}"
+    return txt if sig else txt + "*"
+
+
+def format_table(result: Result, *, fmt: str = "text", models: Sequence[str] | None = None,
+                 digits: int = 2) -> str:
+    """The probe table as text or markdown: rows = probe (dataset), columns = models, cells =
+    score, marked with ``*`` when *not* significant (the paper's convention), last column = number
+    of samples. For the paper's Tables 1-3 over one or several results see :func:`paper_tables`.
+    """
+    if fmt not in ("text", "markdown"):
+        raise ValidationError(f"fmt must be 'text' or 'markdown', got {fmt!r}")
+    frame = paper_table(result, models=models)
+    models = list(models) if models is not None else list(dict.fromkeys(result.table["model"]))
+    rows = [[r["probe (dataset)"], *(_cell(r[m], r[f"{m}_sig"], r["symmetric"], digits) for m in models), str(r["n"])]
+            for r in frame.to_dict("records")]
+    header = ["probe (dataset)", *models, "n"]
+    return render_table(header, rows, fmt, _legend([result]))
+
+
+def _legend(results: Sequence[Result], *, joined: bool = False) -> str:
+    """Significance convention, δ per model and every non-default parameter of the runs.
+    ``joined``: the significance was re-corrected over the joined results
+    (:func:`joined_correction`)."""
+    r0 = results[0]
+    alpha = r0.summary.get("alpha", 0.01)
+    corr = r0.summary.get("correction", "bonferroni")
+    scope = {"table": "each probe family (table)", "all": "all cells"}.get(r0.summary.get("correction_scope", "all"),
+                                                                           "all cells")
+    if joined:
+        scope = (f"every cell of each joined table ({len(results)} results, all their models; re-applied to the raw "
+                 "p-values; a transfer cell repeated identically in several results counts once)"
+                 if r0.summary.get("correction_scope", "table") == "table" else
+                 f"every cell of the {len(results)} joined results (re-applied to the raw p-values)")
+    parts = [f"* = not significant (two-sided paired t-test, {corr} correction over {scope}, p < {alpha}); "
+             "- = no samples. " + ("Symmetric probes: t-test of |diff| against 0. "
+                                   if r0.summary.get("symmetric_test", "abs") == "abs" else "")
+             + str(r0.summary.get("sign_convention", ""))]
+    for r in results:
+        d = r.summary.get("deltas", {})
+        cal = r.summary.get("calibration", {})
+        ds = ", ".join(f"{m}={v:.4g}" for m, v in d.items())
+        how = "; ".join(sorted(set(cal.values())))
+        parts.append(f"delta [{r.provenance.params.get('collection') or ''}]: {ds}" + (f" ({how})" if how else ""))
+        nondefault = _non_default(r)
+        if nondefault:
+            parts.append("non-default options: " + ", ".join(f"{k}={v}" for k, v in nondefault.items()))
+    return "\n".join(dict.fromkeys(parts))  # results sharing a calibration: its line once
+
+
+def _non_default(result: Result) -> dict[str, Any]:
+    from .declaration import Params
+
+    defaults = Params()
+    # the door's stamp (analysis_params); results made before it carry the Params in params
+    got = {**result.provenance.params, **getattr(result.provenance, "analysis_params", {})}
+    out = {}
+    for k in Params.__dataclass_fields__:
+        if k in got:
+            v = got[k]
+            dv = getattr(defaults, k)
+            if (list(v) if isinstance(v, (list, tuple)) else v) != (list(dv) if isinstance(dv, tuple) else dv):
+                out[k] = v
+    return out
+
+
+def render_table(header: list[str], rows: list[list[str]], fmt: str, legend: str) -> str:
+    """``rows`` under ``header`` in ``fmt`` (text, markdown, latex, html), ``legend`` below."""
+    import html
+
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+        return "\n".join(lines) + "\n\n" + legend.replace("\n", "  \n") + "\n"
+    if fmt == "latex":
+        def esc(x: str) -> str:
+            for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"),
+                         ("$", r"\$"), ("{", r"\{"), ("}", r"\}")):
+                x = x.replace(a, b)
+            return x.replace("*", r"$^{*}$")
+        body = [" & ".join(esc(c) for c in r) + r" \\" for r in rows]
+        return "\n".join([r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\toprule",
+                          " & ".join(esc(h) for h in header) + r" \\", r"\midrule", *body, r"\bottomrule",
+                          r"\end{tabular}", "% " + legend.replace("\n", "\n% ")]) + "\n"
+    if fmt == "html":
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+        return (f"<table class='probe-paper'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+                f"<p class='legend'>{html.escape(legend).replace(chr(10), '<br>')}</p>\n")
+    if fmt != "text":
+        raise ValidationError(f"format must be text, markdown, latex or html, got {fmt!r}")
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(r: list[str]) -> str:
+        return "  ".join(str(c).ljust(widths[0]) if i == 0 else str(c).rjust(widths[i]) for i, c in enumerate(r))
+    return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]) + f"\n{legend}\n"
 
 
 def joined_correction(results: Sequence[Result]) -> list[Result]:
@@ -186,5 +315,5 @@ def paper_tables(results: Sequence[Result], *, fmt: str = "text", tables: Sequen
         if rows:
             title = TABLES[t][0]
             out.append((f"{title}\n" if fmt in ("text", "markdown") else "")
-                       + _render([*head, *models, "Samples"], rows, fmt, _legend(results, joined=joined)))
+                       + render_table([*head, *models, "Samples"], rows, fmt, _legend(results, joined=joined)))
     return "\n".join(out)

@@ -3,7 +3,8 @@ per model through :mod:`ranklens.engine` (which caches every score: a re-run mak
 call), apply each model's δ, test significance.
 
 Kernel functions (:func:`probe_effects`, :func:`summarize_diffs`, :func:`adjust_pvalues`) work
-on arrays; :func:`run_probes` is the driver returning a ``probes-table`` :class:`Result`.
+on arrays; :func:`run_probes` returns a ``probes-table`` :class:`Result`, :func:`delta_sweep` the
+``probes-delta-sweep`` result of its scores (the paper's Fig. 2).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import pandas as pd
 
 from ..errors import ValidationError
 from ..results import Result, make_provenance
-from .base import Probe, ProbeSamples, get_probe, probe_rng, samples_hash
-from .delta import DeltaInfo, DeltaSpec, calibrate_delta, parse_delta
+from .base import Probe, ProbeSamples, probe_rng, samples_hash
+from .declaration import Params
+from .delta import DeltaInfo, DeltaSpec, calibrate_delta, delta_specs, parse_delta
 
 __all__ = [
     "PROBE_TABLE_COLUMNS",
@@ -26,6 +28,8 @@ __all__ = [
     "SYMMETRIC_TESTS",
     "TEXT_COLUMNS",
     "adjust_pvalues",
+    "check_kind",
+    "delta_sweep",
     "generate_samples",
     "probe_effects",
     "run_probes",
@@ -42,8 +46,16 @@ SAMPLE_COLUMNS = ["probe", "model", "sample_id", "query_id", "doc_1_id", "doc_2_
 TEXT_COLUMNS = ["probe", "sample_id", "query_id", "query", "doc_1_id", "text_1", "doc_2_id", "text_2"]
 SYMMETRIC_TESTS = ("abs", "signed")
 CORRECTION_SCOPES = ("table", "all")
+DEFAULTS = Params()
 SIGN_CONVENTION = ("diff = R(q,d1) - R(q,d2); manipulation: d1 = manipulated, d2 = original; "
                    "measure-and-match: d1 = more of the variable; transfer: d1 = attributed text")
+
+
+def check_kind(result: Result, kind: str) -> None:
+    """Raise unless ``result`` is of ``kind``."""
+    if result.kind != kind:
+        raise ValidationError(f"expected a {kind!r} result, got {result.kind!r}")
+
 
 
 # ---------------------------------------------------------------------------------- kernels
@@ -57,8 +69,8 @@ def probe_effects(diff: npt.ArrayLike, delta: float, symmetric: bool) -> npt.NDA
 
 
 def summarize_diffs(score_1: npt.ArrayLike, score_2: npt.ArrayLike, *, delta: float,
-                    symmetric: bool, seed: int = 0, n_boot: int = 1000,
-                    symmetric_test: str = "abs") -> dict[str, Any]:
+                    symmetric: bool, seed: int = 0, n_boot: int = DEFAULTS.n_boot,
+                    symmetric_test: str = DEFAULTS.symmetric_test) -> dict[str, Any]:
     """Probe score and statistics of one (probe, model) cell.
 
     The p-value is the paper's two-sided paired t-test of ``(score_1, score_2)``
@@ -131,7 +143,9 @@ def _labels(rankers: Any) -> dict[str, Any]:
 
 
 def _deltas(labelled: Mapping[str, Any], delta: Any, calib_coll: Any, engine: Any) -> dict[str, DeltaInfo]:
-    """Each model's δ (always applied)."""
+    """Each model's δ (always applied); ``delta`` as :func:`run_probes` takes it."""
+    if isinstance(delta, (list, tuple)):  # the Params form: VALUE and LABEL=VALUE items
+        delta = delta_specs(delta, list(labelled))
     out = {}
     for label, ranker in labelled.items():
         spec = parse_delta(delta.get(label) if isinstance(delta, Mapping) else delta)
@@ -218,18 +232,18 @@ def run_probes(
     rankers: Any,
     collection: Any = None,
     *,
-    delta: DeltaSpec | str | float | Mapping[str, DeltaSpec | str | float] | None = None,
+    delta: DeltaSpec | str | float | Sequence[str] | Mapping[str, DeltaSpec | str | float] | None = DEFAULTS.delta,
     calibration_collection: Any = None,
     engine: Any = None,
     seed: int = 0,
-    alpha: float = 0.01,
-    correction: str = "bonferroni",
-    n_boot: int = 1000,
+    alpha: float = DEFAULTS.alpha,
+    correction: str = DEFAULTS.correction,
+    n_boot: int = DEFAULTS.n_boot,
     probe_options: Mapping[str, Any] | None = None,
     samples: Mapping[str, ProbeSamples] | None = None,
-    symmetric_test: str = "abs",
+    symmetric_test: str = DEFAULTS.symmetric_test,
     params: Mapping[str, Any] | None = None,
-    correction_scope: str = "table",
+    correction_scope: str = DEFAULTS.correction_scope,
 ) -> Result:
     """Run probes for rankers and return a ``probes-table`` result.
 
@@ -238,7 +252,8 @@ def run_probes(
         rankers: a ranker, a sequence (labelled by ``name``) or ``{label: ranker}``.
         collection: collection for measure-and-match/manipulation probes (and δ calibration).
         delta: δ spec for all models or ``{label: spec}`` (``"calibrate"`` default, ``"p25"``,
-            a number, or a :class:`DeltaSpec`, e.g. with a TREC ``run`` to re-rank).
+            a number, or a :class:`DeltaSpec`, e.g. with a TREC ``run`` to re-rank), or the
+            ``Params.delta`` items (``VALUE`` and ``LABEL=VALUE`` strings, :func:`delta_specs`).
         calibration_collection: where δ is calibrated (default ``collection``).
         engine: scoring engine (default: the process-wide one).
         seed: sample generation and bootstrap seed.
@@ -261,6 +276,8 @@ def run_probes(
         ``tables["deltas"]`` each model's δ; ``tables["calibration"]`` the calibration differences.
     """
     from ..engine import default_engine
+
+    from .catalog import get_probe
 
     if correction_scope not in CORRECTION_SCOPES:
         raise ValidationError(f"correction_scope must be one of {CORRECTION_SCOPES}, got {correction_scope!r}")
@@ -330,3 +347,39 @@ def _provenance(objs: Sequence[Probe], gen: Mapping[str, ProbeSamples], hashes: 
         inputs={f"samples:{name}": f"sha256:{h}" for name, h in hashes.items()},
         seed=seed,
     )
+
+
+# ---------------------------------------------------------------------------------- δ sweep
+def delta_sweep(result: Result, *, names: Sequence[str] | None = None,
+                percentiles: Sequence[float] = tuple(range(0, 101, 5))) -> Result:
+    """Probe score as δ moves through the percentiles (0-100) of each model's calibration
+    differences (paper Fig. 2). Needs a ``probes-table`` result whose models were calibrated
+    (``tables["calibration"]``); ``names``: the probes swept (default: every one).
+
+    Returns:
+        ``Result(kind="probes-delta-sweep")`` with table ``probe, model, percentile, delta, score``.
+    """
+    check_kind(result, "probes-table")
+    cal = result.tables.get("calibration")
+    samples = result.tables["samples"]
+    if cal is None or cal.empty:
+        raise ValidationError("delta sweep needs calibration differences: run the probes with a "
+                              "calibrated delta (not an explicit number)")
+    sym = dict(zip(result.table["probe"], result.table["symmetric"].astype(bool)))
+    names = list(names) if names is not None else list(dict.fromkeys(result.table["probe"]))
+    rows = []
+    for model, cg in cal.groupby("model", sort=False):
+        diffs = cg["diff"].to_numpy(np.float64)
+        for p in names:
+            d = samples[(samples["probe"] == p) & (samples["model"] == model)]["diff"].to_numpy(np.float64)
+            if len(d) == 0:
+                continue
+            for pc in percentiles:
+                delta = float(np.percentile(diffs, pc))
+                rows.append({"probe": p, "model": model, "percentile": float(pc), "delta": delta,
+                             "score": float(probe_effects(d, delta, sym.get(p, False)).mean())})
+    table = pd.DataFrame(rows, columns=["probe", "model", "percentile", "delta", "score"])
+    prov = make_provenance(params={"percentiles": list(percentiles), "source": "probes-table"},
+                           inputs=dict(result.provenance.inputs))
+    return Result(kind="probes-delta-sweep", summary={"probes": names, "models": list(cal["model"].unique())},
+                  table=table, provenance=prov)

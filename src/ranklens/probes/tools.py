@@ -31,7 +31,7 @@ def _load(path: str) -> Any:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from .report import show_samples
+    from .show import show_samples
 
     sys.stdout.write(show_samples(_load(args.result), args.probe, n=args.n, model=args.show_model))
     return 0
@@ -62,7 +62,7 @@ def _groups(specs: list[str]) -> dict[str, list[str]]:
 
 
 def _seed_variance(args: argparse.Namespace) -> int:
-    from .report import seed_variance_table
+    from .seeds import seed_variance_table
 
     sys.stdout.write(seed_variance_table([_load(r) for r in args.results], _groups(args.models), fmt=args.format,
                                          per_probe=args.per_probe))
@@ -124,7 +124,7 @@ def add_tools(parser: argparse.ArgumentParser) -> None:
 
 def probe_listing() -> list[dict[str, str]]:
     """``ranklens ls probes``: every registered probe (declared as the analysis's ``listings``)."""
-    from .base import list_probes
+    from .catalog import list_probes
 
     return [{"name": p.name, "family": p.family, "symmetric": "yes" if p.symmetric else "no",
              "description": p.description} for p in list_probes()]

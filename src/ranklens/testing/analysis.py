@@ -225,7 +225,7 @@ def check_doors(analysis: Any, *, work_dir: str | Path, collection: str = "demo"
             argv += ["--" + key.replace("_", "-"), text or "none"]
     if main(argv) != 0:
         raise _fail(a, f"the CLI failed: ranklens {' '.join(argv)}")
-    toml = [f'title = "doors"', 'results = "res"']
+    toml = ['title = "doors"', 'results = "res"']
     for name, spec in models.items():
         toml += [f"[models.{json.dumps(name)}]", f"spec = {json.dumps(spec)}"]
     toml += [f"[datasets.{json.dumps(collection)}]", f"spec = {json.dumps(collection)}",

@@ -1,18 +1,28 @@
-"""Dataset-transfer probes (ABNIRML §2.2.3, Table 3): loaders for the published files and the
-probe that turns text pairs into ``<q, d1, d2>`` samples.
+"""Readers of sentence-pair and transfer datasets (one module of the core: no analysis imports it
+back). Every reader checks its format and raises :class:`~ranklens.errors.DataFormatError` naming the
+file and line.
 
-Every loader returns a DataFrame with columns ``pair_id, text_a, text_b, query`` (``query`` may
-be empty) where ``text_a`` has the attribute (paraphrase: either; fluent, formal, simple,
-neutral, summary/succinct, factual) and ``text_b`` lacks it. The probe uses ``d1 = text_a``,
-``d2 = text_b``, so a positive score means the ranker prefers the attributed text.
+* **Transfer pairs** (``pair_id, text_a, text_b, query``; ``text_a`` has the attribute, ``text_b``
+  lacks it, ``query`` may be empty): :func:`load_mrpc` (MSR paraphrases), :func:`load_jfleg`
+  (fluency), :func:`load_gyafc` (formality), :func:`load_turkcorpus` (simplicity),
+  :func:`load_wnc` (neutrality), :func:`load_xsum` and :func:`load_cnndm` (succinctness),
+  :func:`load_pairs_file` (any TSV/JSONL file of pairs), and :func:`read_nq_oracle` (the records of
+  Natural Questions' ``nq-open-oracle.jsonl.gz``, from which the probes build factuality pairs).
+* **Scored sentence pairs** (``pair_id, text_a, text_b, score[, genre]``): :func:`read_pairs`
+  reads STS-B, MRPC or a generic file with a header; :func:`read_sentences` the sentences of such a
+  file, of a TSV with a ``text`` column, or of a plain text file (one sentence a line). Formats
+  (tab-separated, no quoting: STS-B and MRPC contain ``"`` characters):
 
-Query construction (paper): when a pair has no query, a noun chunk present in both texts, drawn
-at random (spaCy's parser through :func:`ranklens.text.load_spacy`; without a pipeline the
-shared-content-run fallback of :mod:`ranklens.probes.nlp`, recorded and warned about); samples
-whose query shares no non-stopword lemma with both texts are discarded (the paper states this
-filter for GYAFC and the summarization probes; a noun-chunk query made only of stopwords, such as
-"it", is discarded by it too). The method that ran is recorded as ``query_method``. The
-reference code also requires chunks longer than 5 characters; the paper does not.
+  - **STS-B** (``sts-dev.csv`` ...): no header; ``genre, file, year, id, score, sentence1,
+    sentence2`` (a few rows carry two extra source columns). Pair id ``<file name>:<line>``;
+    ``genre`` kept (``main-news``, ``main-captions``, ``main-forums``).
+  - **MRPC** (``msr_paraphrase_*.txt``): header ``Quality  #1 ID  #2 ID  #1 String  #2 String``;
+    ``score`` = Quality (0/1), pair id ``<#1 ID>-<#2 ID>``.
+  - **generic**: a header with ``text_a``, ``text_b``, ``score`` and optionally ``pair_id``,
+    ``genre``.
+* **WikiQA** question-sentence pairs as a train/dev/test split: :func:`load_wikiqa`
+  (:class:`RealSplitData`; its ``query_id<TAB>question`` header and ``corpus.tsv`` with
+  ``sentence_id``/``sentence`` columns are not the generic readers' columns).
 """
 
 from __future__ import annotations
@@ -22,36 +32,33 @@ import gzip
 import json
 import os
 import re
-from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from ...errors import DataFormatError, ValidationError
-from ...text import STOPWORDS, tokenize
-from ..base import Probe, ProbeSample, ProbeSamples
+from ..errors import DataFormatError, ValidationError
 
 __all__ = [
-    "NQ_ENTITY_TYPES",
-    "PairsProbe",
+    "PAIR_COLUMNS",
+    "RealSplitData",
+    "answer_pattern",
     "load_cnndm",
     "load_gyafc",
     "load_jfleg",
     "load_mrpc",
-    "load_nq_factuality",
     "load_pairs_file",
     "load_turkcorpus",
+    "load_wikiqa",
     "load_wnc",
     "load_xsum",
+    "read_nq_oracle",
+    "read_pairs",
+    "read_sentences",
 ]
 
 PAIR_COLUMNS = ["pair_id", "text_a", "text_b", "query"]
-NQ_ENTITY_TYPES = ("PER", "GPE", "LOC", "NORP", "ORG")  # the paper's NER types
 
 
 def _frame(rows: list[dict[str, str]], extra: tuple[str, ...] = ()) -> pd.DataFrame:
@@ -272,23 +279,21 @@ def load_cnndm(path: str | os.PathLike[str]) -> pd.DataFrame:
     return _frame(rows)
 
 
-def _content_len(text: str) -> int:
-    return sum(1 for t in tokenize(text) if t not in STOPWORDS)
-
-
-def _answer_pattern(answer: str) -> re.Pattern[str]:
+def answer_pattern(answer: str) -> re.Pattern[str]:
     """Case-insensitive whole-word match of ``answer``: word boundaries (``\\b``) on both
     sides, written as ``(?<!\\w)``/``(?!\\w)`` so that answers that start or end with
     punctuation (``$5``, ``U.S.``) are matched too."""
     return re.compile(rf"(?<!\w){re.escape(answer)}(?!\w)", re.IGNORECASE)
 
 
-class NLPUnavailable(ValidationError):
-    """A probe needs the spaCy pipeline and none is installed (the probe is skipped)."""
-
-
-def _nq_records(p: Path) -> list[tuple[int, str, str, str, list[str]]]:
-    """(line, question, gold passage, first answer found in it, all answers lower-cased)."""
+def read_nq_oracle(path: str | os.PathLike[str]) -> list[tuple[int, str, str, str, list[str]]]:
+    """The records of Natural Questions' ``nq-open-oracle.jsonl.gz`` (``path`` or a folder holding it)
+    whose gold passage (``isgold``, else the first context) contains one of the answers as whole words
+    (:func:`answer_pattern`): ``(line, question, gold passage, first answer found in it, all answers
+    lower-cased)``."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "nq-open-oracle.jsonl.gz"
     recs = []
     for i, r in enumerate(_jsonl(p), 1):
         ctxs = r.get("ctxs") or []
@@ -298,70 +303,17 @@ def _nq_records(p: Path) -> list[tuple[int, str, str, str, list[str]]]:
         passage = " ".join(str(gold.get("text", "")).split())
         for a in r["answers"]:
             a = " ".join(str(a).split())
-            if a and _answer_pattern(a).search(passage):
+            if a and answer_pattern(a).search(passage):
                 recs.append((i, str(r["question"]), passage, a, [x.lower() for x in r["answers"]]))
                 break
     return recs
-
-
-def load_nq_factuality(path: str | os.PathLike[str], *, seed: int = 0,
-                       question_filter: str = "answer") -> pd.DataFrame:
-    """Natural Questions factuality pairs (paper §2.2.3) from ``nq-open-oracle.jsonl.gz``
-    (question, answers, one gold passage in ``ctxs``).
-
-    For each question, the first answer found as whole words in the gold passage is typed with
-    spaCy NER (:func:`ranklens.probes.nlp.answer_entity_types`: PER, GPE, LOC, NORP or ORG, the
-    paper's types; answers of other or no type are dropped). Questions that contain their answer
-    are discarded (the paper; ``question_filter="any-token"``: the reference code's stricter
-    filter, any word of the answer). Every whole-word occurrence of the answer is replaced by the
-    answer of *another* question with the same entity type and the same number of non-stopword
-    tokens (chosen with ``seed``), never by one of this question's answers.
-    ``text_a`` = original (factual), ``text_b`` = replaced, ``query`` = question; columns
-    ``entity_type``, ``answer``, ``replacement``.
-
-    Raises:
-        NLPUnavailable: without a spaCy pipeline.
-    """
-    from ..nlp import answer_entity_types
-
-    p = Path(path)
-    if p.is_dir():
-        p = p / "nq-open-oracle.jsonl.gz"
-    recs = _nq_records(p)
-    types, how = answer_entity_types([r[3] for r in recs])
-    if recs and not types:
-        raise NLPUnavailable(f"NQ factuality needs spaCy named entities: {how}")
-    if question_filter not in ("answer", "any-token"):
-        raise ValidationError(f"question_filter must be 'answer' or 'any-token', got {question_filter!r}")
-    kept = []
-    for rec, t in zip(recs, types):
-        q, ans = rec[1], rec[3]
-        words = [ans] if question_filter == "answer" else tokenize(ans)
-        if t is None or any(_answer_pattern(w).search(q) for w in words):
-            continue
-        kept.append((rec, t, (t, _content_len(ans))))
-    groups: dict[tuple[str, int], list[str]] = defaultdict(list)
-    for rec, _t, key in kept:
-        groups[key].append(rec[3])
-    rng = np.random.default_rng(seed)
-    rows = []
-    for (i, q, passage, ans, all_ans), t, key in kept:
-        pool = sorted({x for x in groups[key] if x.lower() not in all_ans})
-        if not pool:
-            continue
-        repl = pool[int(rng.integers(len(pool)))]
-        new = _answer_pattern(ans).sub(lambda _m, r=repl: r, passage)
-        if new != passage:
-            rows.append({"pair_id": f"nq-{i}", "text_a": passage, "text_b": new, "query": q,
-                         "entity_type": t, "answer": ans, "replacement": repl})
-    return _frame(rows, ("entity_type", "answer", "replacement"))
 
 
 def _read_pairs_tsv(p: Path) -> pd.DataFrame:
     """A TSV with a header, every line with the header's number of fields. Checked by hand:
     pandas takes extra leading fields as an index (or drops them with ``index_col=False``) and
     accepts the line."""
-    from ...io._columns import decode, default_encoding, read_bytes
+    from ._columns import decode, default_encoding, read_bytes
 
     lines = decode(read_bytes(p), p, default_encoding(None)).splitlines()  # the readers' decoding (BOM, gzip)
     if not lines:
@@ -401,162 +353,125 @@ def load_pairs_file(path: str | os.PathLike[str], *, text_a: str = "text_a", tex
     return out[PAIR_COLUMNS]
 
 
-@lru_cache(maxsize=16)
-def _cached_load(loader: str, path: str, kwargs: tuple[tuple[str, Any], ...]) -> pd.DataFrame:
-    return LOADERS[loader](path, **dict(kwargs))
+# ---------------------------------------------------------- scored sentence pairs (STS-B, MRPC, generic)
+def _rows(path: Path) -> list[list[str]]:
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        return [r for r in csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE) if r and any(c.strip() for c in r)]
 
 
-def _demo_loader(kind: str, **_: Any) -> pd.DataFrame:
-    from ...datasets.demo import load_demo_pairs
-
-    f = load_demo_pairs(kind)
-    f = f.copy()
-    f["query"] = f["query"].fillna("").astype(str)
-    return f[PAIR_COLUMNS]
+def _pair_score(value: str, path: Path, line: int) -> float:
+    try:
+        return float(value)
+    except ValueError as exc:
+        raise DataFormatError(f"score {value!r} is not a number", path=path, line=line) from exc
 
 
-LOADERS: dict[str, Callable[..., pd.DataFrame]] = {
-    "mrpc": load_mrpc, "jfleg": load_jfleg, "gyafc": load_gyafc, "turkcorpus": load_turkcorpus,
-    "wnc": load_wnc, "xsum": load_xsum, "cnndm": load_cnndm, "nq": load_nq_factuality,
-    "pairs": load_pairs_file, "demo": _demo_loader,
-}
+def _stsb(rows: list[list[str]], path: Path) -> pd.DataFrame:
+    out = []
+    for i, r in enumerate(rows, start=1):
+        if len(r) < 7:
+            raise DataFormatError(f"STS-B rows have at least 7 tab-separated columns, got {len(r)}", path=path, line=i)
+        out.append((f"{path.name}:{i}", r[0], _pair_score(r[4], path, i), r[5], r[6]))
+    return pd.DataFrame(out, columns=["pair_id", "genre", "score", "text_a", "text_b"])
 
 
-#: loaders whose queries the paper takes from the data (titles), not from noun chunks
-_TITLED = {"xsum": "article title", "cnndm": "article title", "gyafc": "Yahoo Answers question title"}
+def _with_header(rows: list[list[str]], path: Path) -> pd.DataFrame:
+    head = [c.strip() for c in rows[0]]
+    if head[:5] == ["Quality", "#1 ID", "#2 ID", "#1 String", "#2 String"]:  # MRPC
+        out = [(f"{r[1]}-{r[2]}", _pair_score(r[0], path, i), r[3], r[4]) for i, r in enumerate(rows[1:], start=2)]
+        return pd.DataFrame(out, columns=["pair_id", "score", "text_a", "text_b"])
+    missing = {"text_a", "text_b", "score"} - set(head)
+    if missing:
+        raise DataFormatError(f"pairs file lacks column(s) {sorted(missing)} in its header (expected text_a, "
+                              "text_b, score; or an STS-B or MRPC file)", path=path, line=1)
+    bad = [i for i, r in enumerate(rows[1:], start=2) if len(r) != len(head)]
+    if bad:
+        raise DataFormatError(f"{len(head)} columns expected, got {len(rows[bad[0] - 1])}", path=path, line=bad[0])
+    df = pd.DataFrame(rows[1:], columns=head)
+    df["score"] = [_pair_score(v, path, i) for i, v in enumerate(df["score"], start=2)]
+    return df
 
 
-@dataclass(frozen=True, repr=False)
-class PairsProbe(Probe):
-    """Text pairs -> samples ``<q, text_a, text_b>`` (see module docstring).
-
-    Attributes:
-        probe_name: registry name.
-        loader: key of :data:`LOADERS`.
-        path: file or directory for the loader (for ``demo``: the pair kind).
-        loader_kwargs: extra loader arguments (sorted tuple of pairs).
-        symmetric: paraphrase-style probe (effect = ``|diff| > delta``).
-        filter_column/filter_value: keep rows whose column equals the value (NQ entity type).
-        cap: maximum number of samples (sub-sampled with the probe's generator).
-        require_lemma_overlap: discard samples whose query shares no non-stopword lemma with
-            both texts (the paper's filter).
-    """
-
-    probe_name: str
-    loader: str
-    path: str
-    dataset_name: str = ""
-    loader_kwargs: tuple[tuple[str, Any], ...] = ()
-    symmetric: bool = False  # type: ignore[misc]
-    filter_column: str | None = None
-    filter_value: str | None = None
-    cap: int | None = None
-    require_lemma_overlap: bool = True
-    frame: Any = field(default=None, compare=False)
-    family = "transfer"
-
-    @property
-    def name(self) -> str:  # type: ignore[override]
-        return self.probe_name
-
-    @property
-    def dataset(self) -> str:  # type: ignore[override]
-        return self.dataset_name or self.loader
-
-    def params(self) -> dict[str, Any]:
-        return {"loader": self.loader, "path": self.path, "loader_kwargs": dict(self.loader_kwargs),
-                "filter": f"{self.filter_column}={self.filter_value}" if self.filter_column else None,
-                "cap": self.cap, "require_lemma_overlap": self.require_lemma_overlap}
-
-    def load(self) -> pd.DataFrame:
-        """The loader's pair frame (filtered)."""
-        if self.frame is not None:
-            f = self.frame
-        else:
-            if self.loader not in LOADERS:
-                raise ValidationError(f"unknown pairs loader {self.loader!r}; one of {sorted(LOADERS)}")
-            f = _cached_load(self.loader, str(self.path), self.loader_kwargs)
-        if self.filter_column:
-            f = f[f[self.filter_column].astype(str) == str(self.filter_value)]
-        return f
-
-    def _unavailable(self) -> str | None:
-        if self.frame is None and self.loader not in ("demo",) and not Path(self.path).exists():
-            return (f"data not found: {self.path} (set data_dir to a folder holding '{self.dataset}/', "
-                    "or give the file)")
-        return None
-
-    def generate(self, collection: Any, *, rng: np.random.Generator) -> ProbeSamples:
-        why = self._unavailable()
-        if why is None:
-            try:
-                frame = self.load()
-            except NLPUnavailable as exc:
-                why = str(exc)
-        if why is not None:
-            return ProbeSamples((), info={}, skipped=why)
-        rows = list(frame[PAIR_COLUMNS].itertuples(index=False, name=None))
-        order = [int(i) for i in rng.permutation(len(rows))]  # visit in random order, stop at the cap
-        kept: list[tuple[int, ProbeSample]] = []
-        dropped, methods = 0, set()
-        start = 0
-        while start < len(order) and (self.cap is None or len(kept) < self.cap):
-            size = 512 if self.cap is None else min(512, 2 * (self.cap - len(kept)) + 8)
-            made, d, how = self._block([(i, rows[i]) for i in order[start:start + size]], rng,
-                                       None if self.cap is None else self.cap - len(kept))
-            start += size
-            kept.extend(made)
-            dropped += d
-            methods |= how
-        kept.sort(key=lambda x: x[0])
-        info: dict[str, Any] = {
-            "query_method": ",".join(sorted(methods)) or "none",
-            "convention": "d1 = text_a (attributed), d2 = text_b",
-            "pairs_in_file": len(rows), "pairs_dropped_no_query": dropped,
-        }
-        made = methods - {"given"}
-        if self.loader in _TITLED and made:
-            info["deviation"] = (f"{len(rows) - sum(1 for r in rows if str(r[3] or '').strip())} of {len(rows)} "
-                                 f"pairs have no title: their queries are shared noun chunks (the paper: the "
-                                 f"{_TITLED[self.loader]})")
-        if any(m.startswith("fallback") for m in methods):
-            info["fallback"] = "no spaCy pipeline: queries from shared content-word runs, lemma table"
-        return ProbeSamples(tuple(s for _i, s in kept), info=info, available=len(rows))
-
-    def _block(self, block: list[tuple[int, tuple[Any, ...]]], rng: np.random.Generator, room: int | None,
-               ) -> tuple[list[tuple[int, ProbeSample]], int, set[str]]:
-        """Samples of a block of pairs: a shared noun chunk as the query where there is none (the
-        paper), then the lemma filter; one spaCy pass over the block's texts."""
-        from ..nlp import chunks_and_lemmas, lemma_sets, pick_shared_chunk
-
-        texts = [t for _i, (_p, a, b, _q) in block for t in (a, b)]
-        feats, how = chunks_and_lemmas(texts)
-        fallback = how.startswith("fallback")
-        queries: list[str | None] = []
-        methods = set()
-        for k, (_i, (_p, _a, _b, q)) in enumerate(block):
-            q = "" if q is None or (isinstance(q, float) and np.isnan(q)) else str(q)
-            if q.strip():
-                queries.append(q)
-                methods.add("given")
-                continue
-            (ca, _la), (cb, _lb) = feats[2 * k], feats[2 * k + 1]
-            queries.append(pick_shared_chunk(ca, cb, rng, fallback=fallback))
-            methods.add(how if fallback else "spacy-noun-chunk")
-        qlem, _ = lemma_sets([q or "" for q in queries]) if self.require_lemma_overlap else ([], "")
-        out, dropped = [], 0
-        for k, (i, (pid, a, b, _q)) in enumerate(block):
-            q = queries[k]
-            ok = q is not None and (not self.require_lemma_overlap or (
-                qlem[k] & feats[2 * k][1] and qlem[k] & feats[2 * k + 1][1]))
-            if not ok:
-                dropped += 1
-                continue
-            out.append((i, ProbeSample(sample_id=str(pid), query_id=str(pid), query=str(q), text_1=a, text_2=b,
-                                       doc_1_id=f"{pid}:a", doc_2_id=f"{pid}:b")))
-            if room is not None and len(out) >= room:
-                break
-        return out, dropped, methods
+def _is_stsb(rows: list[list[str]]) -> bool:
+    r = rows[0]
+    if len(r) < 7:
+        return False
+    try:
+        float(r[4])
+    except ValueError:
+        return False
+    return True
 
 
-__all__ += ["LOADERS"]
+def read_pairs(path: str | Path) -> pd.DataFrame:
+    """Sentence pairs ``pair_id, text_a, text_b, score[, genre]`` (``"demo"``: the demo
+    paraphrase pairs, score 5)."""
+    if str(path) == "demo":
+        from ..datasets.demo import load_demo_pairs
+
+        df = load_demo_pairs("paraphrase")
+        return pd.DataFrame({"pair_id": df["pair_id"].astype(str), "text_a": df["text_a"],
+                             "text_b": df["text_b"], "score": 5.0})
+    p = Path(path)
+    rows = _rows(p)
+    if not rows:
+        raise DataFormatError("empty pairs file", path=p, line=1)
+    return _stsb(rows, p) if _is_stsb(rows) else _with_header(rows, p)
+
+
+def read_sentences(path: str | Path) -> list[tuple[str, str]]:
+    """``(id, sentence)`` items of a sentence file (module docstring); duplicates are kept here
+    (the corpus removes and counts them)."""
+    if str(path) == "demo":
+        pairs = read_pairs("demo")
+        return [(f"demo:{r.pair_id}:{s}", t) for r in pairs.itertuples() for s, t in (("a", r.text_a), ("b", r.text_b))]
+    p = Path(path)
+    rows = _rows(p)
+    if not rows:
+        raise DataFormatError("empty sentences file", path=p, line=1)
+    head = [c.strip() for c in rows[0]]
+    if "text" in head and "text_a" not in head:
+        ti = head.index("text")
+        ii = head.index("id") if "id" in head else None
+        return [(r[ii] if ii is not None else f"{p.name}:{n}", r[ti]) for n, r in enumerate(rows[1:], start=2)]
+    if _is_stsb(rows) or {"text_a", "text_b"} <= set(head) or head[:1] == ["Quality"]:
+        pairs = read_pairs(p)
+        return [(f"{r.pair_id}:{s}", t) for r in pairs.itertuples() for s, t in (("a", r.text_a), ("b", r.text_b))]
+    return [(f"{p.name}:{n}", "\t".join(r)) for n, r in enumerate(rows, start=1)]
+
+
+# ---------------------------------------------------------- WikiQA
+@dataclass(frozen=True)
+class RealSplitData:
+    """Training queries, test queries, qrels (both), and the corpus (``doc_id -> text``)."""
+
+    name: str
+    train_queries: pd.DataFrame
+    test_queries: pd.DataFrame
+    qrels: pd.DataFrame
+    corpus: dict[str, str]
+    dev_queries: pd.DataFrame | None = None
+
+
+def _read_wikiqa_tsv(path: Path, id_col: str, text_col: str) -> pd.DataFrame:
+    if not path.is_file():
+        raise DataFormatError("file not found; point to the wikiqa folder of the shared data", path=path)
+    df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=3)
+    missing = {id_col, text_col} - set(df.columns)
+    if missing:
+        raise DataFormatError(f"missing column(s) {sorted(missing)} in the header", path=path, line=1)
+    return pd.DataFrame({"query_id": df[id_col].to_numpy(dtype=object), "text": df[text_col].to_numpy(dtype=object)})
+
+
+def load_wikiqa(root: str | os.PathLike[str]) -> RealSplitData:
+    """WikiQA (``<root>/derived``): train queries as training set, test queries as test set,
+    dev queries in ``dev_queries``; qrels of all splits (judged negatives included); 26k sentences."""
+    from .trec import read_qrels
+
+    d = Path(root) / "derived" if (Path(root) / "derived").is_dir() else Path(root)
+    corpus_df = pd.read_csv(d / "corpus.tsv", sep="\t", dtype=str, keep_default_na=False, quoting=3)
+    corpus = dict(zip(corpus_df["sentence_id"], corpus_df["sentence"]))
+    qs = {s: _read_wikiqa_tsv(d / f"queries.{s}.tsv", "query_id", "question") for s in ("train", "dev", "test")}
+    qrels = pd.concat([read_qrels(d / f"qrels.{s}.trec") for s in ("train", "dev", "test")], ignore_index=True)
+    return RealSplitData(name="wikiqa", train_queries=qs["train"], test_queries=qs["test"], qrels=qrels,
+                         corpus=corpus, dev_queries=qs["dev"])

@@ -1,23 +1,32 @@
-"""Built-in probes, registered by name (``ranklens ls probes``).
+"""The probes by name: the registry (:func:`register_probe`, :func:`list_probes`,
+:func:`select_probes`, :func:`get_probe`) and the built-in probes registered in it (``ranklens ls
+probes``).
 
 Names: ``mm-<variable>-ctrl-<control>`` (measure-and-match), ``tr-<manipulation>``
 (textual manipulation; ``-rel``/``-nonrel`` variants restrict to relevant/non-relevant judged
 documents), ``ds-<attribute>-<dataset>`` (dataset transfer), ``demo-<kind>`` (the demo pairs),
-``pairs`` (any TSV/JSONL file: ``path=...``).
+``pairs`` (any TSV/JSONL file: ``pairs_file=...``).
 
-Dataset-transfer probes read their files from ``data_dir`` (a folder holding ``mrpc/``,
+The factories take the analysis's parameters by their ``Params`` names
+(:class:`ranklens.probes.declaration.Params`), so one options dict (the ``Params`` fields) serves
+every probe. Dataset-transfer probes read their files from ``data_dir`` (a folder holding ``mrpc/``,
 ``jfleg/``, ``turkcorpus/``, ``wnc_sample/``, ``xsum_sample/``, ``nq_oracle_sample/``, ``gyafc/``,
 ``cnndm/``), or from an explicit ``path``.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import ValidationError
-from ..base import register_probe
+from ..errors import ValidationError
+from .base import Probe
+from .declaration import Params
 from .manipulation import (
     TRANSFORMS,
     Doc2QueryProbe,
@@ -28,7 +37,105 @@ from .manipulation import (
 from .measure_match import MM_VARIABLES, MeasureMatchProbe
 from .transfer import NQ_ENTITY_TYPES, PairsProbe
 
-DEFAULT_CAP = None  # the paper uses every sample
+__all__ = [
+    "PROBES",
+    "ProbeInfo",
+    "data_path",
+    "get_probe",
+    "list_probes",
+    "register_probe",
+    "resolve_data_dir",
+    "select_probes",
+    "typo_list",
+]
+
+DEFAULTS = Params()
+
+#: option names before the one-vocabulary rename -> their ``Params`` names (accepted by
+#: :func:`get_probe` with a FutureWarning for one release)
+RENAMED_OPTIONS = {"rate": "typo_rate", "len_tolerance": "mm_len_tolerance",
+                   "overlap_tolerance": "mm_overlap_tolerance", "overlap_zeros": "mm_overlap_zeros",
+                   "split": "transfer_split", "reference": "transfer_reference",
+                   "question_filter": "nq_question_filter", "pairs_path": "pairs_file"}
+
+
+@dataclass(frozen=True)
+class ProbeInfo:
+    """Registry entry: how to build a probe by name."""
+
+    name: str
+    family: str
+    symmetric: bool
+    description: str
+    factory: Callable[..., Probe]
+    needs_collection: bool = True
+
+
+PROBES: dict[str, ProbeInfo] = {}
+
+
+def register_probe(
+    name: str, factory: Callable[..., Probe], *, family: str, symmetric: bool = False,
+    description: str = "", needs_collection: bool = True,
+) -> None:
+    """Add a probe factory (``factory(**options) -> Probe``) under ``name``.
+
+    Raises:
+        ValidationError: if ``name`` is already registered.
+    """
+    if name in PROBES:
+        raise ValidationError(f"probe {name!r} is already registered; pick another name")
+    PROBES[name] = ProbeInfo(name, family, symmetric, description, factory, needs_collection)
+
+
+def list_probes() -> list[ProbeInfo]:
+    """All registered probes, sorted by name."""
+    return [PROBES[k] for k in sorted(PROBES)]
+
+
+def select_probes(patterns: str | Iterable[str]) -> list[str]:
+    """Probe names matching names or globs (``"mm-*"``, ``"tr-shuffle-*,ds-*"``).
+
+    Raises:
+        ValidationError: if a pattern matches nothing (the message lists close names).
+    """
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    pats = [p.strip() for pat in patterns for p in pat.split(",") if p.strip()]
+    names: list[str] = []
+    for pat in pats:
+        hit = [n for n in sorted(PROBES) if fnmatch.fnmatchcase(n, pat)]
+        if not hit:
+            import difflib
+
+            close = difflib.get_close_matches(pat, sorted(PROBES), n=5)
+            hint = f" Did you mean {', '.join(close)}?" if close else ""
+            raise ValidationError(
+                f"no probe matches {pat!r}.{hint} List them with `ranklens ls probes`."
+            )
+        names.extend(n for n in hit if n not in names)
+    return names
+
+
+def get_probe(name: str, **options: Any) -> Probe:
+    """Build the registered probe ``name`` with ``options`` named as the ``Params`` fields (unknown
+    options are ignored by probes that do not take them, so one option set, e.g. every field of a
+    ``Params`` value, can serve a glob of probes). The names of :data:`RENAMED_OPTIONS` are still
+    read, with a FutureWarning."""
+    for old, new in RENAMED_OPTIONS.items():
+        if old in options:
+            warnings.warn(f"probe option {old!r} is now {new!r} (the Params name); {old!r} will be removed",
+                          FutureWarning, stacklevel=2)
+            options.setdefault(new, options.pop(old))
+    if name not in PROBES:
+        select_probes(name)  # raises with suggestions
+    factory = PROBES[name].factory
+    import inspect
+
+    sig = inspect.signature(factory)
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return factory(**options)
+    return factory(**{k: v for k, v in options.items() if k in sig.parameters})
 
 
 def resolve_data_dir(data_dir: str | None) -> str | None:
@@ -55,10 +162,11 @@ def data_path(data_dir: str | None, sub: str, path: str | None, name: str) -> st
 
 
 def _mm(variable: str, control: str):
-    def factory(cap: int | None = DEFAULT_CAP, len_tolerance: float = 0.0,
-                overlap_tolerance: float = 0.0, overlap_zeros: bool = False) -> MeasureMatchProbe:
-        return MeasureMatchProbe(variable=variable, control=control, cap=cap, len_tolerance=len_tolerance,
-                                 overlap_tolerance=overlap_tolerance, overlap_zeros=overlap_zeros)
+    def factory(cap: int = DEFAULTS.cap, mm_len_tolerance: float = DEFAULTS.mm_len_tolerance,
+                mm_overlap_tolerance: float = DEFAULTS.mm_overlap_tolerance,
+                mm_overlap_zeros: bool = DEFAULTS.mm_overlap_zeros) -> MeasureMatchProbe:
+        return MeasureMatchProbe(variable=variable, control=control, cap=cap, mm_len_tolerance=mm_len_tolerance,
+                                 mm_overlap_tolerance=mm_overlap_tolerance, mm_overlap_zeros=mm_overlap_zeros)
     return factory
 
 
@@ -87,7 +195,7 @@ def typo_list(misspellings: str | None, data_dir: str | None) -> str | None:
     ``<data_dir>/misspellings/`` (:func:`resolve_data_dir`,
     :func:`ranklens.probes.typos.default_misspellings`), ``None`` when there is none (then the
     probe falls back to character typos and the driver warns)."""
-    from ..typos import default_misspellings
+    from .typos import default_misspellings
 
     m = "auto" if misspellings is None else str(misspellings)
     if m.lower() in ("char", "chars", "none", "fallback"):
@@ -101,24 +209,27 @@ def typo_list(misspellings: str | None, data_dir: str | None) -> str | None:
 
 
 def _tr(transform: str, subset: str):
-    def factory(cap: int | None = DEFAULT_CAP, misspellings: str | None = "auto", rate: float = 0.5,
-                expander: str | None = None, expander_obj: Any = None, data_dir: str | None = None,
-                typo_stopwords: bool = False, nonrel_source: str = "same-query",
-                lemmatize_stopwords: bool = False, shuffle_preps_scope: str = "sentence",
-                nonrel_max_grade: int = 0, typo_max_edit: int | None = None) -> TransformProbe:
+    def factory(cap: int = DEFAULTS.cap, misspellings: str | None = DEFAULTS.misspellings,
+                typo_rate: float = DEFAULTS.typo_rate, expander: str | None = DEFAULTS.expander,
+                expander_obj: Any = None, data_dir: str | None = DEFAULTS.data_dir,
+                typo_stopwords: bool = DEFAULTS.typo_stopwords, nonrel_source: str = DEFAULTS.nonrel_source,
+                lemmatize_stopwords: bool = DEFAULTS.lemmatize_stopwords,
+                shuffle_preps_scope: str = DEFAULTS.shuffle_preps_scope,
+                nonrel_max_grade: int = DEFAULTS.nonrel_max_grade,
+                typo_max_edit: int | None = DEFAULTS.typo_max_edit) -> TransformProbe:
         grade = {"subset": subset, "nonrel_max_grade": int(nonrel_max_grade)}
         if transform == "typo":
-            # typo_max_edit: None or -1 = the per-format default (Wikipedia's list whole)
-            max_edit = None if typo_max_edit is None or int(typo_max_edit) == -1 else int(typo_max_edit)
-            return TypoProbe(**grade, cap=cap, misspellings=typo_list(misspellings, data_dir),
-                             rate=rate, stopwords=typo_stopwords, max_edit=max_edit,
+            # typo_max_edit: -1 (or None) = the per-format default (Wikipedia's list whole)
+            return TypoProbe(**grade, cap=cap, misspellings_file=typo_list(misspellings, data_dir),
+                             typo_rate=typo_rate, typo_stopwords=typo_stopwords,
+                             typo_max_edit=-1 if typo_max_edit is None else int(typo_max_edit),
                              char_requested=str(misspellings).lower() in ("char", "chars", "none", "fallback"))
         if transform == "doc2query":
-            return Doc2QueryProbe(**grade, cap=cap, expander=expander or None, expander_obj=expander_obj)
+            return Doc2QueryProbe(**grade, cap=cap, expander=expander or "", expander_obj=expander_obj)
         if transform == "add-nonrel-sent":
-            return NonRelevantSentenceProbe(**grade, cap=cap, source=nonrel_source)
+            return NonRelevantSentenceProbe(**grade, cap=cap, nonrel_source=nonrel_source)
         return TransformProbe(transform=transform, **grade, cap=cap, lemmatize_stopwords=lemmatize_stopwords,
-                              preposition_scope=shuffle_preps_scope)
+                              shuffle_preps_scope=shuffle_preps_scope)
     return factory
 
 
@@ -133,9 +244,10 @@ for _t in [*TRANSFORMS, "typo", "doc2query", "add-nonrel-sent"]:
 def _ds(name: str, loader: str, sub: str, symmetric: bool = False, **fixed: Any):
     filt = fixed.pop("_filter", None)
 
-    def factory(data_dir: str | None = None, path: str | None = None, cap: int | None = DEFAULT_CAP,
-                require_lemma_overlap: bool = True, **kw: Any) -> PairsProbe:
-        kwargs = {**{k: v for k, v in kw.items() if k in _LOADER_OPTS.get(loader, ())}, **fixed}
+    def factory(data_dir: str | None = DEFAULTS.data_dir, path: str | None = None, cap: int = DEFAULTS.cap,
+                require_lemma_overlap: bool = DEFAULTS.require_lemma_overlap, **kw: Any) -> PairsProbe:
+        opts = _LOADER_OPTS.get(loader, {})
+        kwargs = {**{opts[k]: v for k, v in kw.items() if k in opts}, **fixed}
         return PairsProbe(
             probe_name=name, loader=loader, path=data_path(data_dir, sub, path, name),
             dataset_name=sub, loader_kwargs=tuple(sorted(kwargs.items())), symmetric=symmetric,
@@ -144,10 +256,12 @@ def _ds(name: str, loader: str, sub: str, symmetric: bool = False, **fixed: Any)
     return factory
 
 
-_LOADER_OPTS = {
-    "mrpc": ("split",), "jfleg": ("split", "reference"), "turkcorpus": ("split", "reference"),
-    "wnc": ("split",), "gyafc": ("reference",), "nq": ("seed", "question_filter"),
-    "pairs": ("text_a", "text_b", "query", "pair_id"),
+#: per loader: option (``Params`` name) -> the reader's argument (:mod:`ranklens.io.pairs`)
+_SPLIT, _REF = {"transfer_split": "split"}, {"transfer_reference": "reference"}
+_LOADER_OPTS: dict[str, dict[str, str]] = {
+    "mrpc": _SPLIT, "jfleg": {**_SPLIT, **_REF}, "turkcorpus": {**_SPLIT, **_REF}, "wnc": _SPLIT, "gyafc": _REF,
+    "nq": {"seed": "seed", "nq_question_filter": "question_filter"},
+    "pairs": {c: c for c in ("text_a", "text_b", "query", "pair_id")},
 }
 
 _DS = [
@@ -173,9 +287,10 @@ for _et in NQ_ENTITY_TYPES:
                    needs_collection=False)
 
 
-def _pairs_factory(pairs_path: str | None = None, pairs_symmetric: bool = False, cap: int | None = DEFAULT_CAP,
-                   name: str = "pairs", require_lemma_overlap: bool = True, **kw: Any) -> PairsProbe:
-    path, symmetric = pairs_path, pairs_symmetric
+def _pairs_factory(pairs_file: str | None = DEFAULTS.pairs_file, pairs_symmetric: bool = DEFAULTS.pairs_symmetric,
+                   cap: int = DEFAULTS.cap, name: str = "pairs",
+                   require_lemma_overlap: bool = DEFAULTS.require_lemma_overlap, **kw: Any) -> PairsProbe:
+    path, symmetric = pairs_file, pairs_symmetric
     if not path:
         raise ValidationError("probe 'pairs' needs pairs_file (a TSV with header or JSONL file with "
                               "text_a, text_b and optional query columns)")
@@ -194,7 +309,7 @@ DEMO_KINDS = ("paraphrase", "fluency", "formality", "simplicity", "neutrality", 
 
 
 def _demo(kind: str):
-    def factory(cap: int | None = DEFAULT_CAP, require_lemma_overlap: bool = True) -> PairsProbe:
+    def factory(cap: int = DEFAULTS.cap, require_lemma_overlap: bool = DEFAULTS.require_lemma_overlap) -> PairsProbe:
         return PairsProbe(probe_name=f"demo-{kind}", loader="demo", path=kind, dataset_name="demo",
                           symmetric=kind == "paraphrase", cap=cap,
                           require_lemma_overlap=require_lemma_overlap)

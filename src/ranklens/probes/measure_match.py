@@ -13,19 +13,19 @@ variable (higher grade, longer, higher TF, larger overlap). Matching rules:
 
 * ``rel``: equal grades; differ: different grades.
 * ``len``: identical lengths (the paper: "a control (matching based on identical values)"; the
-  reference code's epsilon is 0); ``len_tolerance`` > 0 (relative) is a named deviation that
+  reference code's epsilon is 0); ``mm_len_tolerance`` > 0 (relative) is a named deviation that
   matches lengths within that share; differ: beyond it.
 * ``tf``: identical TF vectors; differ: ``d1`` has a higher TF for at least one query term and
   no lower TF for any (TF dominance; non-dominated pairs are not samples).
-* ``overlap``: identical overlaps (compared exactly as fractions); ``overlap_tolerance`` > 0
+* ``overlap``: identical overlaps (compared exactly as fractions); ``mm_overlap_tolerance`` > 0
   (absolute) is a named deviation; differ: beyond it. Documents with overlap 0 (no query term)
   take no part in overlap pairs, as a control or as the variable: the paper's text does not say,
   its reference code (``Overlap``: "don't do 0s") does so, and its sample counts follow from it
   (DL19 passages here: 18,505 equal-overlap pairs with zeros, 3,087 without);
-  ``overlap_zeros=True`` keeps them.
+  ``mm_overlap_zeros=True`` keeps them.
 
 Candidate pairs are enumerated in a deterministic order (query id, then doc ids) and
-sub-sampled with the probe's seeded generator to at most ``cap`` samples.
+sub-sampled with the probe's seeded generator to at most ``cap`` samples (0: every one).
 """
 
 from __future__ import annotations
@@ -37,11 +37,14 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ValidationError
-from ...text import content_terms
-from ..base import Probe, ProbeSample, ProbeSamples, cap_samples
+from ..errors import ValidationError
+from ..text import content_terms
+from .base import Probe, ProbeSample, ProbeSamples, cap_samples
+from .declaration import Params
 
 __all__ = ["MM_VARIABLES", "MeasureMatchProbe", "doc_features"]
+
+DEFAULTS = Params()
 
 MM_VARIABLES = ("rel", "len", "tf", "overlap")
 
@@ -67,10 +70,10 @@ class MeasureMatchProbe(Probe):
 
     variable: str
     control: str
-    cap: int | None = None
-    len_tolerance: float = 0.0
-    overlap_tolerance: float = 0.0
-    overlap_zeros: bool = False
+    cap: int = DEFAULTS.cap
+    mm_len_tolerance: float = DEFAULTS.mm_len_tolerance
+    mm_overlap_tolerance: float = DEFAULTS.mm_overlap_tolerance
+    mm_overlap_zeros: bool = DEFAULTS.mm_overlap_zeros
     family = "measure-match"
 
     def __post_init__(self) -> None:
@@ -85,23 +88,23 @@ class MeasureMatchProbe(Probe):
         return f"mm-{self.variable}-ctrl-{self.control}"
 
     def params(self) -> dict[str, Any]:
-        return {"variable": self.variable, "control": self.control, "cap": self.cap,
-                "len_tolerance": self.len_tolerance, "overlap_tolerance": self.overlap_tolerance,
-                "overlap_zeros": self.overlap_zeros}
+        return {"variable": self.variable, "control": self.control, "cap": self.cap or None,
+                "mm_len_tolerance": self.mm_len_tolerance, "mm_overlap_tolerance": self.mm_overlap_tolerance,
+                "mm_overlap_zeros": self.mm_overlap_zeros}
 
     def _exact(self) -> bool:
-        return (self.control != "len" or self.len_tolerance == 0) and (
-            self.control != "overlap" or self.overlap_tolerance == 0)
+        return (self.control != "len" or self.mm_len_tolerance == 0) and (
+            self.control != "overlap" or self.mm_overlap_tolerance == 0)
 
     def _match(self, key: str, a: dict, b: dict) -> bool:
         if key == "len":
-            return abs(a["len"] - b["len"]) <= self.len_tolerance * max(a["len"], b["len"], 1)
+            return abs(a["len"] - b["len"]) <= self.mm_len_tolerance * max(a["len"], b["len"], 1)
         if key == "overlap":
-            if not self.overlap_zeros and (a["overlap_frac"] == 0 or b["overlap_frac"] == 0):
+            if not self.mm_overlap_zeros and (a["overlap_frac"] == 0 or b["overlap_frac"] == 0):
                 return False  # the reference code: "don't do 0s"
-            if self.overlap_tolerance == 0:  # exact: a_tf / a_len == b_tf / b_len without rounding
+            if self.mm_overlap_tolerance == 0:  # exact: a_tf / a_len == b_tf / b_len without rounding
                 return a["overlap_frac"] == b["overlap_frac"]
-            return abs(a["overlap"] - b["overlap"]) <= self.overlap_tolerance
+            return abs(a["overlap"] - b["overlap"]) <= self.mm_overlap_tolerance
         return a[key] == b[key]
 
     def _greater(self, a: dict, b: dict) -> bool:
@@ -110,7 +113,7 @@ class MeasureMatchProbe(Probe):
         if v == "tf":
             return all(x >= y for x, y in zip(a["tf"], b["tf"])) and any(
                 x > y for x, y in zip(a["tf"], b["tf"]))
-        if v == "overlap" and not self.overlap_zeros and (a["overlap_frac"] == 0 or b["overlap_frac"] == 0):
+        if v == "overlap" and not self.mm_overlap_zeros and (a["overlap_frac"] == 0 or b["overlap_frac"] == 0):
             return False
         if v in ("len", "overlap"):
             key = "overlap_frac" if v == "overlap" else v

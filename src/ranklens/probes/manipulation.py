@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ValidationError
-from ...text import STOPWORDS, sentence_spans_many, split_sentences, word_spans
-from ..base import Probe, ProbeSample, ProbeSamples, cap_samples
-from ..nlp import lemmatize_texts, preposition_spans
+from ..errors import ValidationError
+from ..text import STOPWORDS, sentence_spans_many, split_sentences, word_spans
+from .base import Probe, ProbeSample, ProbeSamples, cap_samples
+from .declaration import Params
+from .nlp import lemmatize_texts, preposition_spans
 
 __all__ = [
     "Doc2QueryProbe",
@@ -37,6 +38,8 @@ __all__ = [
     "shuffle_sentences",
     "shuffle_words",
 ]
+
+DEFAULTS = Params()
 
 
 def shuffle_words(text: str, rng: np.random.Generator) -> str:
@@ -177,7 +180,7 @@ class TransformProbe(Probe):
     the original are not samples. Lemmatize and shuffle-prepositions parse all documents in one
     spaCy pass (:mod:`ranklens.probes.nlp`).
 
-    ``preposition_scope`` (shuffle-preps only): ``"sentence"`` (default, the paper's text:
+    ``shuffle_preps_scope`` (shuffle-preps only): ``"sentence"`` (default, the paper's text:
     "shuffling only the prepositions in the sentence") or ``"document"`` (the reference code's
     ``ShufPrepositions``, which permutes the prepositions across the whole text), see
     :func:`shuffle_prepositions`. ``nonrel_max_grade``: the highest grade counted non-relevant, for
@@ -187,10 +190,10 @@ class TransformProbe(Probe):
 
     transform: str
     subset: str = "all"
-    cap: int | None = None
-    lemmatize_stopwords: bool = False
-    preposition_scope: str = "sentence"
-    nonrel_max_grade: int = 0
+    cap: int = DEFAULTS.cap
+    lemmatize_stopwords: bool = DEFAULTS.lemmatize_stopwords
+    shuffle_preps_scope: str = DEFAULTS.shuffle_preps_scope
+    nonrel_max_grade: int = DEFAULTS.nonrel_max_grade
     family = "manipulation"
 
     @property
@@ -199,11 +202,11 @@ class TransformProbe(Probe):
         return f"tr-{self.transform}{suffix}"
 
     def params(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"transform": self.transform, "subset": self.subset, "cap": self.cap}
+        out: dict[str, Any] = {"transform": self.transform, "subset": self.subset, "cap": self.cap or None}
         if self.transform == "lemmatize":
             out["lemmatize_stopwords"] = self.lemmatize_stopwords
         if self.transform == "shuffle-preps":
-            out["preposition_scope"] = self.preposition_scope
+            out["shuffle_preps_scope"] = self.shuffle_preps_scope
         if self.subset != "all" or self.transform == "add-nonrel-sent":
             out["nonrel_max_grade"] = self.nonrel_max_grade
         return out
@@ -211,10 +214,10 @@ class TransformProbe(Probe):
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"convention": "d1 = manipulated, d2 = original"}
         if self.transform in ("shuffle-words", "shuffle-sents") or (
-                self.transform == "shuffle-preps" and self.preposition_scope == "sentence"):
+                self.transform == "shuffle-preps" and self.shuffle_preps_scope == "sentence"):
             info["sentence_splitter"] = "ranklens.text.split_sentences"
         if self.transform == "shuffle-preps":
-            info["preposition_scope"] = self.preposition_scope
+            info["preposition_scope"] = self.shuffle_preps_scope
         return info
 
     def _rewrite_many(self, texts: list[str], rngs: list[np.random.Generator]) -> tuple[list[str], dict[str, Any]]:
@@ -223,13 +226,13 @@ class TransformProbe(Probe):
             out, how = lemmatize_texts(texts, stopwords=self.lemmatize_stopwords)
             return out, {"lemmatizer": how, "stopwords_lemmatized": self.lemmatize_stopwords}
         if self.transform == "shuffle-preps":
-            if self.preposition_scope not in PREPOSITION_SCOPES:
+            if self.shuffle_preps_scope not in PREPOSITION_SCOPES:
                 raise ValidationError(f"probe {self.name}: shuffle_preps_scope must be one of {PREPOSITION_SCOPES}, "
-                                      f"got {self.preposition_scope!r}")
+                                      f"got {self.shuffle_preps_scope!r}")
             spans, how = preposition_spans(texts)
-            sents = (sentence_spans_many(texts) if self.preposition_scope == "sentence"
+            sents = (sentence_spans_many(texts) if self.shuffle_preps_scope == "sentence"
                      else [None] * len(texts))
-            return [_shuffle_preps(t, sp, r, self.preposition_scope, se)
+            return [_shuffle_preps(t, sp, r, self.shuffle_preps_scope, se)
                     for t, sp, r, se in zip(texts, spans, rngs, sents)], {"prepositions": how}
         fn = TRANSFORMS.get(self.transform)
         if fn is None:
@@ -251,58 +254,64 @@ class TransformProbe(Probe):
 
 @dataclass(frozen=True, repr=False)
 class TypoProbe(TransformProbe):
-    """Replace words by common misspellings from a list (``misspellings`` file, see
+    """Replace words by common misspellings from a list (``misspellings_file``, see
     :func:`ranklens.probes.typos.load_misspellings`): every occurrence of a word with a known
     misspelling is replaced (a random one of its variants), as the reference code's ``Typo``.
 
     Stopwords (:data:`ranklens.text.STOPWORDS`) are left intact by default: the paper's text does
     not say which words are misspelled; this is the configuration of the reference code's
     ``Typo-nostops`` probe (``Typo(no_stops=True)``; its plain ``Typo`` misspells stopwords too).
-    ``stopwords=True`` misspells them too. Without a list: character-level typos
-    (:func:`ranklens.probes.typos.char_typo`) in a ``rate`` share of the non-stopword words of 4+
+    ``typo_stopwords=True`` misspells them too. Without a list: character-level typos
+    (:func:`ranklens.probes.typos.char_typo`) in a ``typo_rate`` share of the non-stopword words of 4+
     letters (a fallback, recorded as ``typo_source``).
 
-    ``max_edit``: the edit-distance filter of the list (:func:`ranklens.probes.typos.load_misspellings`).
-    ``None`` (default): Wikipedia's list (the paper's source) is used whole, and only the noisy
+    ``typo_max_edit``: the edit-distance filter of the list (:func:`ranklens.probes.typos.load_misspellings`).
+    ``-1`` (default): Wikipedia's list (the paper's source) is used whole, and only the noisy
     ``correct -> [misspellings]`` JSON lists (Birkbeck) lose variants more than
     :data:`ranklens.probes.typos.NOISY_LIST_MAX_EDIT` edits away; ``0`` keeps every variant of
     every list; ``N`` drops variants more than ``N`` edits away from any list.
     """
 
     transform: str = "typo"
-    misspellings: str | None = None
-    rate: float = 0.5
-    stopwords: bool = False
+    misspellings_file: str | None = None
+    typo_rate: float = DEFAULTS.typo_rate
+    typo_stopwords: bool = DEFAULTS.typo_stopwords
     char_requested: bool = False  # character typos chosen on purpose (not a fallback)
-    max_edit: int | None = None
+    typo_max_edit: int = DEFAULTS.typo_max_edit
 
     def params(self) -> dict[str, Any]:
-        return {**super().params(), "misspellings": self.misspellings, "rate": self.rate,
-                "stopwords": self.stopwords, "max_edit": self.max_edit}
+        return {**super().params(), "misspellings_file": self.misspellings_file, "typo_rate": self.typo_rate,
+                "typo_stopwords": self.typo_stopwords, "typo_max_edit": self.typo_max_edit}
+
+    @property
+    def _max_edit(self) -> int | None:
+        """The list filter of :func:`ranklens.probes.typos.load_misspellings`: ``None`` for -1."""
+        return None if self.typo_max_edit is None or self.typo_max_edit == -1 else int(self.typo_max_edit)
 
     @cached_property
     def _table(self) -> dict[str, tuple[str, ...]] | None:
-        from ..typos import load_misspellings
+        from .typos import load_misspellings
 
-        if self.max_edit is not None and self.max_edit < 0:
+        if self._max_edit is not None and self._max_edit < 0:
             raise ValidationError(f"probe {self.name}: typo_max_edit must be >= 0 (0 = keep every variant) or "
-                                  f"None/-1 for the per-format default, got {self.max_edit}")
-        return load_misspellings(self.misspellings, max_edit=self.max_edit) if self.misspellings else None
+                                  f"-1 for the per-format default, got {self.typo_max_edit}")
+        return load_misspellings(self.misspellings_file, max_edit=self._max_edit) if self.misspellings_file else None
 
     def _info(self) -> dict[str, Any]:
-        info = {**super()._info(), "stopwords_misspelled": self.stopwords}
-        if self.misspellings:
-            from ..._hashing import sha256_file
+        info = {**super()._info(), "stopwords_misspelled": self.typo_stopwords}
+        if self.misspellings_file:
+            from .._hashing import sha256_file
 
-            from ..typos import NOISY_LIST_MAX_EDIT
+            from .typos import NOISY_LIST_MAX_EDIT
 
-            info.update(typo_source=f"list:{self.misspellings}", typo_list=str(self.misspellings),
-                        typo_list_sha256=sha256_file(self.misspellings), typo_list_words=len(self._table or {}),
+            info.update(typo_source=f"list:{self.misspellings_file}", typo_list=str(self.misspellings_file),
+                        typo_list_sha256=sha256_file(self.misspellings_file),
+                        typo_list_words=len(self._table or {}),
                         typo_max_edit=(f"default: {NOISY_LIST_MAX_EDIT} on correct->[misspellings] JSON lists "
-                                       "only, none on the others" if self.max_edit is None
-                                       else self.max_edit or "none"))
+                                       "only, none on the others" if self._max_edit is None
+                                       else self._max_edit or "none"))
         else:
-            what = f"character-level typos (rate={self.rate})"
+            what = f"character-level typos (rate={self.typo_rate})"
             info["typo_source"] = what if self.char_requested else f"fallback: {what} (no misspelling list found)"
         return info
 
@@ -310,7 +319,7 @@ class TypoProbe(TransformProbe):
         return [self._rewrite(t, r) for t, r in zip(texts, rngs)], {}
 
     def _rewrite(self, text: str, rng: np.random.Generator) -> str:
-        from ..typos import char_typo
+        from .typos import char_typo
 
         table = self._table
         out, last = [], 0
@@ -318,7 +327,7 @@ class TypoProbe(TransformProbe):
             w = text[s:e]
             low = w.lower()
             new = w
-            if not self.stopwords and low in STOPWORDS:
+            if not self.typo_stopwords and low in STOPWORDS:
                 pass
             elif table is not None:
                 variants = table.get(low)
@@ -326,7 +335,7 @@ class TypoProbe(TransformProbe):
                     new = variants[int(rng.integers(len(variants)))]
                     if w[:1].isupper():
                         new = new[:1].upper() + new[1:]
-            elif len(w) >= 4 and rng.random() < self.rate:
+            elif len(w) >= 4 and rng.random() < self.typo_rate:
                 new = char_typo(w, rng)
             out.append(text[last:s])
             out.append(new)
@@ -342,18 +351,18 @@ class Doc2QueryProbe(TransformProbe):
     ``num_queries=4``)."""
 
     transform: str = "doc2query"
-    expander: str | None = None
+    expander: str | None = DEFAULTS.expander
     expander_obj: Any = field(default=None, compare=False)
 
     def params(self) -> dict[str, Any]:
-        return {**super().params(), "expander": self.expander}
+        return {**super().params(), "expander": self.expander or None}
 
     def _get(self) -> Any:
         if self.expander_obj is not None:
             return self.expander_obj
-        from ..expansion import make_expander
+        from .expansion import make_expander
 
-        return make_expander(self.expander)
+        return make_expander(self.expander or None)
 
     def generate(self, collection: Any, *, rng: np.random.Generator) -> ProbeSamples:
         exp = self._get()
@@ -386,11 +395,11 @@ class NonRelevantSentenceProbe(TransformProbe):
     """Append one sentence of a non-relevant document to the end of the document (d1 = with the
     sentence).
 
-    ``source="same-query"`` (default, the reference code's ``AddSent('end')``; the paper only says
+    ``nonrel_source="same-query"`` (default, the reference code's ``AddSent('end')``; the paper only says
     "adds a non-relevant sentence"): the sentence comes from a random *other* document judged
     non-relevant (grade <= ``nonrel_max_grade``) *for the same query*, any of its sentences
     (:func:`ranklens.text.split_sentences`) at random; documents without such another document
-    give no samples. ``source="other-query"`` (the earlier ranklens construction, an off-topic
+    give no samples. ``nonrel_source="other-query"`` (the earlier ranklens construction, an off-topic
     sentence): from a document judged non-relevant for another query and not judged for this one.
 
     The manipulated document itself is never a source: the paper adds "a non-relevant sentence",
@@ -404,10 +413,10 @@ class NonRelevantSentenceProbe(TransformProbe):
     """
 
     transform: str = "add-nonrel-sent"
-    source: str = "same-query"
+    nonrel_source: str = DEFAULTS.nonrel_source
 
     def params(self) -> dict[str, Any]:
-        return {**super().params(), "source": self.source}
+        return {**super().params(), "nonrel_source": self.nonrel_source}
 
     def _pools(self, collection: Any) -> tuple[dict[str, list[str]], list[tuple[str, str]], dict[str, set[str]]]:
         q = collection.qrels
@@ -422,13 +431,13 @@ class NonRelevantSentenceProbe(TransformProbe):
         return same, other, judged_for
 
     def generate(self, collection: Any, *, rng: np.random.Generator) -> ProbeSamples:
-        if self.source not in NONREL_SOURCES:
-            raise ValidationError(f"nonrel_source must be one of {NONREL_SOURCES}, got {self.source!r}")
+        if self.nonrel_source not in NONREL_SOURCES:
+            raise ValidationError(f"nonrel_source must be one of {NONREL_SOURCES}, got {self.nonrel_source!r}")
         judged = cap_samples(_judged(collection, self.subset, self.name, self.nonrel_max_grade), self.cap, rng)
         same, other, judged_for = self._pools(collection)
         samples = []
         for qid, qtext, did, _rel in judged:
-            if self.source == "same-query":
+            if self.nonrel_source == "same-query":
                 cands = [d for d in same.get(qid, []) if d != did]  # never the document itself
             else:  # documents judged for this query (the document itself included) are left out
                 cands = [d for qq, d in other if qq != qid and qid not in judged_for.get(d, set())]
@@ -443,7 +452,7 @@ class NonRelevantSentenceProbe(TransformProbe):
             samples.append(ProbeSample(
                 sample_id=f"{qid}|{did}", query_id=qid, query=qtext, text_1=orig.rstrip() + " " + sent,
                 text_2=orig, doc_1_id=f"{did}~add-sent:{src}", doc_2_id=did, meta=(("sentence_from", src),)))
-        info = {**self._info(), "sentence_source": self.source, "position": "end",
+        info = {**self._info(), "sentence_source": self.nonrel_source, "position": "end",
                 "sentence_splitter": "ranklens.text.split_sentences", "nonrel_max_grade": self.nonrel_max_grade,
                 "excludes_own_document": True}
         return ProbeSamples(tuple(samples), info=info, available=len(judged))
