@@ -17,7 +17,7 @@ def test_demo_only_asl(tmp_path):
     assert {"asl-evaluate", "asl-distribution", "asl-rrie", "asl-chain", "asl-map-coverage"} <= set(found)
     ev = Result.load(found["asl-evaluate"])
     assert set(ev.table["model"]) == {"bm25", "tfidf", "minilm"}
-    assert ev.summary["baseline"] == "bm25" and ev.provenance.params["analysis"]["k"] == 50
+    assert ev.summary["baseline"] == "bm25" and ev.provenance.analysis_params["k"] == 50
     assert (ev.table["depth_max"] <= 50).all()
     rr = Result.load(found["asl-rrie"])
     assert rr.summary["a"] == "bm25" and rr.summary["b"] == "minilm"

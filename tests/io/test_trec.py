@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranklens.errors import DataFormatError
+from ranklens.errors import DataFormatError, ValidationError
 from ranklens.io import read_qrels, read_run, read_runs, write_qrels, write_run
 
 RUN = "q1 Q0 d1 1 2.5 sys\nq1 Q0 d2 2 1.25 sys\nq2 Q0 d1 1 -3e-2 sys\n"
@@ -443,3 +443,59 @@ def test_scan_beside_the_parse_gives_the_same_tables(tmp_path: Path, monkeypatch
     for limit in (1 << 40, 0):
         monkeypatch.setattr(cols, "_OVERLAP_BYTES", limit)
         assert read_qrels_table(qrels).column("doc_id").to_pylist() == ["d1", "d2"]
+
+
+# The one run-naming rule (io.trec.run_name, used by read_run, read_runs, discover_runs, the asl
+# functions and `ranklens evaluate`): file name -> run name. Before issue 29 the reader stripped
+# ".gz" and one suffix (x.top100.run.gz -> x.top100) while `ranklens evaluate` stripped every
+# known suffix (-> x); the rule is now the latter, for everyone.
+RUN_NAMES = [
+    ("bm25.run", "bm25"),
+    ("bm25.run.gz", "bm25"),
+    ("x.top100.run.gz", "x"),
+    ("x.top100.run", "x"),
+    ("p_bm25.judged_topics.txt", "p_bm25"),
+    ("input.bm25.gz", "input.bm25"),
+    ("input.bm25", "input.bm25"),
+    ("bm25.run.txt", "bm25"),
+    ("a.trec", "a"),
+    ("a.res", "a"),
+    ("a.out", "a"),
+    ("a.tsv", "a"),
+    ("a.b.c", "a.b.c"),
+    (".run", ".run"),
+    ("run", "run"),
+]
+
+
+@pytest.mark.parametrize("file_name,name", RUN_NAMES)
+def test_one_run_naming_rule(tmp_path, file_name, name):
+    from ranklens.io import discover_runs, run_name
+
+    assert run_name(file_name) == name
+    if not file_name.startswith("."):
+        _write(tmp_path / file_name, RUN)
+        assert list(discover_runs(tmp_path / file_name)) == [name]
+        assert list(discover_runs(tmp_path)) == [name]
+        assert read_run(tmp_path / file_name).attrs["name"] == name
+
+
+def test_discover_runs_one_rule_for_directories_and_clashes(tmp_path):
+    from ranklens.asl.evaluation import load_runs
+    from ranklens.io import discover_runs
+
+    for rel in ("official/dl20/p_bm25.top100.run.gz", "official/dl20/other.run", "full/dl20/p_bm25.run",
+                "official/dl20/sub/deep.txt", "official/dl20/README.md", "official/dl20/.hidden.run"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        _write(tmp_path / rel, RUN)
+    one = discover_runs(tmp_path / "official" / "dl20")
+    assert list(one) == ["other", "p_bm25", "sub/deep"]  # recursive, sorted, README/hidden skipped
+    two = discover_runs([tmp_path / "official" / "dl20", tmp_path / "full" / "dl20"])
+    assert sorted(two) == ["full/dl20/p_bm25", "official/dl20/p_bm25", "other", "sub/deep"]
+    assert {k: str(v) for k, v in load_runs([tmp_path / "official" / "dl20", tmp_path / "full" / "dl20"]).items()} \
+        == {k: str(v) for k, v in two.items()}
+    assert list(read_runs([tmp_path / "official" / "dl20", tmp_path / "full" / "dl20"])) == list(two)
+    with pytest.raises(ValidationError, match="given twice"):
+        discover_runs([tmp_path / "full" / "dl20" / "p_bm25.run", tmp_path / "full" / "dl20"])
+    with pytest.raises(ValidationError, match="not found"):
+        discover_runs(tmp_path / "nope.run")

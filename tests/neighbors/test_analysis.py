@@ -27,7 +27,7 @@ from ranklens.neighbors import (
     sample_queries,
     token_overlap,
 )
-from ranklens.neighbors.knn import l2_normalize
+from ranklens.search.rows import l2_normalize
 from ranklens.results import Result
 from ranklens.testing import HashEmbedder, OverlapRanker
 

@@ -29,7 +29,7 @@ def test_cli_matrix_and_tokens_with_options(tmp_path):
     assert rc == 0
     res = Result.load(tmp_path / "m" / "neighbors-matrix")
     assert set(res.tables["matrix"]["model"]) == {"tfidf", "w2v", "fasttext"}
-    assert res.provenance.params["params"]["k"] == 3 and res.provenance.params["params"]["terms"] == "tokens"
+    assert res.provenance.analysis_params["k"] == 3 and res.provenance.analysis_params["terms"] == "tokens"
     assert (tmp_path / "m" / "neighbors-matrix" / "n2o_matrix.png").is_file()
     tok = Result.load(tmp_path / "m" / "neighbors-token-overlap")
     assert tok.summary["terms"] == "tokens" and not (tmp_path / "m" / "neighbors-ranker-overlap").exists()

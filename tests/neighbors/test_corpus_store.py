@@ -67,7 +67,7 @@ def test_corpus_vectors_memmap_equals_engine_and_resumes_from_its_cache(tmp_path
 def test_unit_vectors_are_normalised_once_and_search_as_cosine(tmp_path, mmap_bytes, cache):
     """unit=True: rows L2-normalised (zero rows stay zero) in every storage; exact k-NN on them
     equals brute-force cosine on the raw vectors."""
-    from ranklens.neighbors.knn import exact_knn, is_unit
+    from ranklens.search import exact_knn, is_unit
     from ranklens.neighbors.search import corpus_vectors
 
     texts = [f"doc {i % 17} word{i % 5} w{i % 3}" for i in range(60)] + ["", " "]

@@ -112,3 +112,11 @@ def test_paired_tests_and_cis_equal_per_query_references():
     row = res.table.set_index(["model", "other_model"]).loc[("a", "b")]
     ci = bootstrap_ci(perq[(perq.model == "a") & (perq.other_model == "b")]["n2o"].to_numpy(), seed=2)
     assert (row.ci_low, row.ci_high) == pytest.approx((ci.low, ci.high))
+
+
+def test_token_jaccard():
+    from ranklens.neighbors.needle import token_jaccard
+
+    assert token_jaccard("The cat sat", "the CAT ran") == pytest.approx(2 / 4)
+    assert token_jaccard("", "") == 0.0
+    assert token_jaccard("a b", "c") == 0.0

@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 
 from ranklens.engine import ScoringEngine
-from ranklens.neighbors import knn
+from ranklens.search import knn
 from ranklens.neighbors.corpus import build_corpus
 from ranklens.neighbors.declaration import Params
-from ranklens.neighbors.knn import UnitRows, exact_knn, faiss_knn, l2_normalize
+from ranklens.search.faiss import faiss_knn
+from ranklens.search.knn import exact_knn
+from ranklens.search.rows import UnitRows, l2_normalize
 from ranklens.neighbors.n2o import n2o_matrix
 from ranklens.neighbors.search import NeighborSearch, sample_queries
 from ranklens.neighbors.tokens import popular_outliers, token_overlap

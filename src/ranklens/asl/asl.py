@@ -132,7 +132,7 @@ def _as_run_table(run: Any, *, source: str = "run"):
             raise ValidationError(f"{source}: column 'score' has a missing/non-numeric value at "
                                   f"row {bad}; every row needs a numeric score")
         return _frame_table(run, SCORE, score)
-    from ._trec import read_run_table
+    from ..io.trec import read_run_table
 
     return read_run_table(run)
 
@@ -179,7 +179,7 @@ def _as_qrels_table(qrels: Any):
         from ..io import read_qrels  # contract API (io helper)
 
         return _as_qrels_table(read_qrels(qrels))
-    from ._trec import read_qrels_table
+    from ..io.trec import read_qrels_table
 
     fk = _file_key(qrels)
     if fk is not None and fk in _QRELS_CACHE:  # one (immutable) table per file: the ranked-run
@@ -457,7 +457,7 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULT_DUPLI
                 source: str = "run") -> RankedRun:
     import pyarrow as pa
 
-    from ._trec import reader_warnings
+    from ..io.trec import reader_warnings
 
     rt = _as_run_table(run, source=source)
     qt = _as_qrels_table(qrels)

@@ -1,31 +1,29 @@
 """The ``asl`` analysis: atomized search length (Alex, Hall & Metzler) -- the evaluation table,
 the per-document distribution, RRIE, the MAP -> ASL chain (Table 2 of one track) and MAP
 coverage (Appendix A.1). Declared once; the CLI (``ranklens asl``, with the file tools
-``ranklens asl distribution|rrie|chain|coverage|tracks|ties``), experiment files
-(``type = "asl"``), the demo and the report derive from it.
+``ranklens asl distribution|rrie|chain|coverage|tracks|groups|ties``, and the top-level command
+``ranklens evaluate``), experiment files (``type = "asl"``), the demo and the report derive from it.
+The driver is :mod:`ranklens.asl.driver`, the file tools :mod:`ranklens.asl.tools`.
 
 Defaults follow the paper: unretrieved relevant documents get eq. 3 (``unretrieved="paper"``),
 "better" in ΔSort is 10% and a two-tailed t-test at 0.05, RRIE's measures are Table 1's.
 The paper's test is "a two-tailed Student t-test on the per-query metrics", not said to be
 paired; ranklens runs the paired test (the systems' per-query values are over the same queries):
 that is ranklens's reading, not the paper's words. Every alternative is a named parameter,
-recorded in each result's provenance (``params["analysis"]``). ``missing``, ``depth`` and
+recorded once in each result's provenance by the door (``provenance.analysis_params``). ``missing``, ``depth`` and
 ``grades`` apply alike to every result: the evaluation table, the per-document distribution,
 RRIE, the chain and MAP coverage.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
-from ..declare import Analysis, ModelRows, ResultKind, param, params_dict
+from ..declare import Analysis, ModelRows, ResultKind, param
 from ..errors import ValidationError
 from ..types import TIE_RULES
 
-__all__ = ["ANALYSIS", "Params", "conventions", "run"]
+__all__ = ["ANALYSIS", "Params"]
 
 _MEASURES = ("ASL", "ASL@g1-1", "ASL@g1-10", "AP", "P@20", "RR", "nDCG@10")
 
@@ -85,88 +83,12 @@ class Params:
         return out
 
 
-def conventions(p: Params) -> dict[str, Any]:
-    """The keyword arguments every metrics function shares, from the parameters."""
-    return {"ties": p.ties, "rel": p.rel, "unretrieved": p.unretrieved, "collection_size": p.collection_size,
-            "missing": p.missing, "duplicates": p.duplicates, "depth": p.depth, "grades": p.grades or None}
-
-
-def chain_options(p: Params) -> dict[str, Any]:
-    return {"min_rel_diff": p.min_rel_diff, "alpha": p.alpha, "better_space": p.better_space,
-            "tau_digits": p.tau_digits}
-
-
-def with_params(res: Any, p: Params) -> Any:
-    """The result with the full ``Params`` in its provenance (``params["analysis"]``)."""
-    prov = dataclasses.replace(res.provenance, params={**res.provenance.params, "analysis": params_dict(p)})
-    return dataclasses.replace(res, provenance=prov)
-
-
-def _runs(collection: Any, models: dict[str, dict[str, Any]], p: Params, engine: Any):
-    from ..specs import runs_for_models
-    from .evaluation import load_runs
-
-    source = collection.meta.get("runs")
-    if source:
-        return load_runs(source), {}
-    return runs_for_models(collection, models, p.k, engine)
-
-
-def _pair(names: list[str], baseline: str, p: Params, table: Any) -> tuple[str, str]:
-    if p.compare:
-        for x in p.compare:
-            if x not in names:
-                raise ValidationError(f"params.compare: {x!r} is not one of the models {names}")
-        return p.compare[0], p.compare[1]
-    asl = table.set_index("model")["ASL"] if "ASL" in table else None
-    others = [n for n in names if n != baseline]
-    best = min(others, key=lambda n: float(asl.loc[n])) if asl is not None else others[0]
-    return baseline, best
-
-
-def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
-        work_dir: Path | None = None) -> list[Any]:
-    """ASL evaluation table; with two or more runs also the per-document distribution, RRIE, the
-    MAP -> ASL chain (ΔSort, τ, ΔValue) and MAP coverage.
-
-    Runs come from the dataset's ``runs`` (a run file or a directory of runs: CLI ``--runs``,
-    experiment ``[datasets.X] runs``), else from the models (top ``k`` each).
-    """
-    from ..specs import need_models, skipped_warnings
-    from .analyses import asl_distribution, rrie
-    from .chain import map_coverage, map_to_asl_chain
-    from .evaluation import evaluate
-
-    p = params
-    runs, skipped = _runs(collection, models, p, engine)
-    need_models("asl", runs, 1, skipped)
-    names = list(runs)
-    baseline = p.baseline or names[0]
-    if baseline not in runs:
-        raise ValidationError(f"params.baseline: {baseline!r} is not one of the models {names}")
-    conv = conventions(p)
-    qrels = collection.qrels
-    ev = evaluate(qrels, runs, list(p.measures), baseline=baseline if len(runs) > 1 else None,
-                  per_document=True, n_resamples=p.n_resamples, correction=p.correction,
-                  confidence=p.confidence, seed=seed, depth_ratio=p.depth_ratio, **conv)
-    results: list[Any] = [ev]
-    if len(runs) > 1:
-        a, b = _pair(names, baseline, p, ev.table)
-        results.append(asl_distribution(qrels, runs[a], runs[b], name=a, other_name=b, **conv))
-        results.append(rrie(qrels, runs[a], runs[b], name_a=a, name_b=b, **conv))
-        results.append(map_to_asl_chain(qrels, runs, **conv, **chain_options(p)))
-        cov_kw = {k: conv[k] for k in ("ties", "rel", "missing", "duplicates", "depth", "grades")}
-        results.append(map_coverage(qrels, runs, **cov_kw))
-    warn = skipped_warnings(skipped)
-    return [with_params(r.with_warnings(*warn), p) for r in results]
-
-
 _M = "ranklens.asl.plots"
 ANALYSIS = Analysis(
     name="asl",
     title="Atomized search length",
     params=Params,
-    run="ranklens.asl.declaration:run",
+    run="ranklens.asl.driver:run",
     help="atomized search length: evaluation, distribution, RRIE, MAP -> ASL chain, MAP coverage; "
          "file tools: distribution|rrie|chain|coverage|tracks|groups|ties",
     description="ASL (Alex, Hall & Metzler) of every model's run (or of --runs files) against the qrels. "
@@ -174,7 +96,8 @@ ANALYSIS = Analysis(
                 "ranklens asl --out DIR tracks DIR_OF_TRACKS gives the paper's Table 2 across tracks.",
     needs_qrels=True,
     min_models=0,  # a track (--runs) needs no model
-    tools="ranklens.cli._asl_common:add_tools",
+    tools="ranklens.asl.tools:add_tools",
+    commands={"evaluate": "ranklens.asl.evaluate_cli:add_evaluate"},
     kinds=(
         ResultKind("asl-evaluate", "Evaluation", findings="ranklens.asl.findings:asl_evaluate",
                    significance="ranklens.asl.findings:sig_asl_evaluate",

@@ -60,54 +60,46 @@ __all__ = [
 DEFAULT_MEASURES: tuple[str, ...] = ("ASL", "ASL@g1-1", "ASL@g1-10", "AP", "P@20", "RR",
                                      "nDCG@10")
 MISSING_POLICIES: tuple[str, ...] = ("skip", "zero", "error")
-_RUN_SUFFIXES = (".gz", ".run", ".trec", ".txt", ".tsv", ".top100", ".judged_topics")
-
-
-def _run_name(path: Path) -> str:
-    name = path.name
-    changed = True
-    while changed:
-        changed = False
-        for suf in _RUN_SUFFIXES:
-            if name.endswith(suf) and len(name) > len(suf):
-                name = name[: -len(suf)]
-                changed = True
-    return name
 
 
 def load_runs(runs: Any) -> dict[str, Any]:
     """Normalise the ``runs`` argument to ``{name: path | DataFrame}``.
 
-    Accepts a path to a run file, a directory of run files (a track; hidden files skipped), a
-    DataFrame, a mapping name -> path/DataFrame, or a sequence of any of those. Names are file
-    names without ``.gz``/``.run``/``.trec``/``.txt``/``.top100``/``.judged_topics``.
+    Accepts a path to a run file, a directory of run files (a track), a DataFrame, a mapping
+    name -> path/DataFrame, or a sequence of any of those. Files and directories are found and
+    named by :func:`ranklens.io.trec.discover_runs` (the one rule: file names without
+    :data:`~ranklens.io.trec.RUN_SUFFIXES`, runs in sub-folders by their relative path, runs of
+    one name told apart by their folders); DataFrames in a sequence are ``run0``, ``run1``, ...
     """
+    from ..io.trec import discover_runs
+
     if isinstance(runs, Mapping):
         return {str(k): v for k, v in runs.items()}
     if isinstance(runs, pd.DataFrame):
         return {"run": runs}
     if isinstance(runs, (str, os.PathLike)):
-        p = Path(runs)
-        if p.is_dir():
-            files = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
-            if not files:
-                raise ValidationError(f"{p}: directory has no run files")
-            return load_runs(files)
-        if not p.exists():
-            raise ValidationError(f"{p}: run file not found")
-        return {_run_name(p): p}
+        return dict(discover_runs(runs))
     if isinstance(runs, Sequence):
-        out: dict[str, Any] = {}
-        for i, item in enumerate(runs):
-            sub = {f"run{i}": item} if isinstance(item, pd.DataFrame) else load_runs(item)
-            for k, v in sub.items():
-                if k in out:
-                    raise ValidationError(f"two runs are named {k!r}; pass a mapping "
-                                          "{name: run} to name them")
-                out[k] = v
-        return out
+        frames = {f"run{i}": item for i, item in enumerate(runs) if isinstance(item, pd.DataFrame)}
+        files = discover_runs([item for item in runs if not isinstance(item, pd.DataFrame)])
+        clash = sorted(set(frames) & set(files))
+        if clash:
+            raise ValidationError(f"two runs are named {clash[0]!r}; pass a mapping {{name: run}} to name them")
+        return _in_order(runs, frames, files) if frames else dict(files)
     raise ValidationError(f"runs must be a path, directory, DataFrame, mapping or list; got "
                           f"{type(runs).__name__}")
+
+
+def _in_order(runs: Any, frames: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
+    """Frames and discovered files in the order their items were given."""
+    out: dict[str, Any] = {}
+    for i, item in enumerate(runs):
+        if isinstance(item, pd.DataFrame):
+            out[f"run{i}"] = frames[f"run{i}"]
+        else:
+            root = Path(item)
+            out.update({k: v for k, v in files.items() if Path(v) == root or root in Path(v).parents})
+    return {**out, **{k: v for k, v in files.items() if k not in out}}
 
 
 def qrels_to_dict(qrels_table) -> dict[str, dict[str, int]]:

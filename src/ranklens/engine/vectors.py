@@ -103,7 +103,7 @@ class StoredVectors:
                 out[sel] = m[int(rows[0]) : int(rows[-1]) + 1]
             else:
                 out[sel] = m[rows]
-        if self.unit:  # the same operations as ranklens.neighbors.knn.l2_normalize: the same bits
+        if self.unit:  # the same operations as ranklens.search.rows.l2_normalize: the same bits
             n = np.linalg.norm(out, axis=1, keepdims=True)
             np.divide(out, n, out=out, where=n > 0)
         return out

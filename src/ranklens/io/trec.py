@@ -26,11 +26,12 @@ from ._columns import QRELS, RUN, located_text, read_columns, table_warnings, wa
 from ..files import atomic_output
 from .frames import rank_run, validate_qrels, validate_run
 
-__all__ = ["check_coverage", "depth_warnings", "read_qrels", "read_qrels_table", "read_run",
-           "read_run_table", "read_runs", "reader_warnings", "run_name", "write_qrels", "write_run"]
+__all__ = ["RUN_SUFFIXES", "check_coverage", "depth_warnings", "discover_runs", "read_qrels", "read_qrels_table",
+           "read_run", "read_run_table", "read_runs", "reader_warnings", "run_name", "write_qrels", "write_run"]
 
 PathLike = str | os.PathLike
-_RUN_SUFFIXES = (".run", ".txt", ".trec", ".res", ".tsv", ".out")
+#: The one suffix list of run file names: :func:`run_name` drops them (repeatedly, from the end).
+RUN_SUFFIXES = (".gz", ".run", ".txt", ".trec", ".res", ".tsv", ".out", ".top100", ".judged_topics")
 _NOT_RUNS = {".md", ".json", ".jsonl", ".csv", ".py", ".parquet", ".yaml", ".yml", ".html", ".pdf"}
 
 reader_warnings = table_warnings
@@ -83,14 +84,83 @@ def _read_run_file(path: PathLike, encoding: str | None) -> pd.DataFrame:
 
 
 def run_name(path: PathLike) -> str:
-    """Run name from a file name: ``input.bm25.gz`` -> ``input.bm25``, ``x.top100.run.gz`` -> ``x.top100``."""
+    """Run name from a file name: the name without its run suffixes (:data:`RUN_SUFFIXES`),
+    dropped from the end as long as one matches: ``input.bm25.gz`` -> ``input.bm25``,
+    ``x.top100.run.gz`` -> ``x``, ``bm25.run.txt`` -> ``bm25``. A name that is only a suffix
+    stays as it is (``.run`` -> ``.run``)."""
     name = Path(path).name
-    if name.endswith(".gz"):
-        name = name[:-3]
-    for suf in _RUN_SUFFIXES:
-        if name.endswith(suf) and len(name) > len(suf):
-            return name[: -len(suf)]
+    changed = True
+    while changed:
+        changed = False
+        for suf in RUN_SUFFIXES:
+            if name.endswith(suf) and len(name) > len(suf):
+                name = name[: -len(suf)]
+                changed = True
     return name
+
+
+def _is_run_file(f: Path, root: Path) -> bool:
+    """A file under ``root`` that can be a run: not hidden (nor under a hidden folder), not a
+    document/metadata file (``.md``, ``.json``, ...), not a README/SOURCE, not a summary table."""
+    return (f.is_file() and not any(part.startswith(".") for part in f.relative_to(root).parts)
+            and f.suffix.lower() not in _NOT_RUNS and not f.name.upper().startswith(("SOURCE", "README"))
+            and not (f.suffix.lower() == ".tsv" and "summar" in f.name.lower()))
+
+
+def discover_runs(items: PathLike | Iterable[PathLike]) -> dict[str, Path]:
+    """Run files and directories of runs -> ``{name: path}``: the one run-discovery and
+    run-naming rule of every command and function that takes a directory of runs.
+
+    * a file is named :func:`run_name` (its name without :data:`RUN_SUFFIXES`);
+    * a directory is searched recursively (hidden files, ``.md``/``.json``/..., README and
+      SOURCE files skipped); a run in a sub-folder is named by its path relative to the
+      directory (``dl19/bm25``); files in sorted path order;
+    * when several runs get the same name (``official/dl20/p_bm25`` and
+      ``official_full_depth/dl20/p_bm25`` given as two directories), each of them is named by as
+      many parent folders as it takes to tell them apart (``official/dl20/p_bm25``,
+      ``official_full_depth/dl20/p_bm25``).
+
+    Raises:
+        ValidationError: a path that does not exist, a directory without run files, the same
+            file given twice, or runs of one name that their folders cannot tell apart.
+    """
+    paths = [items] if isinstance(items, (str, os.PathLike)) else list(items)
+    found: list[tuple[str, Path]] = []
+    for item in paths:
+        p = Path(item)
+        if p.is_dir():
+            files = sorted(f for f in p.rglob("*") if _is_run_file(f, p))
+            if not files:
+                raise ValidationError(f"{p}: directory has no run files")
+            found.extend((run_name(f) if f.parent == p else str(f.relative_to(p).parent / run_name(f)), f)
+                         for f in files)
+        elif p.exists():
+            found.append((run_name(p), p))
+        else:
+            raise ValidationError(f"{p}: run file not found")
+    by_name: dict[str, list[Path]] = {}
+    for name, path in found:
+        by_name.setdefault(name, []).append(path)
+    out: dict[str, Path] = {}
+    for name, files in by_name.items():
+        if len(files) == 1:
+            out[name] = files[0]
+            continue
+        resolved = [f.resolve() for f in files]
+        if len(set(resolved)) < len(resolved):
+            dup = next(str(f) for f, r in zip(files, resolved) if resolved.count(r) > 1)
+            raise ValidationError(f"run file {dup} is given twice; pass each run once")
+        parts = [r.parent.parts[1:] for r in resolved]  # without the root
+        labels: list[str] = []
+        for depth in range(1, max(len(x) for x in parts) + 1):
+            labels = ["/".join([*x[max(len(x) - depth, 0):], run_name(r)]) for x, r in zip(parts, resolved)]
+            if len(set(labels)) == len(labels):
+                break
+        if len(set(labels)) < len(labels) or any(lab in by_name or lab in out for lab in labels):
+            raise ValidationError(f"{len(files)} runs are named {name!r} ({', '.join(map(str, files))}) "
+                                  "and their folders do not tell them apart; rename the files")
+        out.update(zip(labels, files))
+    return out
 
 
 def read_run(path_or_frame: PathLike | pd.DataFrame, *, name: str | None = None,
@@ -132,33 +202,18 @@ def read_run(path_or_frame: PathLike | pd.DataFrame, *, name: str | None = None,
 
 
 def read_runs(dir_or_paths: PathLike | Iterable[PathLike], *, encoding: str | None = None) -> dict[str, pd.DataFrame]:
-    """Read many runs.
+    """Read many runs: the files :func:`discover_runs` finds, under the names it gives.
 
     Args:
         dir_or_paths: A directory (searched recursively; hidden files and ``.md``/``.json``/... are
-            skipped) or an iterable of file paths.
+            skipped), a file, or an iterable of them.
 
     Returns:
         ``{name: run}`` in sorted path order. For a directory the name is the path relative to it
-        without run suffixes (``dl19/bm25``), for explicit paths the file's run name.
+        without run suffixes (``dl19/bm25``), for explicit paths the file's run name (told apart
+        by folders when two share one).
     """
-    if isinstance(dir_or_paths, (str, os.PathLike)) and Path(dir_or_paths).is_dir():
-        root = Path(dir_or_paths)
-        files = sorted(
-            f for f in root.rglob("*")
-            if f.is_file() and not any(part.startswith(".") for part in f.relative_to(root).parts)
-            and f.suffix.lower() not in _NOT_RUNS and not f.name.upper().startswith(("SOURCE", "README"))
-            and not (f.suffix.lower() == ".tsv" and "summar" in f.name.lower())
-        )
-        if not files:
-            raise DataFormatError("no run files found in directory", path=root)
-        names = [(run_name(f) if f.parent == root else str(f.relative_to(root).parent / run_name(f))) for f in files]
-    else:
-        files = [Path(p) for p in ([dir_or_paths] if isinstance(dir_or_paths, (str, os.PathLike)) else dir_or_paths)]
-        names = [run_name(f) for f in files]
-        if len(set(names)) != len(names):
-            names = [str(f) for f in files]
-    return {n: read_run(f, name=n, encoding=encoding) for n, f in zip(names, files)}
+    return {n: read_run(f, name=n, encoding=encoding) for n, f in discover_runs(dir_or_paths).items()}
 
 
 def read_qrels(path: PathLike, *, encoding: str | None = None) -> pd.DataFrame:

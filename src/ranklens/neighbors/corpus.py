@@ -17,8 +17,11 @@ from dataclasses import dataclass, field
 from .._hashing import sha256_texts
 from ..errors import ValidationError
 from .. import text as _text
+from .declaration import Params
 
 __all__ = ["SentenceCorpus", "build_corpus"]
+
+DEFAULTS = Params()  # kernel defaults are the declared ones
 
 
 @dataclass(frozen=True)
@@ -96,8 +99,8 @@ def _segments(items: list[tuple[str, str]], split: bool) -> list[list[str]]:
 def build_corpus(
     docs: Mapping[str, str] | Iterable[tuple[str, str]],
     *,
-    split: bool = True,
-    min_tokens: int = 1,
+    split: bool = DEFAULTS.split,
+    min_tokens: int = DEFAULTS.min_tokens,
 ) -> SentenceCorpus:
     """Segment documents into sentences (:func:`ranklens.text.sentence_spans`) and deduplicate.
 

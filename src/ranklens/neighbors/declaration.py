@@ -5,12 +5,10 @@ derive from it. Defaults follow the paper; every deviation is a named parameter.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from ..declare import Analysis, ModelRows, ResultKind, param
 
-__all__ = ["ANALYSIS", "ANALYSES", "Params", "run"]
+__all__ = ["ANALYSIS", "ANALYSES", "Params"]
 
 ANALYSES = ("matrix", "robustness", "tokens", "outliers", "needle", "rankers")
 _PAPER_KS = (5, 10, 15, 20, 25, 30, 35, 40, 45, 50)
@@ -103,21 +101,12 @@ class Params:
         return out
 
 
-def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
-        work_dir: Path | None = None) -> list[Any]:
-    """Every requested neighbour analysis of the models' embedders on the dataset's sentences,
-    and the rankers' top-k overlap (see :mod:`ranklens.neighbors.driver`)."""
-    from .driver import run_neighbors
-
-    return run_neighbors(collection, models, params, engine=engine, seed=seed, work_dir=work_dir)
-
-
 _N = "ranklens.neighbors.plots"
 ANALYSIS = Analysis(
     name="neighbors",
     title="Nearest-neighbour overlap",
     params=Params,
-    run="ranklens.neighbors.declaration:run",
+    run="ranklens.neighbors.driver:run",
     help="nearest-neighbour overlap (N2O) of embedders, token overlap, needle, rankers' top-k overlap",
     description="How alike two embedders are, from their k-NN sets (Lin & Smith). The corpus: the "
                 "collection's documents split into sentences, plus --sentences files, deduplicated.",

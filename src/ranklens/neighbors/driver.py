@@ -1,13 +1,13 @@
 """The driver of the ``neighbors`` analysis: corpus, query pool, embedders, vectors, analyses.
 
-Every door (CLI, experiment file, demo, Python) calls :func:`run_neighbors` with a
-:class:`~ranklens.neighbors.declaration.Params` value. The full ``Params`` dict is recorded in
-every result's provenance (``params["params"]``); what was skipped or reduced is in its warnings.
+Every door (CLI, experiment file, demo, Python) reaches :func:`run` through
+``ranklens.drive.run_analysis`` with a :class:`~ranklens.neighbors.declaration.Params` value; the
+door stamps the ``Params`` into each result's ``provenance.analysis_params``. What was skipped or
+reduced is in the results' warnings.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,12 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from ..declare import params_dict
 from ..errors import ValidationError
 from .corpus import SentenceCorpus, build_corpus
 from .search import NeighborSearch, corpus_vectors, sample_queries
 
-__all__ = ["build_embedders", "neighbor_corpus", "query_pool", "run_neighbors"]
+__all__ = ["build_embedders", "neighbor_corpus", "query_pool", "run"]
 
 _NEURAL = ("minilm", "st", "sentence-transformers", "hf")
 _TRAINED_VECTORS = ("word2vec", "fasttext", "fasttext-nosub")
@@ -28,7 +27,7 @@ _TRAINED_VECTORS = ("word2vec", "fasttext", "fasttext-nosub")
 
 def neighbor_corpus(collection: Any, p: Any, seed: int) -> tuple[SentenceCorpus, set[str], list[str]]:
     """The sentence corpus, the ids of the rows that came from sentence files, and notes."""
-    from .inputs import read_sentences
+    from ..io.pairs import read_sentences
 
     docs: list[tuple[str, str]] = list(collection.docs.iter_docs()) if p.collection_docs else []
     notes = []
@@ -77,7 +76,7 @@ def query_pool(corpus: SentenceCorpus, p: Any, from_files: set[str]) -> tuple[np
 
 
 def _model_params(spec: str, own: Mapping[str, Any], p: Any) -> dict[str, Any]:
-    from ..rankers._specs import split_spec
+    from ..specs import split_spec
 
     kind = split_spec(spec)[0]
     base: dict[str, Any] = {}
@@ -97,7 +96,7 @@ def build_embedders(models: Mapping[str, Mapping[str, Any]], p: Any, texts: list
                     ) -> tuple[dict[str, Any], dict[str, str]]:
     """Embedders of the models (those that are embedders) and of ``p.embedders``, fitted or trained
     on the corpus texts where the spec needs it; ``{name: why}`` for the models skipped."""
-    from ..embedders import make_embedder
+    from ..specs import make_embedder
 
     specs = {name: (m["spec"], m.get("params") or {}) for name, m in models.items()}
     for raw in p.embedders:
@@ -148,11 +147,14 @@ def _fit(p: Any, corpus: SentenceCorpus, pool: np.ndarray) -> tuple[int, int, li
     return k, nq, notes
 
 
-def run_neighbors(collection: Any, models: Mapping[str, Mapping[str, Any]], p: Any, *, engine: Any = None,
-                  seed: int = 0, work_dir: Path | None = None) -> list[Any]:
-    """Corpus, embedders and vectors once; then every analysis in ``p.analyses`` (module docstring)."""
+def run(collection: Any, models: Mapping[str, Mapping[str, Any]], params: Any, *, engine: Any = None,
+        seed: int = 0, work_dir: Path | None = None) -> list[Any]:
+    """Every requested neighbour analysis of the models' embedders on the collection's sentences, and
+    the rankers' top-k overlap: corpus, embedders and vectors once, then every analysis in
+    ``params.analyses`` (module docstring)."""
     from .steps import run_steps
 
+    p = params
     corpus, from_files, notes = neighbor_corpus(collection, p, seed)
     pool, pool_name = query_pool(corpus, p, from_files)
     k, nq, more = _fit(p, corpus, pool)
@@ -174,10 +176,4 @@ def run_neighbors(collection: Any, models: Mapping[str, Mapping[str, Any]], p: A
         del vectors, ctx
     if not results:
         raise ValidationError("neighbors produced no result: " + "; ".join(skipped_steps + notes))
-    full = params_dict(p)
-    return [_finish(r, full, notes + skipped_steps) for r in results]
-
-
-def _finish(res: Any, full: dict[str, Any], notes: list[str]) -> Any:
-    prov = dataclasses.replace(res.provenance, params={**dict(res.provenance.params), "params": full})
-    return dataclasses.replace(res, provenance=prov).with_warnings(*notes)
+    return [r.with_warnings(*notes, *skipped_steps) for r in results]

@@ -25,12 +25,15 @@ import pandas as pd
 
 from ..errors import ValidationError
 from ..results import Result, make_provenance
+from ..search.overlap import knn_overlap
 from .corpus import SentenceCorpus
-from .overlap import knn_overlap
 from ..engine import ScoringEngine
 from .search import NeighborSearch, as_vectors, neighbors_of, sample_queries
+from .declaration import Params
 
 __all__ = ["n2o_matrix", "n2o_per_sample", "n2o_robustness", "pair_matrix", "paired_tests", "per_query_n2o"]
+
+DEFAULTS = Params()  # kernel defaults are the declared ones
 
 
 def pair_matrix(names: list[str], values: Mapping[tuple[str, str], float], diag: float) -> pd.DataFrame:
@@ -84,7 +87,7 @@ def _pair_series(perq: pd.DataFrame, a: str, b: str) -> np.ndarray:
     return hit.sort_values("query")["n2o"].to_numpy()
 
 
-def paired_tests(perq: pd.DataFrame, names: Sequence[str], *, n_resamples: int = 10_000,
+def paired_tests(perq: pd.DataFrame, names: Sequence[str], *, n_resamples: int = DEFAULTS.n_resamples,
                  seed: int = 0) -> pd.DataFrame:
     """For every model A and two others B, C: is N2O(A, B) different from N2O(A, C)?
 
@@ -173,10 +176,10 @@ def _summary(agg: pd.DataFrame, names: list[str], n_zero: dict[str, int], tests:
             "n_significant_differences": int((tests["p_holm"] < 0.05).sum()) if len(tests) else 0}
 
 
-def n2o_matrix(vectors: Mapping[str, Any] | Sequence[Any], corpus: SentenceCorpus, *, k: int = 50, n_queries: int = 100,
-               n_samples: int = 5, seed: int = 0, search: NeighborSearch | None = None, pool: Any = None,
-               pool_name: str = "every corpus sentence", confidence: float = 0.95, n_bootstrap: int = 2000,
-               n_resamples: int = 10_000,
+def n2o_matrix(vectors: Mapping[str, Any] | Sequence[Any], corpus: SentenceCorpus, *, k: int = DEFAULTS.k, n_queries: int = DEFAULTS.n_queries,
+               n_samples: int = DEFAULTS.n_samples, seed: int = 0, search: NeighborSearch | None = None, pool: Any = None,
+               pool_name: str = "every corpus sentence", confidence: float = DEFAULTS.confidence, n_bootstrap: int = DEFAULTS.n_bootstrap,
+               n_resamples: int = DEFAULTS.n_resamples,
                components: Mapping[str, str] | None = None, engine: ScoringEngine | None = None) -> Result:
     """All-pairs N2O averaged over query samples, with the SD over samples (paper), a bootstrap CI
     over queries and the paired tests (module docstring).
@@ -235,8 +238,8 @@ def _rho_rows(vals: pd.DataFrame, ks: list[int], n_samples: int) -> list[tuple[s
 
 
 def n2o_robustness(vectors: Mapping[str, Any], corpus: SentenceCorpus, *,
-                   ks: Sequence[int] = (5, 10, 15, 20, 25, 30, 35, 40, 45, 50), n_queries: int = 100,
-                   n_samples: int = 5, seed: int = 0, search: NeighborSearch | None = None, pool: Any = None,
+                   ks: Sequence[int] = DEFAULTS.ks, n_queries: int = DEFAULTS.n_queries,
+                   n_samples: int = DEFAULTS.n_samples, seed: int = 0, search: NeighborSearch | None = None, pool: Any = None,
                    pool_name: str = "every corpus sentence",
                components: Mapping[str, str] | None = None, engine: ScoringEngine | None = None) -> Result:
     """Spearman ρ between the rankings of embedder pairs by N2O, across k and across samples (§6).

@@ -26,18 +26,30 @@ import pandas as pd
 from ..engine import ScoringEngine
 from ..errors import ValidationError
 from ..results import Result, make_provenance
+from ..search.rows import block_similarities, is_sparse, l2_normalize, zero_rows
+from ..text import tokenize
 from .corpus import SentenceCorpus
-from .knn import block_similarities, is_sparse, l2_normalize, zero_rows
-from .overlap import token_jaccard
 from .search import corpus_vectors
+from .declaration import Params
 
-__all__ = ["PROTOCOLS", "needle_in_haystack", "needle_ranks", "select_pairs"]
+__all__ = ["PROTOCOLS", "needle_in_haystack", "needle_ranks", "select_pairs", "token_jaccard"]
+
+DEFAULTS = Params()  # kernel defaults are the declared ones
 
 PROTOCOLS = ("one-at-a-time", "all-at-once")
 
 
-def select_pairs(pairs: pd.DataFrame, *, min_score: float = 4.0, max_score: float = 5.0, max_overlap: float = 0.6,
-                 genre: str | None = "news", max_pairs: int = 0, seed: int = 0) -> tuple[pd.DataFrame, list[str]]:
+def token_jaccard(a: str, b: str) -> float:
+    """Jaccard similarity of the lower-cased word-token *sets* of two texts (0 if both empty): the
+    pairs' word overlap the needle test filters on."""
+    ta, tb = set(tokenize(a)), set(tokenize(b))
+    if not ta and not tb:
+        return 0.0
+    return len(ta & tb) / len(ta | tb)
+
+
+def select_pairs(pairs: pd.DataFrame, *, min_score: float = DEFAULTS.min_score, max_score: float = DEFAULTS.max_score, max_overlap: float = DEFAULTS.max_overlap,
+                 genre: str | None = DEFAULTS.genre, max_pairs: int = DEFAULTS.max_pairs, seed: int = 0) -> tuple[pd.DataFrame, list[str]]:
     """The pairs the needle test uses, and notes on what was filtered.
 
     Kept: ``min_score <= score <= max_score``, token-set Jaccard overlap ``< max_overlap``,
@@ -82,7 +94,7 @@ def _encode(embedder: Any, texts: list[str], engine: ScoringEngine | None) -> An
 
 def needle_ranks(corpus_vecs: Any, queries: Any, needles: Any, *, mask: np.ndarray | None = None,
                  extra: Any = None, extra_self: list[tuple[int, int]] | None = None,
-                 block_size: int = 65_536) -> np.ndarray:
+                 block_size: int = DEFAULTS.block_size) -> np.ndarray:
     """Kernel: rank of ``needles[i]`` among the neighbours of ``queries[i]``.
 
     Candidates: the rows of ``corpus_vecs`` not masked out (``mask`` True = taken out), plus the
@@ -125,7 +137,7 @@ def _ranks_for(embedder: Any, base_vecs: Any, p: pd.DataFrame, mask: np.ndarray,
 
 def needle_in_haystack(embedders: Mapping[str, Any], corpus: SentenceCorpus, pairs: pd.DataFrame, *,
                        vectors: Mapping[str, Any] | None = None, protocol: str = "one-at-a-time",
-                       engine: ScoringEngine | None = None, block_size: int = 65_536,
+                       engine: ScoringEngine | None = None, block_size: int = DEFAULTS.block_size,
                        notes: tuple[str, ...] = ()) -> Result:
     """Rank of each pair's second sentence among the neighbours of its first (module docstring).
 

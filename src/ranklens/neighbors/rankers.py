@@ -11,10 +11,13 @@ import pandas as pd
 from ..engine import ScoringEngine
 from ..errors import ValidationError
 from ..results import Result, make_provenance
+from ..search.overlap import rbo
+from .declaration import Params
 from .n2o import pair_matrix
-from .overlap import rbo
 
 __all__ = ["ranker_overlap", "run_from_ranker"]
+
+DEFAULTS = Params()
 
 def _topk_lists(run: pd.DataFrame, k: int, name: str) -> dict[str, list[str]]:
     missing = {"query_id", "doc_id", "score"} - set(run.columns)
@@ -57,9 +60,10 @@ def run_from_ranker(ranker: Any, queries: pd.DataFrame, docs: Mapping[str, str],
     return pd.DataFrame({"query_id": qid, "doc_id": did, "score": scores})
 
 
-def ranker_overlap(runs: Mapping[str, pd.DataFrame], *, k: int = 10, p: float = 0.9) -> Result:
+def ranker_overlap(runs: Mapping[str, pd.DataFrame], *, k: int, p: float = DEFAULTS.rbo_p) -> Result:
     """Overlap of the top-k documents of rankers (N2O for retrieval) plus rank-biased overlap.
 
+    ``k`` is the depth compared (the analysis passes ``ranker_k``), ``p`` the RBO persistence.
     Only queries present in every run are compared (the number dropped is reported). Each run is
     ordered by score descending, ties by doc_id descending (trec_eval's convention).
 

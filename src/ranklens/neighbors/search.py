@@ -10,10 +10,10 @@ Conventions (all recorded in provenance):
   exact text, so excluding the query's corpus index excludes every exact duplicate too.
 - Neighbour ties are broken by the lower corpus index (input order); identical vectors always
   tie on the exact backends (float64 rescoring of near ties:
-  :mod:`ranklens.neighbors.knn`). HNSW / IVF apply the rule only among the candidates they
+  :mod:`ranklens.search.ties`). HNSW / IVF apply the rule only among the candidates they
   return (not guaranteed; recorded as such in provenance).
 - Vectors are L2-normalised once (``unit=True``), so every search is an inner product
-  (:class:`~ranklens.neighbors.knn.UnitRows`): no corpus block is normalised again.
+  (:class:`~ranklens.search.rows.UnitRows`): no corpus block is normalised again.
 - Vectors are stored once. Dense embedders are encoded through :mod:`ranklens.engine` (the one
   cache). Up to ``mmap_bytes`` the (normalised) vectors are an in-memory array filled chunk by
   chunk. Beyond it, with the on-disk cache, the search reads the cache's memory-mapped shards
@@ -37,11 +37,16 @@ import numpy as np
 
 from ..engine import ScoringEngine, _ACTIVE, default_engine, encode_texts
 from ..errors import ValidationError
-from .knn import (KnnResult, UnitRows, build_hnsw, build_ivf, exact_knn, faiss_knn, hnsw_knn, is_sparse, is_unit,
-                  ivf_knn, l2_normalize, recall_at_k, unit_rows, zero_rows)
+from ..search.faiss import build_hnsw, build_ivf, faiss_knn, hnsw_knn, ivf_knn
+from ..search.knn import exact_knn, recall_at_k
+from ..search.rows import UnitRows, is_sparse, is_unit, l2_normalize, unit_rows, zero_rows
+from ..search.ties import KnnResult
+from .declaration import Params
 
 __all__ = ["NeighborSearch", "as_vectors", "corpus_neighbors", "corpus_vectors", "named_embedders", "neighbors_of",
            "sample_queries"]
+
+DEFAULTS = Params()  # kernel defaults are the declared ones
 
 
 @dataclass(frozen=True)
@@ -56,20 +61,20 @@ class NeighborSearch:
             products.
         block_size: corpus rows per block for exact search.
         M, ef_construction, ef_search: HNSW parameters.
-        nlist, nprobe: IVF lists (``None``: :func:`~ranklens.neighbors.knn.default_nlist`,
+        nlist, nprobe: IVF lists (``None``: :func:`~ranklens.search.faiss.default_nlist`,
             4 sqrt(n)) and lists searched per query.
         n_holdout: held-out queries for measuring the approximate backend's recall@k against
             exact search.
     """
 
-    backend: Literal["auto", "numpy", "torch", "faiss", "hnsw", "ivf"] = "auto"
-    block_size: int = 65_536
-    M: int = 32
-    ef_construction: int = 200
-    ef_search: int = 256
-    nlist: int | None = None
-    nprobe: int = 32
-    n_holdout: int = 100
+    backend: Literal["auto", "numpy", "torch", "faiss", "hnsw", "ivf"] = DEFAULTS.backend  # type: ignore[assignment]
+    block_size: int = DEFAULTS.block_size
+    M: int = DEFAULTS.hnsw_m
+    ef_construction: int = DEFAULTS.ef_construction
+    ef_search: int = DEFAULTS.ef_search
+    nlist: int | None = DEFAULTS.nlist
+    nprobe: int = DEFAULTS.nprobe
+    n_holdout: int = DEFAULTS.n_holdout
 
 
 def named_embedders(embedders: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
@@ -134,7 +139,7 @@ def corpus_vectors(embedder: Any, texts: Sequence[str], *, engine: ScoringEngine
     """Vectors of ``texts``: a CSR matrix for sparse tf-idf, else float32 rows filled through the
     engine chunk by chunk: an array, or beyond ``mmap_bytes`` a read-only view on the cache's
     memory-mapped shards (a working memmap under ``work_dir`` without an on-disk cache). With
-    ``unit=True`` rows are L2-normalised once (:class:`~ranklens.neighbors.knn.UnitRows`, a unit
+    ``unit=True`` rows are L2-normalised once (:class:`~ranklens.search.rows.UnitRows`, a unit
     view, or a normalised CSR matrix), so searches are inner products (module docstring)."""
     if getattr(embedder, "sparse", False) and hasattr(embedder, "encode_sparse"):
         x = embedder.encode_sparse(texts)
@@ -223,7 +228,7 @@ def as_vectors(models: Mapping[str, Any] | Sequence[Any], texts: Sequence[str], 
                components: Mapping[str, str] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
     """``{name: unit-normalised corpus vectors}`` and ``{name: fingerprint}`` from embedders
     (encoded here) or precomputed vectors (arrays or CSR matrices; normalised once, as a copy,
-    unless they are :class:`~ranklens.neighbors.knn.UnitRows` or a unit view already)."""
+    unless they are :class:`~ranklens.search.rows.UnitRows` or a unit view already)."""
     named = named_embedders(models)
     vecs, comps = {}, dict(components or {})
     for name, m in named.items():

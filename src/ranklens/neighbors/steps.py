@@ -61,7 +61,7 @@ def _outliers(ctx: Mapping[str, Any], collection: Any, models: Any, p: Any) -> A
 def _needle(ctx: Mapping[str, Any], collection: Any, models: Any, p: Any) -> Any:
     import pandas as pd
 
-    from .inputs import read_pairs
+    from ..io.pairs import read_pairs
     from .needle import needle_in_haystack, select_pairs
 
     if not p.pairs:

@@ -16,8 +16,11 @@ from .corpus import SentenceCorpus
 from .n2o import base_params, tie_rule
 from ..engine import ScoringEngine
 from .search import NeighborSearch, as_vectors, neighbors_of, sample_queries
+from .declaration import Params
 
 __all__ = ["TERMS", "popular_outliers", "token_overlap"]
+
+DEFAULTS = Params()  # kernel defaults are the declared ones
 
 TERMS = ("content", "tokens")
 _TERM_DOC = {
@@ -65,8 +68,8 @@ def _per_query(lists: Mapping[str, np.ndarray], qidx: np.ndarray, zero: Mapping[
     return pd.DataFrame(per, columns=["model", "query_id", "overlap"])
 
 
-def token_overlap(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int = 50, n_queries: int = 100,
-                  n_samples: int = 5, seed: int = 0, confidence: float = 0.95, terms: str = "content",
+def token_overlap(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int = DEFAULTS.k, n_queries: int = DEFAULTS.n_queries,
+                  n_samples: int = DEFAULTS.n_samples, seed: int = 0, confidence: float = DEFAULTS.confidence, terms: str = DEFAULTS.terms,
                   search: NeighborSearch | None = None, pool: Any = None, pool_name: str = "every corpus sentence",
                   components: Mapping[str, str] | None = None,
                   engine: ScoringEngine | None = None) -> Result:
@@ -150,8 +153,8 @@ def _outlier_rows(lists: Mapping[str, list[int]], m: int, k: int, corpus: Senten
     return rows
 
 
-def popular_outliers(vectors: Mapping[str, Any], corpus: SentenceCorpus, query: str | int, *, m: int = 5,
-                     k: int = 50, search: NeighborSearch | None = None,
+def popular_outliers(vectors: Mapping[str, Any], corpus: SentenceCorpus, query: str | int, *, m: int = DEFAULTS.m,
+                     k: int = DEFAULTS.k, search: NeighborSearch | None = None,
                      components: Mapping[str, str] | None = None,
                   engine: ScoringEngine | None = None) -> Result:
     """Popular and outlier neighbours of one query (paper Table 2).

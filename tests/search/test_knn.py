@@ -6,18 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ranklens.errors import ValidationError
-from ranklens.neighbors.knn import (
-    UnitRows,
-    build_hnsw,
-    build_ivf,
-    default_nlist,
-    exact_knn,
-    faiss_knn,
-    hnsw_knn,
-    ivf_knn,
-    l2_normalize,
-    recall_at_k,
-)
+from ranklens.search.faiss import build_hnsw, build_ivf, default_nlist, faiss_knn, hnsw_knn, ivf_knn
+from ranklens.search.knn import exact_knn, recall_at_k
+from ranklens.search.rows import UnitRows, l2_normalize
 
 
 def brute_force(corpus, queries, k, exclude=None, metric="cosine"):
@@ -284,7 +275,7 @@ def test_faiss_blas_threshold_restored_after_concurrent_searches():
     faiss = pytest.importorskip("faiss")
     import threading
 
-    from ranklens.neighbors import knn
+    from ranklens.search import faiss as search_faiss
 
     old = faiss.cvar.distance_compute_blas_threshold
     faiss.cvar.distance_compute_blas_threshold = 777
@@ -293,7 +284,7 @@ def test_faiss_blas_threshold_restored_after_concurrent_searches():
         release = threading.Event()
 
         def slow():
-            with knn._faiss_blas():
+            with search_faiss.faiss_blas():
                 inside.set()
                 release.wait(10)
 

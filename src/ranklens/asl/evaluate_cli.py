@@ -1,4 +1,12 @@
-"""``ranklens evaluate QRELS RUN [RUN ...] [MEASURE ...]``: trec_eval-style evaluation with ASL.
+"""``ranklens evaluate QRELS RUN [RUN ...] [MEASURE ...]``: trec_eval-style evaluation with ASL,
+a top-level command the ``asl`` analysis declares (``Analysis.commands``).
+
+Options that are ``asl`` parameters (``--ties``, ``--rel``, ``--unretrieved``, ``--collection-size``,
+``--missing``, ``--duplicates``, ``--depth``, ``--grades``, ``--places``, ``--baseline``,
+``--correction``, ``--confidence``, ``--n-resamples``) come from its ``Params``: the same names,
+defaults and checks as ``ranklens asl``. The peers' flags stay as ir_measures / trec_eval spell
+them: ``-m/--measure`` (trec_eval), ``-p`` (ir_measures' places), ``-q/--by-query``,
+``-n/--no_summary``, ``-o/--output_format`` (ir_measures).
 
 Examples::
 
@@ -16,20 +24,26 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
-from ._asl_common import (
-    FORMATS,
-    add_convention_options,
-    collect_runs,
-    resolve_run_name,
-    write_frame,
-)
+from .tools import FORMATS, write_frame
+
+__all__ = ["add_evaluate", "resolve_run_name", "split_runs_and_measures"]
 
 #: ir_measures' ``--output_format`` names -> ranklens formats that print what ir_measures prints.
 IR_MEASURES_FORMATS = {"tsv": "ir_measures", "jsonl": "ir_measures-jsonl"}
+#: The ``asl`` parameters ``ranklens evaluate`` offers (options derived from ``Params``).
+FIELDS = ("ties", "rel", "unretrieved", "collection_size", "missing", "duplicates", "depth", "grades",
+          "places", "baseline", "correction", "confidence", "n_resamples")
+#: Old spellings, accepted for one release with a FutureWarning.
+ALIASES = {"n_resamples": ["--resamples"]}
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def add_evaluate(sub: argparse._SubParsersAction) -> None:
+    """Add ``ranklens evaluate`` to the CLI's subparsers (``func`` set)."""
+    from ..declare import add_cli_options
+    from .declaration import Params
+
     p = sub.add_parser(
         "evaluate", help="evaluate runs with ASL and the standard measures (trec_eval-like)",
         description="Positional arguments after QRELS are run files/directories or measures "
@@ -54,38 +68,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN_OR_MEASURE",
                    help="TREC run files (.gz ok) or directories of runs (runs with the same file "
                         "name are named by their folders, e.g. official/dl20/p_bm25), and measures")
-    p.add_argument("-m", "--measure", action="append", dest="measures",
-                   help="measure (repeatable), e.g. ASL, ASL@g1-10, AP, nDCG@10")
+    peers = p.add_argument_group("ir_measures / trec_eval flags (spelled as the peers spell them)")
+    peers.add_argument("-m", "--measure", action="append", dest="measures",
+                       help="measure (repeatable), e.g. ASL, ASL@g1-10, AP, nDCG@10")
+    peers.add_argument("-o", "--output_format", "--output-format", dest="ir_format",
+                       choices=sorted(IR_MEASURES_FORMATS),
+                       help="ir_measures' output format (tsv: measure<TAB>value; jsonl)")
+    peers.add_argument("-q", "--by-query", "--by_query", dest="by_query", action="store_true",
+                       help="per-query values (ir_measures formats: query_id, measure, value)")
+    peers.add_argument("-n", "--no_summary", "--no-summary", dest="no_summary", action="store_true",
+                       help="with --by-query in the ir_measures formats: no 'all' rows")
+    peers.add_argument("-p", dest="p_places", metavar="PLACES",
+                       help="decimal places printed (ir_measures' -p; the same as --places)")
     p.add_argument("--format", default="tsv", choices=[*FORMATS, "ir_measures", "ir_measures-jsonl"])
-    p.add_argument("-o", "--output_format", "--output-format", dest="ir_format",
-                   choices=sorted(IR_MEASURES_FORMATS),
-                   help="ir_measures' output format (tsv: measure<TAB>value; jsonl)")
-    p.add_argument("-q", "--by-query", "--by_query", dest="by_query", action="store_true",
-                   help="per-query values (ir_measures formats: query_id, measure, value)")
-    p.add_argument("-n", "--no_summary", "--no-summary", dest="no_summary", action="store_true",
-                   help="with --by-query in the ir_measures formats: no 'all' rows")
     p.add_argument("--provider", default="ranklens", choices=["ranklens", "pytrec_eval"],
                    help="standard measures from ranklens's kernels (default; trec_eval 9.0.8 "
                         "definitions) or from pytrec_eval via ir_measures (the oracle); measures "
                         "without a kernel always go to ir_measures")
-    add_convention_options(p)
-    p.add_argument("--baseline", help="run name to test the others against (paired t-test, "
-                                      "randomization test, multiple-testing correction)")
-    p.add_argument("--correction", default="holm", choices=["holm", "bonferroni", "bh", "none"])
     p.add_argument("--ci", action="store_true",
                    help="add bootstrap confidence-interval columns (ci_low, ci_high) of each "
                         "mean; on with --baseline; off otherwise (no resampling unless asked)")
-    p.add_argument("--confidence", type=float, default=0.95,
-                   help="level of the bootstrap confidence intervals (default 0.95)")
-    p.add_argument("--resamples", type=int, default=5000,
-                   help="resamples of the randomization test and of the bootstrap CIs "
-                        "(default 5000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--per-document", metavar="OUT",
                    help="write the per-document table (query_id, doc_id, relevance, rank, ASL)")
     p.add_argument("--out", metavar="DIR", help="also save the full result directory")
     p.add_argument("--show-depth", action="store_true",
                    help="also print each run's depth (documents per query) and recall at that depth")
+    add_cli_options(p, Params, fields=FIELDS, aliases=ALIASES,
+                    title="asl parameters (the same names and defaults as `ranklens asl`; --baseline is "
+                          "a run name)")
     p.set_defaults(func=run)
 
 
@@ -94,7 +105,7 @@ def split_runs_and_measures(items: list[str], measures: list[str] | None) -> tup
     or more space-separated measures (checked by the parser). Measures keep their order;
     a repeated measure is kept once (as ir_measures does)."""
     from ..errors import ValidationError
-    from ..asl.asl import parse_measure
+    from .asl import parse_measure
 
     runs: list[str] = []
     found: list[str] = list(measures or [])
@@ -114,33 +125,48 @@ def split_runs_and_measures(items: list[str], measures: list[str] | None) -> tup
     return runs, (out or None)
 
 
-def run(args: argparse.Namespace) -> int:
+def _params(args: argparse.Namespace) -> Any:
+    """The ``asl`` ``Params`` of the options (validated as ``ranklens asl`` validates them)."""
+    from ..declare import params_from_args
     from ..errors import ValidationError
-    from ..asl.evaluation import evaluate
+    from .declaration import Params
 
-    if not 0 < args.confidence < 1:
-        raise ValidationError(f"--confidence must be between 0 and 1, got {args.confidence}")
+    c = getattr(args, "p_confidence", None)
+    try:
+        outside = c is not None and not 0 < float(c) < 1
+    except ValueError:
+        outside = False  # not a number: the Params check names it
+    if outside:
+        raise ValidationError(f"--confidence must be between 0 and 1, got {c}")
+    return params_from_args(Params, args, fields=FIELDS)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .conventions import Conventions
+    from .evaluation import evaluate
+    from ..io.trec import discover_runs
+
+    params = _params(args)
+    conv = Conventions.from_params(params)
     if args.ir_format:
         args.format = IR_MEASURES_FORMATS[args.ir_format]
     run_items, measures = split_runs_and_measures(args.runs, args.measures)
-    runs = collect_runs(run_items)
-    baseline = resolve_run_name(args.baseline, runs)
+    runs = discover_runs(run_items)
+    baseline = resolve_run_name(params.baseline, runs)
     if args.per_document:
         _check_output(args.per_document)
     res = evaluate(
-        args.qrels, runs, measures, ties=args.ties, rel=args.rel,
-        unretrieved=args.unretrieved, collection_size=args.collection_size,
-        missing=args.missing, duplicates=args.duplicates, baseline=baseline,
-        correction=args.correction, n_resamples=args.resamples, confidence=args.confidence,
-        seed=args.seed, per_document=bool(args.per_document), depth=args.depth, grades=args.grades,
-        ci=args.ci, provider=args.provider,
+        args.qrels, runs, measures, baseline=baseline,
+        correction=params.correction, n_resamples=params.n_resamples, confidence=params.confidence,
+        seed=args.seed, per_document=bool(args.per_document), ci=args.ci, provider=args.provider,
+        **conv.kwargs(),
     )
     if args.format.startswith("ir_measures"):
-        _write_ir_measures(res, args)
+        _write_ir_measures(res, args, params.places)
     else:
-        _write_ranklens(res, args, baseline)
+        _write_ranklens(res, args, conv, params.places)
     for w in res.warnings:
-        print(f"ranklens: warning: {w}", file=sys.stderr)
+        sys.stderr.write(f"ranklens: warning: {w}\n")
     if args.per_document:
         _write_per_document(res, args.per_document)
     if args.out:
@@ -148,15 +174,32 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_ranklens(res, args: argparse.Namespace, baseline: str | None) -> None:
+def _write_ranklens(res, args: argparse.Namespace, conv: Any, places: int) -> None:
     if args.format != "jsonl":
-        print(f"# unretrieved={args.unretrieved} rel={args.rel} ties={args.ties} missing={args.missing} "
-              f"depth={args.depth or 'as given'} provider={args.provider}"
-              + (f" grades={','.join(args.grades)}" if args.grades else ""))
-    write_frame(_long_table(res, args, baseline), args.format, places=args.places)
+        sys.stdout.write(f"# unretrieved={conv.unretrieved} rel={conv.rel} ties={conv.ties} missing={conv.missing} "
+                         f"depth={conv.depth or 'as given'} provider={args.provider}"
+                         + (f" grades={','.join(conv.grades)}" if conv.grades else "") + "\n")
+    write_frame(_long_table(res, args), args.format, places=places)
     if args.show_depth and not args.by_query:
         write_frame(_in_run_order(res, res.table)[["model", "depth_min", "depth_median", "depth_max",
-                                                   "recall_at_depth"]], args.format, places=args.places)
+                                                   "recall_at_depth"]], args.format, places=places)
+
+
+def resolve_run_name(name: str | None, runs: dict[str, Any]) -> str | None:
+    """``name`` as a key of ``runs``: exact, or the unique run whose name ends with
+    ``/name``. Raises a ValidationError listing the candidates when it is ambiguous/unknown."""
+    from ..errors import ValidationError
+
+    if name is None or name in runs:
+        return name
+    hits = [k for k in runs if k.endswith("/" + name)]
+    if len(hits) == 1:
+        return hits[0]
+    if hits:
+        raise ValidationError(f"run name {name!r} is ambiguous: {', '.join(hits)}; give one of "
+                              "these")
+    raise ValidationError(f"no run is named {name!r}; runs: {', '.join(list(runs)[:12])}"
+                          + (" ..." if len(runs) > 12 else ""))
 
 
 def _check_output(path: str) -> None:
@@ -189,7 +232,7 @@ def _in_run_order(res, frame):
     return frame.iloc[frame["model"].map(order).argsort(kind="stable")].reset_index(drop=True)
 
 
-def _long_table(res, args: argparse.Namespace, baseline: str | None):
+def _long_table(res, args: argparse.Namespace):
     """One row per model x measure (with CI and test columns), or per model x query x measure;
     runs and measures in the order given."""
     import pandas as pd
@@ -214,7 +257,7 @@ def _long_table(res, args: argparse.Namespace, baseline: str | None):
     return out.reset_index(drop=True)
 
 
-def _write_ir_measures(res, args: argparse.Namespace) -> None:
+def _write_ir_measures(res, args: argparse.Namespace, places: int) -> None:
     """What ``ir_measures QRELS RUN MEASURES [-q] [-n] [-p N] [-o tsv|jsonl]`` prints: summary
     ``measure value`` lines, or per-query ``query_id measure value`` lines followed by the
     ``all`` rows (unless --no_summary); with several runs a leading run column."""
@@ -224,7 +267,7 @@ def _write_ir_measures(res, args: argparse.Namespace) -> None:
     runs = list(res.summary["run_order"])
     pq = res.tables["per_query"]
     means = res.table.set_index("model")
-    fmt = f".{args.places}f" if args.places >= 0 else ""
+    fmt = f".{places}f" if places >= 0 else ""
     for run_name in runs:
         lead = [run_name] if len(runs) > 1 else []
         rows: list[tuple[str, str, float]] = []
@@ -240,7 +283,7 @@ def _write_ir_measures(res, args: argparse.Namespace) -> None:
                 rec = {"run": run_name} if lead else {}
                 rec.update({"query_id": q} if args.by_query else {})
                 rec.update({"measure": m, "value": v})
-                print(json.dumps(rec))
+                sys.stdout.write(json.dumps(rec) + "\n")
             else:
                 cells = [*lead, *([q] if args.by_query else []), m, f"{v:{fmt}}"]
-                print("\t".join(cells))
+                sys.stdout.write("\t".join(cells) + "\n")

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ranklens.errors import ValidationError
-from ranklens.neighbors.overlap import knn_overlap, rbo, token_jaccard
+from ranklens.search.overlap import knn_overlap, rbo
 
 
 def test_knn_overlap_hand_values():
@@ -77,10 +77,20 @@ def test_rbo_top_weighted():
     assert rbo(base, top, 0.8) < rbo(base, bottom, 0.8) < 1.0
     with pytest.raises(ValidationError):
         rbo(base, top, 1.0)
-    assert rbo([], base) == 0.0
+    # the one empty-list contract (neighbors' rbo gave 0.0, explain's NaN): undefined, NaN with a warning
+    from ranklens.errors import RanklensWarning
+
+    with pytest.warns(RanklensWarning, match="empty ranking"):
+        assert np.isnan(rbo([], base))
+    with pytest.warns(RanklensWarning, match="empty ranking"):
+        assert np.isnan(rbo(base, [], p=0.5))
 
 
-def test_token_jaccard():
-    assert token_jaccard("The cat sat", "the CAT ran") == pytest.approx(2 / 4)
-    assert token_jaccard("", "") == 0.0
-    assert token_jaccard("a b", "c") == 0.0
+def test_one_rbo_for_every_caller():
+    """explain's MRC and neighbors' rankers' overlap use this rbo (no second implementation)."""
+    import ranklens.explain.measures as explain_measures
+    import ranklens.neighbors.rankers as neighbors_rankers
+    from ranklens.search import overlap
+
+    assert explain_measures.rbo is overlap.rbo
+    assert neighbors_rankers.rbo is overlap.rbo

@@ -1,4 +1,4 @@
-"""Overlap kernels: k-NN set overlap (N2O), rank-biased overlap, token overlap.
+"""Overlap of neighbour sets and of rankings: k-NN set overlap (N2O) and rank-biased overlap.
 
 N2O (Lin & Smith, "Situating Sentence Embedders with Nearest Neighbor Overlap"):
 
@@ -13,26 +13,30 @@ rankings", eq. 32, the extrapolated RBO for two prefixes S (length s) and L (len
 
 where :math:`X_d` is the size of the intersection of the two prefixes of depth d (for d > s
 the shorter list contributes its whole length s). Identical lists give 1, disjoint lists 0.
+An empty list has no prefix to agree on: RBO is undefined there (eq. 32 divides by s), so
+:func:`rbo` returns NaN with a :class:`~ranklens.errors.RanklensWarning` (one RBO for every
+caller: the rankers' overlap of ``neighbors`` and the MRC of ``explain``).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ValidationError
-from ..text import tokenize
+from ..errors import RanklensWarning, ValidationError
 
-__all__ = ["knn_overlap", "rbo", "token_jaccard"]
+__all__ = ["knn_overlap", "rbo"]
 
 
 def knn_overlap(a: npt.ArrayLike, b: npt.ArrayLike, k: int | None = None) -> npt.NDArray[np.float64]:
     """Per-query ``|A_k ∩ B_k| / k`` for two ``(n, >=k)`` arrays of neighbour indices.
 
-    Rows must not repeat an index; only entries ``>= 0`` count, so ``-1`` (no neighbour)
-    never matches anything, neither in the other array nor another ``-1`` of the same row.
+    ``k=None``: the narrower array's width. Rows must not repeat an index; only entries ``>= 0``
+    count, so ``-1`` (no neighbour) never matches anything, neither in the other array nor
+    another ``-1`` of the same row.
     """
     a = np.asarray(a)
     b = np.asarray(b)
@@ -56,12 +60,19 @@ def rbo(a: Sequence[object], b: Sequence[object], p: float = 0.9) -> float:
         p: persistence in (0, 1) (smaller p puts more weight on the top ranks).
 
     Returns:
-        RBO_ext in [0, 1] (Webber et al. 2010, eq. 32); 0 when either list is empty.
+        RBO_ext in [0, 1] (Webber et al. 2010, eq. 32); NaN, with a warning, when either list
+        is empty (undefined: module docstring).
+
+    Example:
+        >>> rbo(["a", "b", "c"], ["a", "b", "c"])
+        1.0
     """
     if not 0 < p < 1:
-        raise ValidationError(f"p must be in (0, 1), got {p}")
+        raise ValidationError(f"rbo: persistence p must be in (0, 1), got {p}")
     if len(a) == 0 or len(b) == 0:
-        return 0.0
+        warnings.warn("rbo: an empty ranking has no rank-biased overlap (undefined); NaN returned",
+                      RanklensWarning, stacklevel=2)
+        return float("nan")
     S, L = (list(a), list(b)) if len(a) <= len(b) else (list(b), list(a))
     s, l = len(S), len(L)
     seen_s: set[object] = set()
@@ -88,11 +99,3 @@ def rbo(a: Sequence[object], b: Sequence[object], p: float = 0.9) -> float:
         dd = np.arange(s + 1, l + 1)
         total += np.sum(X[s] * (dd - s) / (s * dd) * p ** dd)
     return float((1 - p) / p * total + ((X[l] - X[s]) / l + X[s] / s) * p ** l)
-
-
-def token_jaccard(a: str, b: str) -> float:
-    """Jaccard similarity of the lower-cased word-token *sets* of two texts (0 if both empty)."""
-    ta, tb = set(tokenize(a)), set(tokenize(b))
-    if not ta and not tb:
-        return 0.0
-    return len(ta & tb) / len(ta | tb)

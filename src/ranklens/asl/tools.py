@@ -1,4 +1,8 @@
-"""Options and output helpers shared by ``ranklens evaluate`` and ``ranklens asl``."""
+"""``ranklens asl TOOL``: the paper's analyses on run files (``distribution``, ``rrie``, ``chain``,
+``coverage``, ``tracks``, ``ties``, ``groups``), added under the derived ``ranklens asl`` command
+(``Analysis.tools``); their conventions are the ``asl`` options (one ``Params``). Also the table
+writer :func:`write_frame` that ``ranklens evaluate`` (:mod:`ranklens.asl.evaluate_cli`) shares.
+"""
 
 from __future__ import annotations
 
@@ -8,95 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+__all__ = ["FORMATS", "add_tools", "run_tool", "write_frame"]
+
 FORMATS = ("tsv", "jsonl", "table")
-
-
-def add_convention_options(p: argparse.ArgumentParser) -> None:
-    """--ties, --rel, --unretrieved, --collection-size, --missing, --duplicates, --depth,
-    --grades for ``ranklens evaluate`` (defaults: the ``asl`` analysis's ``Params``)."""
-    from ..asl.declaration import Params
-
-    d = Params()
-    p.add_argument("--ties", default=d.ties, choices=["trec_eval", "float64", "input_order"],
-                   help="tie rule: trec_eval = float32 scores, doc_id descending (default)")
-    p.add_argument("--rel", type=int, default=d.rel,
-                   help="minimum relevance for binary measures and ASL (like trec_eval -l)")
-    p.add_argument("--unretrieved", default=d.unretrieved, choices=["paper", "lower_bound", "expected"],
-                   help="ASL of relevant docs the run never retrieved (default paper = eq. 3: "
-                        "non-relevant retrieved; lower_bound = that + 1)")
-    p.add_argument("--collection-size", type=int, default=None,
-                   help="number of documents in the collection (for --unretrieved expected)")
-    p.add_argument("--missing", default=d.missing, choices=["skip", "zero", "error"],
-                   help="judged queries absent from a run: skip (trec_eval default), zero (-c; ASL "
-                        "the worst case)")
-    p.add_argument("--duplicates", default=d.duplicates, choices=["error", "best"],
-                   help="a (query, doc) pair listed twice in a run: error (default) or best "
-                        "(keep its best-ranked row; every measure sees the same ranking)")
-    p.add_argument("--depth", type=int, default=None,
-                   help="cut every run to its top DEPTH documents per query first")
-    p.add_argument("--grades", action="append", default=None, metavar="OLD=NEW",
-                   help="qrels grade mapping (repeatable), e.g. 1=0, or nist-dl20")
-    p.add_argument("-p", "--places", type=int, default=d.places, help="decimal places printed")
-
-
-def collect_runs(items: list[str]) -> dict[str, Any]:
-    """Run files and directories of runs -> ``{name: path}``, names unique.
-
-    A run is named by its file name (suffixes such as ``.gz``/``.run`` dropped). When several
-    runs share a name (``official/dl20/p_bm25`` and ``official_full_depth/dl20/p_bm25``), each
-    of them is named by as many parent folders as it takes to tell them apart
-    (``official/dl20/p_bm25``, ``official_full_depth/dl20/p_bm25``).
-
-    Raises:
-        ValidationError: when the same file is given twice, or when runs of the same name cannot
-            be told apart by their folders.
-    """
-    from ..errors import ValidationError
-    from ..asl.evaluation import load_runs
-
-    found: list[tuple[str, Any]] = []
-    for r in items:
-        found.extend(load_runs(r).items())
-    by_name: dict[str, list[Any]] = {}
-    for name, path in found:
-        by_name.setdefault(name, []).append(path)
-    out: dict[str, Any] = {}
-    for name, paths in by_name.items():
-        if len(paths) == 1:
-            out[name] = paths[0]
-            continue
-        resolved = [Path(p).resolve() for p in paths]
-        if len(set(resolved)) < len(resolved):
-            dup = next(str(p) for p, r in zip(paths, resolved) if resolved.count(r) > 1)
-            raise ValidationError(f"run file {dup} is given twice; pass each run once")
-        parts = [r.parent.parts[1:] for r in resolved]  # without the root
-        labels = []
-        for depth in range(1, max(len(x) for x in parts) + 1):
-            labels = ["/".join([*x[max(len(x) - depth, 0):], name]) for x in parts]
-            if len(set(labels)) == len(labels):
-                break
-        if len(set(labels)) < len(labels) or any(lab in by_name or lab in out for lab in labels):
-            raise ValidationError(f"{len(paths)} runs are named {name!r} ({', '.join(map(str, paths))}) "
-                                  "and their folders do not tell them apart; rename the files")
-        out.update(zip(labels, paths))
-    return out
-
-
-def resolve_run_name(name: str | None, runs: dict[str, Any]) -> str | None:
-    """``name`` as a key of ``runs``: exact, or the unique run whose name ends with
-    ``/name``. Raises a ValidationError listing the candidates when it is ambiguous/unknown."""
-    from ..errors import ValidationError
-
-    if name is None or name in runs:
-        return name
-    hits = [k for k in runs if k.endswith("/" + name)]
-    if len(hits) == 1:
-        return hits[0]
-    if hits:
-        raise ValidationError(f"run name {name!r} is ambiguous: {', '.join(hits)}; give one of "
-                              "these")
-    raise ValidationError(f"no run is named {name!r}; runs: {', '.join(list(runs)[:12])}"
-                          + (" ..." if len(runs) > 12 else ""))
 
 
 def _fmt_cell(v: Any, places: int) -> str:
@@ -131,10 +49,6 @@ def write_frame(frame, fmt: str, out=None, *, places: int = 4, header: bool = Tr
     for row in cells:
         out.write("  ".join(v.rjust(w) for v, w in zip(row, widths)) + "\n")
 
-
-# --------------------------------------------------------------------------------------------
-# ranklens asl TOOL: file tools under the derived `ranklens asl` command
-# --------------------------------------------------------------------------------------------
 
 TOOLS_HELP = """file tools (the options of `ranklens asl`, e.g. --out, --rel, --unretrieved, --depth,
 go BEFORE the tool name):
@@ -198,13 +112,15 @@ def _tracks_arg(args: argparse.Namespace) -> Any:
 
 def _tool_results(args: argparse.Namespace, p: Any) -> list[Any]:
     from ..errors import ValidationError
-    from ..asl import analyses, chain
-    from ..asl.declaration import chain_options, conventions
+    from ..io.trec import discover_runs
+    from . import analyses, chain
+    from .conventions import COVERAGE, TIES_REPORT, ChainOptions, Conventions
 
-    conv = conventions(p)
-    cov = {k: conv[k] for k in ("ties", "rel", "missing", "duplicates", "depth", "grades")}
+    conventions = Conventions.from_params(p)
+    conv, cov = conventions.kwargs(), conventions.kwargs(*COVERAGE)
+    chain_options = ChainOptions.from_params(p).kwargs()
     if args.asl_tool == "tracks":
-        return analyses.tracks_report(_tracks_arg(args), chain_options=chain_options(p), **conv)
+        return analyses.tracks_report(_tracks_arg(args), chain_options=chain_options, **conv)
     if args.asl_tool in ("distribution", "rrie"):
         paths = [x for x in (args.tool_run, args.tool_other) if x]
         names = _pair(paths)
@@ -212,9 +128,9 @@ def _tool_results(args: argparse.Namespace, p: Any) -> list[Any]:
             return [analyses.rrie(args.tool_qrels, paths[0], paths[1], name_a=names[0], name_b=names[1], **conv)]
         return [analyses.asl_distribution(args.tool_qrels, paths[0], paths[1] if len(paths) > 1 else None,
                                           name=names[0], other_name=names[1] if len(names) > 1 else None, **conv)]
-    runs = collect_runs(args.tool_runs)
+    runs = discover_runs(args.tool_runs)
     if args.asl_tool == "chain":
-        return [chain.map_to_asl_chain(args.tool_qrels, runs, **conv, **chain_options(p))]
+        return [chain.map_to_asl_chain(args.tool_qrels, runs, **conv, **chain_options)]
     if args.asl_tool == "coverage":
         return [chain.map_coverage(args.tool_qrels, runs, **cov)]
     if args.asl_tool == "groups":
@@ -223,37 +139,72 @@ def _tool_results(args: argparse.Namespace, p: Any) -> list[Any]:
         spec = args.tool_groups[0] if len(args.tool_groups) == 1 and "=" not in args.tool_groups[0] \
             else args.tool_groups
         return analyses.run_groups(args.tool_qrels, runs, spec, **conv)
-    tie_kw = {k: conv[k] for k in ("rel", "unretrieved", "collection_size", "duplicates")}
-    return [analyses.tie_report(args.tool_qrels, runs, **tie_kw)]
+    return [analyses.tie_report(args.tool_qrels, runs, **conventions.kwargs(*TIES_REPORT))]
 
 
 def run_tool(args: argparse.Namespace) -> int:
     """Run one file tool: print each result's table (with a header line naming the policies),
     save the results under ``--out`` (with their plots) and print the warnings to stderr."""
-    from ..declare import params_from_args
-    from ..drive import save_results
-    from ..asl.declaration import Params, with_params
+    from ..declare import params_dict, params_from_args
+    from .conventions import Conventions
+    from .declaration import Params
 
     p = params_from_args(Params, args)
-    results = [with_params(r, p) for r in _tool_results(args, p)]
+    stamped = params_dict(p)  # as the door stamps an analysis's results: provenance.analysis_params
+    results = [r.with_analysis_params(stamped) for r in _tool_results(args, p)]
+    header = Conventions.from_params(p).header()
     for res in results:
-        sys.stdout.write(f"# {res.kind}: unretrieved={p.unretrieved} rel={p.rel} ties={p.ties} "
-                         f"missing={p.missing} depth={p.depth or 'as given'}"
-                         + (f" grades={','.join(p.grades)}" if p.grades else "") + "\n")
+        sys.stdout.write(f"# {res.kind}: {header}\n")
         write_frame(res.table, args.asl_format, places=p.places)
-    dirs = save_results(results, args.out, plots=not args.no_plots)
+    dirs = _save(results, Path(args.out), plots=not args.no_plots)
     for res, d in zip(results, dirs):
-        print(f"ranklens: {res.kind} saved in {d}", file=sys.stderr)
+        sys.stderr.write(f"ranklens: {res.kind} saved in {d}\n")
         for w in res.warnings:
-            print(f"ranklens: warning: {res.kind}: {w}", file=sys.stderr)
+            sys.stderr.write(f"ranklens: warning: {res.kind}: {w}\n")
     return 0
 
 
 def _pair(paths: list[str]) -> list[str]:
     """Names of the runs compared by distribution/rrie (told apart by folder if needed)."""
     from ..errors import ValidationError
+    from ..io.trec import discover_runs
 
-    names = list(collect_runs(paths))
+    names = list(discover_runs(paths))
     if len(names) != len(paths):
         raise ValidationError("give one run file per argument (not a directory)")
     return names
+
+
+def _save(results: list[Any], out: Path, *, plots: bool) -> list[Path]:
+    """Each result under ``out/<kind>/`` (``<kind>-2`` ... when a kind repeats), with the PNG plots
+    its kind declares in :data:`ranklens.asl.declaration.ANALYSIS` (as every analysis command
+    saves its results)."""
+    from ..declare import resolve
+    from .declaration import ANALYSIS
+
+    out.mkdir(parents=True, exist_ok=True)
+    dirs: list[Path] = []
+    seen: dict[str, int] = {}
+    for res in results:
+        n = seen[res.kind] = seen.get(res.kind, 0) + 1
+        d = Path(res.save(out / (res.kind if n == 1 else f"{res.kind}-{n}")))
+        dirs.append(d)
+        kind = ANALYSIS.kind(res.kind)
+        if plots and kind is not None:
+            import matplotlib
+
+            matplotlib.use("Agg", force=False)
+            import matplotlib.pyplot as plt
+
+            for spec in kind.plots:
+                figs = resolve(spec)(res)
+                figs = figs if isinstance(figs, list) else [figs]
+                base = spec.rpartition(":")[2].removeprefix("plot_")
+                notes = [f for f in figs if isinstance(f, str)]  # why a degenerate chart is left out
+                if notes:
+                    (d / f"{base}.left-out.txt").write_text("\n".join(notes) + "\n", encoding="utf-8")
+                for i, fig in enumerate(f for f in figs if not isinstance(f, str)):
+                    fig = getattr(fig, "figure", fig)
+                    fig.savefig(d / f"{base}{f'-{i + 1}' if i else ''}.png", dpi=110)
+                    plt.close(fig)
+    return dirs
