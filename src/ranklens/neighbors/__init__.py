@@ -12,27 +12,50 @@ run by :mod:`.driver`) runs them from the CLI, experiment files and the demo.
 
 from __future__ import annotations
 
-from .corpus import SentenceCorpus, build_corpus
-from ..io.pairs import read_pairs, read_sentences
-from .inputs import read_query_ids
-from .n2o import n2o_matrix, n2o_robustness, paired_tests
-from .needle import needle_in_haystack, needle_ranks, select_pairs, token_jaccard
-from .plots import (
-    plot_n2o_distribution,
-    plot_n2o_matrix,
-    plot_needle,
-    plot_ranker_overlap,
-    plot_robustness,
-    plot_token_overlap,
-)
-from .rankers import ranker_overlap, run_from_ranker
-from .search import NeighborSearch, corpus_neighbors, corpus_vectors, sample_queries
-from .tokens import popular_outliers, token_overlap
+from .._lazy import lazy_exports
 
-# k-NN search and the overlap measures live in the core (ranklens.search); re-exported here because
-# the neighbors guide imports them from ranklens.neighbors
-from ..search import (KnnResult, build_hnsw, build_ivf, exact_knn, faiss_knn, hnsw_knn, ivf_knn, knn_overlap, rbo,
-                      recall_at_k)
+# the public names load from their modules on first use: importing the package (and its
+# declaration, for `ranklens --help`) costs nothing
+_WHERE = {
+    "SentenceCorpus": ".corpus",
+    "build_corpus": ".corpus",
+    "read_pairs": "ranklens.io.pairs",
+    "read_sentences": "ranklens.io.pairs",
+    "read_query_ids": ".inputs",
+    "n2o_matrix": ".n2o",
+    "n2o_robustness": ".n2o",
+    "paired_tests": ".n2o",
+    "needle_in_haystack": ".needle",
+    "needle_ranks": ".needle",
+    "select_pairs": ".needle",
+    "token_jaccard": ".needle",
+    "plot_n2o_distribution": ".plots",
+    "plot_n2o_matrix": ".plots",
+    "plot_needle": ".plots",
+    "plot_ranker_overlap": ".plots",
+    "plot_robustness": ".plots",
+    "plot_token_overlap": ".plots",
+    "ranker_overlap": ".rankers",
+    "run_from_ranker": ".rankers",
+    "NeighborSearch": ".search",
+    "corpus_neighbors": ".search",
+    "corpus_vectors": ".search",
+    "sample_queries": ".search",
+    "popular_outliers": ".tokens",
+    "token_overlap": ".tokens",
+    # k-NN search and the overlap measures live in the core; re-exported for the neighbors guide
+    "KnnResult": "ranklens.search",
+    "build_hnsw": "ranklens.search",
+    "build_ivf": "ranklens.search",
+    "exact_knn": "ranklens.search",
+    "faiss_knn": "ranklens.search",
+    "hnsw_knn": "ranklens.search",
+    "ivf_knn": "ranklens.search",
+    "knn_overlap": "ranklens.search",
+    "rbo": "ranklens.search",
+    "recall_at_k": "ranklens.search",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "KnnResult",
