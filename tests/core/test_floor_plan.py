@@ -149,8 +149,10 @@ def test_every_analysis_has_the_same_plan(name):
     tree = ast.parse((pkg / "declaration.py").read_text(encoding="utf-8"))
     defs = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     assert defs == ["Params"], f"{name}/declaration.py holds only Params and ANALYSIS, found {defs}"
-    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level}
-    assert imported <= {"declare", "errors", None}, f"{name}/declaration.py imports {imported}"
+    # light at import time (the CLI builds its parsers from the declarations): only the declaration
+    # machinery at module level; a Params.check may import its own package's parsers lazily
+    imported = {n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.level}
+    assert imported <= {"declare", "errors", "types"}, f"{name}/declaration.py imports {imported}"
 
 
 def test_no_module_mixes_too_much():
