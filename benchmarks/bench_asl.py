@@ -103,7 +103,8 @@ def generate(workdir: Path, nq: int, depth: int, seed: int = 0) -> tuple[Path, P
 
 def ranklens_path(run_p: Path, qrels_p: Path, n_docs: int) -> dict:
     from ranklens.io.trec import read_qrels_table, read_run_table
-    from ranklens.asl.asl import asl_per_query, rank_coded
+    from ranklens.asl.asl import asl_per_query
+    from ranklens.asl.ranking import rank_coded
 
     out = {}
     gc.collect()
@@ -169,7 +170,7 @@ def fair_ratios(run_p: Path, ties_p: Path, qrels_p: Path, reps: int) -> None:
     import pytrec_eval
 
     from _harness import compare_calls, ratio
-    from ranklens.asl import asl
+    from ranklens.asl import asl, ranking
     from ranklens.io.trec import read_qrels_table, read_run_table
     from ranklens.asl.kernels import standard_per_query
 
@@ -185,7 +186,7 @@ def fair_ratios(run_p: Path, ties_p: Path, qrels_p: Path, reps: int) -> None:
 
     def ranklens(t):
         def call():
-            rr = asl._rank_coded(t, qrels, "trec_eval")  # no memo: every call ranks and joins
+            rr = ranking._rank_coded(t, qrels, "trec_eval")  # every call ranks and joins
             asl.asl_per_query(rr)
             standard_per_query(rr, ap_m)
         return call

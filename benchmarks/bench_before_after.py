@@ -51,7 +51,8 @@ def _child_asl(workdir: str, queries: int, depth: int) -> dict:
 
     try:
         from ranklens.io.trec import read_qrels_table, read_run_table
-        from ranklens.asl.asl import asl_per_query, rank_coded
+        from ranklens.asl.asl import asl_per_query
+        from ranklens.asl.ranking import rank_coded
     except ImportError:  # the tree before the rename
         from ranklens.metrics._trec import read_qrels_table, read_run_table
         from ranklens.metrics.asl import asl_per_query, rank_coded

@@ -1,7 +1,8 @@
 """The one door to an analysis: load the dataset, call the declared driver, save the results.
 
 The CLI subcommand ``ranklens NAME``, an experiment step ``type = "NAME"``, the demo and Python
-all come through :func:`run_analysis` (and :func:`save_results` to write ``OUT/<kind>/``), with a
+all come through :func:`run_analysis` (and :func:`~ranklens.results.save_results`, the core's writer of
+``OUT/<kind>/``, importable here), with a
 ``Params`` value made by :func:`ranklens.declare.make_params` -- so the same parameters give the
 same numbers whichever door is used.
 """
@@ -9,26 +10,17 @@ same numbers whichever door is used.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .declare import Analysis, make_params, params_dict, resolve
+from .declare import Analysis, make_params, params_dict
 from .errors import ValidationError
 from .registry import get_analysis
+from .results import safe_name, save_results  # the core writes results; importable here as before
 
 __all__ = ["load_dataset", "models_from_specs", "run_analysis", "safe_name", "save_results", "step_params",
            "summary_text"]
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
-
-
-def safe_name(name: str) -> str:
-    """A name usable as one directory name: no separators, no leading dots (``"/../x"`` -> ``"x"``)."""
-    out = _UNSAFE.sub("_", str(name)).strip("._") or "_"
-    return out[:120]
-
 
 def load_dataset(name: str, entry: Mapping[str, Any]) -> Any:
     """A dataset entry (``spec`` and/or ``qrels`` and ``runs``) -> Collection.
@@ -101,48 +93,6 @@ def run_analysis(analysis: str | Analysis, collection: Any, models: Mapping[str,
     notes = tuple((getattr(collection, "meta", None) or {}).get("warnings") or ())  # e.g. irds: conventions mapped
     stamped = params_dict(params)  # the one place Params reach provenance: provenance.analysis_params
     return [r.with_analysis_params(stamped).with_warnings(*notes) for r in results]
-
-
-def save_results(results: Sequence[Any], out_dir: str | Path, *, plots: bool = True,
-                 skipped: Mapping[str, str] | None = None) -> list[Path]:
-    """Each result under ``out_dir/<kind>/`` (``<kind>-2`` ... when a kind repeats), with the PNG
-    plots its kind declares; ``skipped.json`` lists the models an analysis could not use."""
-    from .registry import kind_info
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    if skipped:
-        (out / "skipped.json").write_text(json.dumps(skipped, indent=2), encoding="utf-8")
-    dirs: list[Path] = []
-    seen: dict[str, int] = {}
-    for res in results:
-        n = seen[res.kind] = seen.get(res.kind, 0) + 1
-        d = res.save(out / (safe_name(res.kind) if n == 1 else f"{safe_name(res.kind)}-{n}"))
-        dirs.append(Path(d))
-        info = kind_info(res.kind)
-        if plots and info is not None:
-            _save_plots(res, info.plots, Path(d))
-    return dirs
-
-
-def _save_plots(res: Any, specs: Sequence[str], d: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    for spec in specs:
-        figs = resolve(spec)(res)
-        figs = figs if isinstance(figs, list) else [figs]
-        base = spec.rpartition(":")[2].removeprefix("plot_")
-        notes = [f for f in figs if isinstance(f, str)]  # a str: why a degenerate chart is left out
-        if notes:  # degenerate is not silent: the reason sits where the chart would have been
-            (d / f"{base}.left-out.txt").write_text("\n".join(notes) + "\n", encoding="utf-8")
-        for i, fig in enumerate(f for f in figs if not isinstance(f, str)):
-            fig = getattr(fig, "figure", fig)
-            name = base + (f"-{i + 1}" if i else "")
-            fig.savefig(d / f"{name}.png", dpi=110)
-            plt.close(fig)
 
 
 def summary_text(results: Sequence[Any], dirs: Sequence[Path] | None = None) -> str:

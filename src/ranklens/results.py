@@ -6,7 +6,8 @@ A result directory holds::
     table.tsv.gz         the per-item table (main)
     <name>.tsv.gz        further named tables (e.g. per-document, per-sample)
 
-Reloading a result needs no model: ``Result.load(dir)``.
+Reloading a result needs no model: ``Result.load(dir)``. :func:`save_results` writes a door's
+results (each under ``OUT/<kind>/``, with the plots its kind declares).
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ import datetime as _dt
 import json
 import os
 import platform
+import re
 import sys
 import shutil
 import tempfile
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,7 @@ import pandas as pd
 from .errors import DataFormatError, OutputError, ValidationError
 from .files import ensure_dir, umask_mode
 
-__all__ = ["Provenance", "Result", "make_provenance"]
+__all__ = ["Provenance", "Result", "make_provenance", "safe_name", "save_results"]
 
 _SCHEMA_VERSION = 1
 
@@ -309,3 +311,60 @@ def _current_kind(kind: str) -> str:
     from .registry import current_kind  # lazy: the registry loads the analyses' declarations
 
     return current_kind(str(kind))
+
+
+# --------------------------------------------------------------------------------------------
+# saving a door's results
+# --------------------------------------------------------------------------------------------
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+def safe_name(name: str) -> str:
+    """A name usable as one directory name: no separators, no leading dots (``"/../x"`` -> ``"x"``)."""
+    out = _UNSAFE.sub("_", str(name)).strip("._") or "_"
+    return out[:120]
+
+
+def save_results(results: Sequence[Any], out_dir: str | Path, *, plots: bool = True,
+                 skipped: Mapping[str, str] | None = None) -> list[Path]:
+    """Each result under ``out_dir/<kind>/`` (``<kind>-2`` ... when a kind repeats), with the PNG
+    plots its kind declares; ``skipped.json`` lists the models an analysis could not use."""
+    from .registry import kind_info  # the kinds' declared plots (registry is core; imported late)
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if skipped:
+        (out / "skipped.json").write_text(json.dumps(skipped, indent=2), encoding="utf-8")
+    dirs: list[Path] = []
+    seen: dict[str, int] = {}
+    for res in results:
+        n = seen[res.kind] = seen.get(res.kind, 0) + 1
+        d = res.save(out / (safe_name(res.kind) if n == 1 else f"{safe_name(res.kind)}-{n}"))
+        dirs.append(Path(d))
+        info = kind_info(res.kind)
+        if plots and info is not None:
+            _save_plots(res, info.plots, Path(d))
+    return dirs
+
+
+def _save_plots(res: Any, specs: Sequence[str], d: Path) -> None:
+    import matplotlib
+
+    from .declare import resolve
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    for spec in specs:
+        figs = resolve(spec)(res)
+        figs = figs if isinstance(figs, list) else [figs]
+        base = spec.rpartition(":")[2].removeprefix("plot_")
+        notes = [f for f in figs if isinstance(f, str)]  # a str: why a degenerate chart is left out
+        if notes:  # degenerate is not silent: the reason sits where the chart would have been
+            (d / f"{base}.left-out.txt").write_text("\n".join(notes) + "\n", encoding="utf-8")
+        for i, fig in enumerate(f for f in figs if not isinstance(f, str)):
+            fig = getattr(fig, "figure", fig)
+            name = base + (f"-{i + 1}" if i else "")
+            fig.savefig(d / f"{name}.png", dpi=110)
+            plt.close(fig)

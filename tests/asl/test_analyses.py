@@ -52,7 +52,7 @@ def test_distribution_and_deltas_by_hand():
 
 
 def test_rrie_by_hand():
-    res = rrie(QRELS, A, B, name_a="A", name_b="B", measures=("ASL", "AP"), unretrieved="lower_bound")
+    res = rrie(QRELS, A, B, name_a="A", name_b="B", table_measures=("ASL", "AP"), unretrieved="lower_bound")
     t = res.table.set_index("measure")
     assert set(res.table["model"]) == {"B"} and set(res.table["other_model"]) == {"A"}
     # ASL_A = mean(3, 3) = 3 ; ASL_B = mean(1, 4) = 2.5 -> errors 2, 1.5 -> RRIE 0.25

@@ -9,14 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ranklens.errors import ValidationError
-from ranklens.asl.asl import (
-    tie_totals,
-    ASL,
-    asl_per_query,
-    parse_measure,
-    rank_coded,
-    search_lengths,
-)
+from ranklens.asl.asl import asl_per_query, search_lengths
+from ranklens.asl.measures import ASL, parse_measure
+from ranklens.asl.ranking import rank_coded, tie_totals
 
 
 def frame_run(rows):
@@ -125,7 +120,7 @@ def test_parse_measure_roundtrip():
     for s in ["ASL", "ASL@g1-10", "ASL(rel=2)", "ASL(rel=2)@g1-1", "ASL@100",
               "ASL(unretrieved=paper)"]:
         assert str(parse_measure(s)) == s
-    assert parse_measure("ASL(rel=2)@g1-1") == ASL(rel=2, first=1)
+    assert parse_measure("ASL(rel=2)@g1-1") == ASL(own_rel=2, first=1)
     assert str(parse_measure("nDCG@10")) == "nDCG@10"
     with pytest.raises(ValidationError):
         parse_measure("ASL(foo=1)")
@@ -380,7 +375,7 @@ def test_tied_rows_break_by_doc_id_descending_bytes(alphabet, lengths):
 
     import pyarrow as pa
 
-    from ranklens.asl.asl import _doc_desc_order
+    from ranklens.asl.ranking import _doc_desc_order
 
     rng = random.Random(len(alphabet) * 31 + lengths[-1])
     for _ in range(200):

@@ -21,7 +21,7 @@ TOP100 = ["P_10", "P_100", "ndcg_cut_10", "ndcg_cut_100", "recall_10", "recall_1
 
 
 def _qrels(shared, year: str, summary: str) -> tuple[pd.DataFrame, int]:
-    from ranklens.asl.asl import _as_qrels_table
+    from ranklens.asl.inputs import _as_qrels_table
 
     q = _as_qrels_table(shared / "trec_dl_msmarco_passage" / f"qrels.{year}-passage.txt")
     q = q.to_pandas()

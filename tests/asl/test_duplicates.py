@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 
 from ranklens.errors import ValidationError
 from ranklens.asl import evaluate
-from ranklens.asl.asl import _doc_fingerprints, asl_per_query, rank_coded
+from ranklens.asl.asl import asl_per_query
+from ranklens.asl.duplicates import _doc_fingerprints
+from ranklens.asl.ranking import rank_coded
 
 QRELS = pd.DataFrame([("q", "a", 1), ("q", "c", 1)], columns=["query_id", "doc_id", "relevance"])
 # a, b, a, c: "a" appears at ranks 1 and 3

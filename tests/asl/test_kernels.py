@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranklens.asl.asl import rank_coded
+from ranklens.asl.ranking import rank_coded
 from ranklens.asl.evaluation import per_query_values
 
 MEASURES = ["AP", "AP@5", "P@1", "P@5", "P@20", "R@3", "R@10", "RR", "Rprec", "Bpref",

@@ -13,7 +13,9 @@ import pytest
 from scipy import stats as sst
 
 from ranklens.asl import evaluate, map_coverage, map_to_asl_chain
-from ranklens.asl.asl import asl_per_query, rank_coded, truncate
+from ranklens.asl.asl import asl_per_query
+from ranklens.asl.ranked import truncate
+from ranklens.asl.ranking import rank_coded
 from ranklens.asl.chain import across_tracks, better_counts
 
 

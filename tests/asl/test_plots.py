@@ -77,7 +77,7 @@ def test_chain_and_tracks_plots(tmp_path):
 
 
 def test_plot_rrie_one_bar_per_measure_coloured_by_sign():
-    res = rrie(QRELS, A, B, name_a="A", name_b="B", measures=("ASL", "AP", "RR"))
+    res = rrie(QRELS, A, B, name_a="A", name_b="B", table_measures=("ASL", "AP", "RR"))
     fig = plot_rrie(res)
     assert isinstance(fig, Figure)
     bars = fig.axes[0].patches
@@ -108,6 +108,6 @@ def test_plot_evaluation_two_panels_with_ci_whiskers():
 
 
 def test_plots_reject_the_wrong_result_kind():
-    res = rrie(QRELS, A, B, name_a="A", name_b="B", measures=("ASL",))
+    res = rrie(QRELS, A, B, name_a="A", name_b="B", table_measures=("ASL",))
     with pytest.raises(ValidationError, match="expected a 'asl-evaluate' result, got 'asl-rrie'"):
         plot_evaluation(res)

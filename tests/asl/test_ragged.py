@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ranklens.io.frames import rank_run
-from ranklens.asl.asl import rank_coded
+from ranklens.asl.ranking import rank_coded
 
 
 def test_flat_arrays_hold_the_rows_only():

@@ -55,7 +55,7 @@ def _six_fields(path: Path, tmp_path: Path) -> Path:
 def test_reproduces_trec_eval_908(shared_data, tmp_path, expected, qrels, run, rel, missing, provider):
     import ir_measures
 
-    from ranklens.asl.asl import rank_coded
+    from ranklens.asl.ranking import rank_coded
     from ranklens.asl.evaluation import per_query_values, qrels_to_dict
 
     base = shared_data / "trec_eval_tests"

@@ -28,20 +28,15 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ValidationError
-from ..types import DEFAULT_TIES, QUERY_ID, TIE_RULES
-from .asl import (
-    DEFAULT_DUPLICATES,
-    DEFAULT_UNRETRIEVED,
-    _as_qrels_table,
-    map_grades,
-    rank_coded,
-    ranked,
-    tie_totals,
-)
+from ..types import QUERY_ID, TIE_RULES
 from .chain import map_coverage, map_to_asl_chain  # noqa: F401  (re-exported)
-from .evaluation import load_runs, per_query_values, qrels_to_dict
+from .declaration import Params
+from .evaluation import per_query_values, qrels_to_dict
+from .inputs import _as_qrels_table, load_runs
+from .ranking import rank_coded, rank_runs, run_source, tie_totals
 
 __all__ = [
+    "TABLE1_MEASURES",
     "asl_distribution",
     "log_buckets",
     "map_coverage",
@@ -52,6 +47,13 @@ __all__ = [
     "tie_report",
     "track_summary",
 ]
+
+
+DEFAULTS = Params()
+
+#: The rows of the paper's Table 1 (P@20, ASL@g1-10, MAP, ASL): the measures of RRIE, the run
+#: groups and the track summary (not the evaluation table's ``Params.measures``).
+TABLE1_MEASURES: tuple[str, ...] = ("P@20", "ASL@g1-10", "AP", "ASL")
 
 
 def _prov(params: Mapping[str, Any], seed: int | None = None):
@@ -112,16 +114,17 @@ def _signed_bucket(d: np.ndarray) -> np.ndarray:
 
 def asl_distribution(
     qrels: Any, run: Any, other: Any | None = None, *, name: str | None = None,
-    other_name: str | None = None, ties: str = DEFAULT_TIES, rel: int = 1,
-    unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
-    missing: str = "skip", duplicates: str = DEFAULT_DUPLICATES, depth: int | None = None,
-    grades: Any = None,
+    other_name: str | None = None, ties: str = DEFAULTS.ties, rel: int = DEFAULTS.rel,
+    unretrieved: str = DEFAULTS.unretrieved, collection_size: int | None = DEFAULTS.collection_size,
+    missing: str = DEFAULTS.missing, duplicates: str = DEFAULTS.duplicates, depth: int | None = DEFAULTS.depth,
+    grades: Any = DEFAULTS.grades,
 ):
     """Histogram of per-document search lengths (and, with ``other``, of per-document deltas).
 
     Args:
         qrels: qrels path / frame.
-        run: the run (path / frame).
+        run: the run (path / frame, or ranked by :func:`ranklens.asl.ranking.rank_runs` under
+            this call's conventions).
         other: optional second run; deltas are ``SL(other) - SL(run)`` per relevant document
             (negative = ``other`` finds the document sooner = a win for ``other``).
         name, other_name: display names.
@@ -144,7 +147,6 @@ def asl_distribution(
     from ..results import Result
     from .evaluation import missing_warning, per_document_values
 
-    qt = map_grades(qrels, grades)
     runs = {name or "A": run}
     if other is not None:
         if (other_name or "B") in runs:
@@ -152,9 +154,7 @@ def asl_distribution(
                                   "other_name= that differ")
         runs[other_name or "B"] = other
     frames, tabs, warns = [], [], []
-    for sys_name, r in runs.items():
-        rr = ranked(r, qt, ties=ties, duplicates=duplicates, depth=depth,
-                    source=str(r) if isinstance(r, (str, os.PathLike)) else sys_name)
+    for sys_name, rr in rank_runs(qrels, runs, ties=ties, duplicates=duplicates, depth=depth, grades=grades).items():
         sl, absent = per_document_values(rr, rel=rel, unretrieved=unretrieved,
                                          collection_size=collection_size, missing=missing)
         if absent:
@@ -188,7 +188,7 @@ def asl_distribution(
                   warnings=tuple(warns),
                   provenance=_prov({"ties": ties, "rel": rel, "unretrieved": unretrieved,
                                     "collection_size": collection_size, "missing": missing,
-                                    "duplicates": duplicates, "depth": depth, "grades": str(grades),
+                                    "duplicates": duplicates, "depth": depth, "grades": str(grades or None),
                                     "buckets": "log2: 1, 2-3, 4-7, ... + not retrieved",
                                     "delta": "SL(other) - SL(run), documents of queries both runs "
                                              "answer (missing='skip') or all (missing='zero')"}))
@@ -204,13 +204,13 @@ def _error(measure: str, value: float) -> float:
 
 def rrie(
     qrels: Any, run_a: Any, run_b: Any, *, name_a: str = "A", name_b: str = "B",
-    measures: Sequence[str] = ("P@20", "ASL@g1-10", "AP", "ASL"),
-    ties: str = DEFAULT_TIES, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
-    collection_size: int | None = None, missing: str = "skip",
-    duplicates: str = DEFAULT_DUPLICATES, depth: int | None = None, grades: Any = None,
+    table_measures: Sequence[str] = TABLE1_MEASURES, ties: str = DEFAULTS.ties, rel: int = DEFAULTS.rel,
+    unretrieved: str = DEFAULTS.unretrieved, collection_size: int | None = DEFAULTS.collection_size,
+    missing: str = DEFAULTS.missing, duplicates: str = DEFAULTS.duplicates, depth: int | None = DEFAULTS.depth,
+    grades: Any = DEFAULTS.grades,
 ):
     """Relative reduction in error of run B over run A (paper eqs. 11-12, Table 1; the default
-    measures are Table 1's rows: P@20, ASL@g1-10, MAP, ASL).
+    ``table_measures`` are Table 1's rows: P@20, ASL@g1-10, MAP, ASL, :data:`TABLE1_MEASURES`).
 
     The error of a precision-like measure (best value 1) is ``1 - value``; the error of an ASL
     measure (best value 1: every relevant document first among its non-relevant peers) is
@@ -227,7 +227,7 @@ def rrie(
     if name_a == name_b:
         raise ValidationError(f"both runs are named {name_a!r}; give name_a= and name_b= that "
                               "differ")
-    ev = evaluate(qrels, {name_a: run_a, name_b: run_b}, list(measures), ties=ties, rel=rel,
+    ev = evaluate(qrels, {name_a: run_a, name_b: run_b}, list(table_measures), ties=ties, rel=rel,
                   unretrieved=unretrieved, collection_size=collection_size, missing=missing,
                   duplicates=duplicates, n_resamples=200, depth=depth, grades=grades)
     t = ev.table.set_index("model")
@@ -245,7 +245,7 @@ def rrie(
                   table=table, tables={"per_query": ev.tables["per_query"]}, warnings=ev.warnings,
                   provenance=_prov({"ties": ties, "rel": rel, "unretrieved": unretrieved,
                                     "missing": missing, "duplicates": duplicates, "depth": depth,
-                                    "grades": str(grades),
+                                    "grades": str(grades or None),
                                     "error": "1-v (precision), v-1 (ASL)",
                                     "rrie": "(err_a - err_b) / err_a"}))
 
@@ -293,10 +293,10 @@ def track_specs(tracks: Any) -> dict[str, tuple[Any, Any]]:
 
 
 def track_summary(
-    tracks: Any, *, measures: Sequence[str] = ("P@20", "ASL@g1-10", "AP", "ASL"),
-    ties: str = DEFAULT_TIES, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
-    collection_size: int | Mapping[str, int] | None = None, missing: str = "skip",
-    duplicates: str = DEFAULT_DUPLICATES, depth: int | None = None, grades: Any = None,
+    tracks: Any, *, table_measures: Sequence[str] = TABLE1_MEASURES,
+    ties: str = DEFAULTS.ties, rel: int = DEFAULTS.rel, unretrieved: str = DEFAULTS.unretrieved,
+    collection_size: int | Mapping[str, int] | None = DEFAULTS.collection_size, missing: str = DEFAULTS.missing,
+    duplicates: str = DEFAULTS.duplicates, depth: int | None = DEFAULTS.depth, grades: Any = DEFAULTS.grades,
 ):
     """Best system per track by each measure, and the spread of each measure (Figs. 1-4 are
     histograms over tracks of each track's best system: :func:`~ranklens.asl.plots.plot_tracks`).
@@ -304,6 +304,7 @@ def track_summary(
     Args:
         tracks: a directory of tracks (each sub-directory holds a ``*qrels*`` file and a
             ``runs/`` folder or run files) or a mapping ``{track: (qrels, runs)}``.
+        table_measures: the measures compared (default: Table 1's, :data:`TABLE1_MEASURES`).
         collection_size: N for ``unretrieved="expected"``: one number for every track, or
             ``{track: N}`` (every track needs one).
         ties, rel, unretrieved, missing, duplicates, depth, grades: as in
@@ -322,7 +323,7 @@ def track_summary(
     sizes = _track_sizes(spec, collection_size)
     rows, sys_frames, warns = [], [], []
     for track, (qrels, runs) in spec.items():
-        ev = evaluate(qrels, runs, list(measures), ties=ties, rel=rel, unretrieved=unretrieved,
+        ev = evaluate(qrels, runs, list(table_measures), ties=ties, rel=rel, unretrieved=unretrieved,
                       collection_size=sizes[track], missing=missing, duplicates=duplicates,
                       n_resamples=100, depth=depth, grades=grades)
         warns.extend(f"{track}: {w}" for w in ev.warnings)
@@ -354,7 +355,7 @@ def track_summary(
                   provenance=_prov({"measures": names, "ties": ties, "rel": rel,
                                     "unretrieved": unretrieved, "collection_size": sizes,
                                     "missing": missing, "duplicates": duplicates, "depth": depth,
-                                    "grades": str(grades)}))
+                                    "grades": str(grades or None)}))
 
 
 def tracks_report(tracks: Any, *, chain_options: Mapping[str, Any] | None = None, **conv: Any) -> list[Any]:
@@ -367,13 +368,15 @@ def tracks_report(tracks: Any, *, chain_options: Mapping[str, Any] | None = None
     """
     from .chain import across_tracks, map_coverage, map_to_asl_chain
 
-    spec = track_specs(tracks)
+    ranking = {k: conv[k] for k in ("ties", "duplicates", "depth", "grades") if k in conv}
+    spec = {track: (qrels, rank_runs(qrels, runs, **ranking))  # each track ranked once, handed on ranked
+            for track, (qrels, runs) in track_specs(tracks).items()}
     sizes = _track_sizes(spec, conv.get("collection_size"))
     summary = track_summary(spec, **conv)
     chains, coverages, warns = {}, {}, []
     for track, (qrels, runs) in spec.items():
         kw = {**conv, "collection_size": sizes[track]}
-        if len(load_runs(runs)) < 2:
+        if len(runs) < 2:
             warns.append(f"{track}: fewer than two runs, no chain")
             continue
         chains[track] = map_to_asl_chain(qrels, runs, **kw, **dict(chain_options or {}))
@@ -390,8 +393,8 @@ def tracks_report(tracks: Any, *, chain_options: Mapping[str, Any] | None = None
 # --------------------------------------------------------------------------------------------
 
 def tie_report(
-    qrels: Any, runs: Any, *, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
-    collection_size: int | None = None, duplicates: str = DEFAULT_DUPLICATES,
+    qrels: Any, runs: Any, *, rel: int = DEFAULTS.rel, unretrieved: str = DEFAULTS.unretrieved,
+    collection_size: int | None = DEFAULTS.collection_size, duplicates: str = DEFAULTS.duplicates,
 ):
     """Score ties per run and how ASL and AP move under each tie rule.
 
@@ -409,8 +412,7 @@ def tie_report(
         row: dict[str, Any] = {"model": name, **tie_totals(run)}
         asl_by, ap_by = {}, {}
         for rule in TIE_RULES:
-            rr = rank_coded(run, qt, ties=rule, duplicates=duplicates,
-                            source=str(run) if isinstance(run, (str, os.PathLike)) else name)
+            rr = rank_coded(run, qt, ties=rule, duplicates=duplicates, source=run_source(name, run))
             pq = per_query_values(rr, qdict, ["ASL", "AP"], rel=rel, unretrieved=unretrieved,
                                   collection_size=collection_size)
             w = pq.pivot(index=QUERY_ID, columns="measure", values="value")
@@ -484,10 +486,11 @@ def parse_groups(groups: Any, names: Sequence[str]) -> dict[str, str]:
 
 
 def run_groups(
-    qrels: Any, runs: Any, groups: Any, *, measures: Sequence[str] = ("P@20", "ASL@g1-10", "AP", "ASL"),
-    ties: str = DEFAULT_TIES, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
-    collection_size: int | None = None, missing: str = "skip",
-    duplicates: str = DEFAULT_DUPLICATES, depth: int | None = None, grades: Any = None,
+    qrels: Any, runs: Any, groups: Any, *, table_measures: Sequence[str] = TABLE1_MEASURES,
+    ties: str = DEFAULTS.ties, rel: int = DEFAULTS.rel,
+    unretrieved: str = DEFAULTS.unretrieved, collection_size: int | None = DEFAULTS.collection_size,
+    missing: str = DEFAULTS.missing, duplicates: str = DEFAULTS.duplicates, depth: int | None = DEFAULTS.depth,
+    grades: Any = DEFAULTS.grades,
 ) -> list[Any]:
     """The paper's Table 1 and Fig. 6 from one call: runs labelled by group (e.g. traditional vs
     neural), per measure the best run of each group and the RRIE (eqs. 11-12) of the best run
@@ -504,14 +507,14 @@ def run_groups(
     from ..results import Result
     from .evaluation import evaluate
 
-    run_map = load_runs(runs)
+    run_map = rank_runs(qrels, runs, ties=ties, duplicates=duplicates, depth=depth, grades=grades)  # ranked once
     label = parse_groups(groups, list(run_map))
     order = list(dict.fromkeys(label.values()))
     if len(order) < 2:
         raise ValidationError(f"run groups need at least two groups; got {order}")
     conv = {"ties": ties, "rel": rel, "unretrieved": unretrieved, "collection_size": collection_size,
-            "missing": missing, "duplicates": duplicates, "depth": depth, "grades": grades}
-    ev = evaluate(qrels, run_map, list(measures), **conv)
+            "missing": missing, "duplicates": duplicates, "depth": depth, "grades": grades or None}
+    ev = evaluate(qrels, run_map, list(table_measures), **conv)
     t = ev.table.set_index("model")
     rows = []
     for m in ev.summary["measures"]:
@@ -539,7 +542,7 @@ def run_groups(
     res = Result(kind="asl-groups", summary={"groups": label, "group_order": order,
                                              "best_by_asl": best_name, "median_by_asl": median_name},
                  table=table, tables={"per_run": ev.table}, warnings=ev.warnings,
-                 provenance=_prov({**{k: str(v) for k, v in conv.items()}, "measures": list(measures),
+                 provenance=_prov({**{k: str(v) for k, v in conv.items()}, "measures": list(table_measures),
                                    "groups": str(groups), "rrie": "(err_base - err_group) / err_base",
                                    "median system": "position n // 2 by ASL, best first"}))
     return [res] if fig6 is None else [res, fig6]

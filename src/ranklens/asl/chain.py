@@ -8,7 +8,6 @@ result's provenance.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,22 +15,18 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ValidationError
-from ..types import DEFAULT_TIES, QUERY_ID
+from ..types import QUERY_ID
 from .._arrays import running_count
-from .asl import (
-    DEFAULT_DUPLICATES,
-    DEFAULT_UNRETRIEVED,
-    RankedRun,
-    map_grades,
-    parse_measure,
-    ranked,
-    with_default_rel,
-)
-from .evaluation import load_runs, per_document_values, per_query_values
+from .declaration import Params
+from .evaluation import per_document_values, per_query_values
+from .measures import parse_measure, with_default_rel
+from .ranked import RankedRun
+from .ranking import rank_runs
 
 __all__ = ["BETTER_SPACES", "STAGES", "TABLE2_ROWS", "across_tracks", "better_counts", "coverage_per_query",
            "map_coverage", "map_to_asl_chain", "sig_round"]
 
+DEFAULTS = Params()
 BETTER_SPACES = ("metric", "precision")
 
 #: stage -> (per-query column, aggregate, higher is better). "harmonic mean across queries" is
@@ -179,11 +174,12 @@ def _row_records(chain, row, a, b, st, systems, digits) -> tuple[dict[str, Any],
 
 
 def map_to_asl_chain(
-    qrels: Any, runs: Any, *, ties: str = DEFAULT_TIES, rel: int = 1,
-    unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
-    missing: str = "skip", duplicates: str = DEFAULT_DUPLICATES, min_rel_diff: float = 0.10,
-    alpha: float = 0.05, per_query: Mapping[str, pd.DataFrame] | None = None, depth: int | None = None,
-    grades: Any = None, better_space: str = "metric", tau_digits: int = 4,
+    qrels: Any, runs: Any, *, ties: str = DEFAULTS.ties, rel: int = DEFAULTS.rel,
+    unretrieved: str = DEFAULTS.unretrieved, collection_size: int | None = DEFAULTS.collection_size,
+    missing: str = DEFAULTS.missing, duplicates: str = DEFAULTS.duplicates,
+    min_rel_diff: float = DEFAULTS.min_rel_diff, alpha: float = DEFAULTS.alpha,
+    per_query: Mapping[str, pd.DataFrame] | None = None, depth: int | None = DEFAULTS.depth,
+    grades: Any = DEFAULTS.grades, better_space: str = DEFAULTS.better_space, tau_digits: int = DEFAULTS.tau_digits,
 ):
     """From MAP to ASL step by step over the systems of one track (the paper's Table 2).
 
@@ -256,7 +252,7 @@ def map_to_asl_chain(
                           "systems": _str_cols(pd.DataFrame(sys_rows), ("stage", "model"))},
                   provenance=_prov({
                       "ties": ties, "rel": rel, "unretrieved": unretrieved, "missing": missing,
-                      "duplicates": duplicates, "depth": depth, "grades": str(grades), "min_rel_diff": min_rel_diff,
+                      "duplicates": duplicates, "depth": depth, "grades": str(grades or None), "min_rel_diff": min_rel_diff,
                       "alpha": alpha, "better_space": better_space, "tau_digits": tau_digits,
                       "queries": f"queries with >= 1 document of relevance >= {rel}, every stage",
                       "better": "metric >= min_rel_diff better relative to s (own direction) AND two-tailed "
@@ -271,19 +267,16 @@ def map_to_asl_chain(
                       "dvalue": "new/old in precision space (ASL as 1/ASL)"}))
 
 
-def chain_per_query(qrels: Any, runs: Any, *, ties: str = DEFAULT_TIES, rel: int = 1,
-                    unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
-                    missing: str = "skip", duplicates: str = DEFAULT_DUPLICATES, depth: int | None = None,
-                    grades: Any = None) -> dict[str, pd.DataFrame]:
+def chain_per_query(qrels: Any, runs: Any, *, ties: str = DEFAULTS.ties, rel: int = DEFAULTS.rel,
+                    unretrieved: str = DEFAULTS.unretrieved, collection_size: int | None = DEFAULTS.collection_size,
+                    missing: str = DEFAULTS.missing, duplicates: str = DEFAULTS.duplicates,
+                    depth: int | None = DEFAULTS.depth, grades: Any = DEFAULTS.grades) -> dict[str, pd.DataFrame]:
     """Per-query values of every chain stage, per run (``missing`` applies to every stage alike:
-    see :func:`map_to_asl_chain`)."""
-    qt = map_grades(qrels, grades)
-    out = {}
-    for name, run in load_runs(runs).items():
-        rr = ranked(run, qt, ties=ties, duplicates=duplicates, depth=depth,
-                    source=str(run) if isinstance(run, (str, os.PathLike)) else name)
-        out[name] = _per_query_chain(rr, None, rel, unretrieved, collection_size, missing)
-    return out
+    see :func:`map_to_asl_chain`; ``runs`` may be ranked already by
+    :func:`ranklens.asl.ranking.rank_runs` under this call's conventions)."""
+    return {name: _per_query_chain(rr, None, rel, unretrieved, collection_size, missing)
+            for name, rr in rank_runs(qrels, runs, ties=ties, duplicates=duplicates, depth=depth,
+                                      grades=grades).items()}
 
 
 def _str_cols(frame: pd.DataFrame, cols: Sequence[str]) -> pd.DataFrame:
@@ -338,9 +331,8 @@ def coverage_per_query(precisions: np.ndarray, n_relevant: np.ndarray) -> tuple[
 
 
 def map_coverage(
-    qrels: Any, runs: Any, *, ties: str = DEFAULT_TIES, rel: int = 1, missing: str = "skip",
-    duplicates: str = DEFAULT_DUPLICATES, depth: int | None = None, grades: Any = None,
-    unretrieved: str | None = None, collection_size: int | None = None,
+    qrels: Any, runs: Any, *, ties: str = DEFAULTS.ties, rel: int = DEFAULTS.rel, missing: str = DEFAULTS.missing,
+    duplicates: str = DEFAULTS.duplicates, depth: int | None = DEFAULTS.depth, grades: Any = DEFAULTS.grades,
 ):
     """How much of the ranking MAP "sees" (paper appendix A.1), per run and query.
 
@@ -350,19 +342,16 @@ def map_coverage(
     weighs equally, as in MAP; the paper does not say how it pools) and ``coverage_docs`` =
     sum n / sum R_q. Queries with AP = 0 are left out (counted in ``queries_ap0``, warned).
     The summary averages over the runs of the track (the paper then averages over tracks:
-    :func:`across_tracks`). ``unretrieved``/``collection_size`` are accepted and unused: the
-    appendix works on MAP's precisions only.
+    :func:`across_tracks`). It takes no ``unretrieved``/``collection_size``: the appendix works
+    on MAP's precisions only.
 
     Returns:
         ``Result`` kind ``"asl-map-coverage"``; table per run (``model``); ``tables["per_query"]``.
     """
     from ..results import Result
 
-    qt = map_grades(qrels, grades)
     rows, per_q = [], []
-    for name, run in load_runs(runs).items():
-        rr = ranked(run, qt, ties=ties, duplicates=duplicates, depth=depth,
-                    source=str(run) if isinstance(run, (str, os.PathLike)) else name)
+    for name, rr in rank_runs(qrels, runs, ties=ties, duplicates=duplicates, depth=depth, grades=grades).items():
         judged = rr.judged_queries()
         keep = judged & (rr.n_relevant(rel) > 0) & (rr.in_run if missing == "skip" else True)
         prec, nrel = _map_precisions(rr, rel)
@@ -382,7 +371,7 @@ def map_coverage(
                           "mean_coverage_docs": float(table["coverage_docs"].mean()), "n_systems": len(table)},
                  table=table, tables={"per_query": _str_cols(pd.concat(per_q, ignore_index=True), ("model", QUERY_ID))},
                  provenance=_prov({"ties": ties, "rel": rel, "missing": missing, "duplicates": duplicates,
-                                   "depth": depth, "grades": str(grades),
+                                   "depth": depth, "grades": str(grades or None),
                                    "precisions": "MAP's own: (relevant above + 1) / rank; unretrieved 0",
                                    "match": "sort by decreasing precision; argmin_n |mean(1/P_1..n) - 1/AP_q|",
                                    "run": "mean over queries of n / R_q"}))

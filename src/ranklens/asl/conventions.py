@@ -1,8 +1,9 @@
 """The ASL conventions as one value: the eight choices every ASL result is computed under
 (tie rule, relevance threshold, unretrieved policy, collection size, missing queries, duplicate
 rows, common depth, grade mapping). Built once from the analysis's ``Params``
-(:meth:`Conventions.from_params`) and handed on; :meth:`Conventions.kwargs` spells it as the
-keyword arguments the metric functions take.
+(:meth:`Conventions.from_params`) and handed on: :meth:`Conventions.rank` ranks a track's runs
+once under it (the ranked runs are what the analyses then take), :meth:`Conventions.kwargs`
+spells it as the keyword arguments the metric functions take.
 """
 
 from __future__ import annotations
@@ -35,13 +36,21 @@ class Conventions:
         return cls(ties=p.ties, rel=p.rel, unretrieved=p.unretrieved, collection_size=p.collection_size,
                    missing=p.missing, duplicates=p.duplicates, depth=p.depth, grades=tuple(p.grades))
 
+    def rank(self, qrels: Any, runs: Any) -> dict[str, Any]:
+        """Every run of a track ranked once under these conventions (tie rule, duplicates,
+        depth, grade mapping): ``{name: RankedRun}``, which every analysis function takes in
+        place of the runs (:func:`ranklens.asl.ranking.rank_runs`)."""
+        from .ranking import rank_runs
+
+        return rank_runs(qrels, runs, ties=self.ties, duplicates=self.duplicates, depth=self.depth,
+                         grades=self.grades)
+
     def kwargs(self, *names: str) -> dict[str, Any]:
-        """The conventions as the metric functions' keyword arguments (``grades`` None when
-        there is no mapping); ``names`` picks a subset (e.g. MAP coverage takes no
-        ``unretrieved``)."""
+        """The conventions as the metric functions' keyword arguments; ``names`` picks a subset
+        (e.g. MAP coverage takes no ``unretrieved``)."""
         out = {"ties": self.ties, "rel": self.rel, "unretrieved": self.unretrieved,
                "collection_size": self.collection_size, "missing": self.missing, "duplicates": self.duplicates,
-               "depth": self.depth, "grades": self.grades or None}
+               "depth": self.depth, "grades": self.grades}
         return {k: out[k] for k in names} if names else out
 
     def header(self) -> str:

@@ -74,7 +74,7 @@ class Params:
         out = [] if len(self.compare) in (0, 2) else [f"compare: give two models, got {list(self.compare)}"]
         if self.unretrieved == "expected" and self.collection_size is None:
             out.append("unretrieved=expected needs collection_size")
-        from .asl import parse_grade_mapping
+        from .inputs import parse_grade_mapping
 
         try:
             parse_grade_mapping(self.grades)

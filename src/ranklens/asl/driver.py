@@ -59,6 +59,7 @@ def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, e
         raise ValidationError(f"params.baseline: {baseline!r} is not one of the models {names}")
     conv = Conventions.from_params(p)
     qrels = collection.qrels
+    runs = conv.rank(qrels, runs)  # each run ranked once, handed on ranked to every result
     ev = evaluate(qrels, runs, list(p.measures), baseline=baseline if len(runs) > 1 else None,
                   per_document=True, n_resamples=p.n_resamples, correction=p.correction,
                   confidence=p.confidence, seed=seed, depth_ratio=p.depth_ratio, **conv.kwargs())

@@ -69,7 +69,7 @@ def add_evaluate(sub: argparse._SubParsersAction) -> None:
                    help="TREC run files (.gz ok) or directories of runs (runs with the same file "
                         "name are named by their folders, e.g. official/dl20/p_bm25), and measures")
     peers = p.add_argument_group("ir_measures / trec_eval flags (spelled as the peers spell them)")
-    peers.add_argument("-m", "--measure", action="append", dest="measures",
+    peers.add_argument("-m", "--measure", action="append", dest="measure_flags",  # trec_eval peer flag
                        help="measure (repeatable), e.g. ASL, ASL@g1-10, AP, nDCG@10")
     peers.add_argument("-o", "--output_format", "--output-format", dest="ir_format",
                        choices=sorted(IR_MEASURES_FORMATS),
@@ -105,7 +105,7 @@ def split_runs_and_measures(items: list[str], measures: list[str] | None) -> tup
     or more space-separated measures (checked by the parser). Measures keep their order;
     a repeated measure is kept once (as ir_measures does)."""
     from ..errors import ValidationError
-    from .asl import parse_measure
+    from .measures import parse_measure
 
     runs: list[str] = []
     found: list[str] = list(measures or [])
@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     conv = Conventions.from_params(params)
     if args.ir_format:
         args.format = IR_MEASURES_FORMATS[args.ir_format]
-    run_items, measures = split_runs_and_measures(args.runs, args.measures)
+    run_items, measures = split_runs_and_measures(args.runs, args.measure_flags)
     runs = discover_runs(run_items)
     baseline = resolve_run_name(params.baseline, runs)
     if args.per_document:

@@ -5,10 +5,10 @@ ranklens's own vectorised kernels (:mod:`ranklens.asl.kernels`, trec_eval 9.0.8'
 definitions, proven equal to trec_eval's test outputs and to pytrec_eval); ``provider=
 "pytrec_eval"`` computes them with ir_measures' pytrec_eval provider instead (the oracle), and
 any measure without a kernel goes to ir_measures. Every run is first ordered under the chosen
-tie rule by :func:`ranklens.asl.asl.rank_coded`; what pytrec_eval receives is that order
+tie rule by :func:`ranklens.asl.ranking.rank_coded`; what pytrec_eval receives is that order
 written as strictly decreasing integer scores, so every measure sees the same ranking (for
 ``ties="trec_eval"`` this equals trec_eval's own order). Duplicate (query, doc) rows follow one
-rule for every measure (``duplicates``, see :func:`~ranklens.asl.asl.rank_coded`): an
+rule for every measure (``duplicates``, see :func:`~ranklens.asl.ranking.rank_coded`): an
 error by default, or the best-ranked row kept, before any measure sees the run. Bootstrap
 CIs are computed only when asked (``ci=True`` or a ``baseline``).
 """
@@ -18,33 +18,26 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ValidationError
-from ..types import DEFAULT_TIES, DOC_ID, QUERY_ID, RELEVANCE
+from ..types import DOC_ID, QUERY_ID, RELEVANCE
 from .asl import (
-    ASL,
-    DEFAULT_DUPLICATES,
-    DEFAULT_UNRETRIEVED,
-    RankedRun,
-    _as_qrels_table,
     _check_policy,
     asl_per_query,
-    higher_is_better,
-    parse_measure,
     below_optimum,
     depth_stats,
-    map_grades,
-    parse_grade_mapping,
-    ranked,
     search_lengths,
-    with_default_rel,
     worst_case_asl,
 )
+from .declaration import Params
+from .inputs import _as_qrels_table, load_runs, map_grades, parse_grade_mapping
+from .measures import ASL, higher_is_better, parse_measure, with_default_rel
+from .ranked import RankedRun
+from .ranking import rank_runs, run_source
 
 __all__ = [
     "DEFAULT_MEASURES",
@@ -57,49 +50,9 @@ __all__ = [
     "qrels_to_dict",
 ]
 
-DEFAULT_MEASURES: tuple[str, ...] = ("ASL", "ASL@g1-1", "ASL@g1-10", "AP", "P@20", "RR",
-                                     "nDCG@10")
+DEFAULTS = Params()
+DEFAULT_MEASURES: tuple[str, ...] = DEFAULTS.measures
 MISSING_POLICIES: tuple[str, ...] = ("skip", "zero", "error")
-
-
-def load_runs(runs: Any) -> dict[str, Any]:
-    """Normalise the ``runs`` argument to ``{name: path | DataFrame}``.
-
-    Accepts a path to a run file, a directory of run files (a track), a DataFrame, a mapping
-    name -> path/DataFrame, or a sequence of any of those. Files and directories are found and
-    named by :func:`ranklens.io.trec.discover_runs` (the one rule: file names without
-    :data:`~ranklens.io.trec.RUN_SUFFIXES`, runs in sub-folders by their relative path, runs of
-    one name told apart by their folders); DataFrames in a sequence are ``run0``, ``run1``, ...
-    """
-    from ..io.trec import discover_runs
-
-    if isinstance(runs, Mapping):
-        return {str(k): v for k, v in runs.items()}
-    if isinstance(runs, pd.DataFrame):
-        return {"run": runs}
-    if isinstance(runs, (str, os.PathLike)):
-        return dict(discover_runs(runs))
-    if isinstance(runs, Sequence):
-        frames = {f"run{i}": item for i, item in enumerate(runs) if isinstance(item, pd.DataFrame)}
-        files = discover_runs([item for item in runs if not isinstance(item, pd.DataFrame)])
-        clash = sorted(set(frames) & set(files))
-        if clash:
-            raise ValidationError(f"two runs are named {clash[0]!r}; pass a mapping {{name: run}} to name them")
-        return _in_order(runs, frames, files) if frames else dict(files)
-    raise ValidationError(f"runs must be a path, directory, DataFrame, mapping or list; got "
-                          f"{type(runs).__name__}")
-
-
-def _in_order(runs: Any, frames: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
-    """Frames and discovered files in the order their items were given."""
-    out: dict[str, Any] = {}
-    for i, item in enumerate(runs):
-        if isinstance(item, pd.DataFrame):
-            out[f"run{i}"] = frames[f"run{i}"]
-        else:
-            root = Path(item)
-            out.update({k: v for k, v in files.items() if Path(v) == root or root in Path(v).parents})
-    return {**out, **{k: v for k, v in files.items() if k not in out}}
 
 
 def qrels_to_dict(qrels_table) -> dict[str, dict[str, int]]:
@@ -149,8 +102,9 @@ PROVIDERS: tuple[str, ...] = ("ranklens", "pytrec_eval")
 
 def per_query_values(
     rr: RankedRun, qrels_dict: Mapping[str, Mapping[str, int]] | None, measures: Sequence[Any], *,
-    rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
-    missing: str = "skip", provider: str = "ranklens",
+    rel: int = DEFAULTS.rel, unretrieved: str = DEFAULTS.unretrieved,
+    collection_size: int | None = DEFAULTS.collection_size, missing: str = DEFAULTS.missing,
+    provider: str = "ranklens",
 ) -> pd.DataFrame:
     """Per-query values of ``measures`` for one ranked run (long format).
 
@@ -214,8 +168,8 @@ def _absent_queries(rr: RankedRun, missing: str) -> np.ndarray:
 
 
 def per_document_values(
-    rr: RankedRun, *, rel: int = 1, unretrieved: str = DEFAULT_UNRETRIEVED,
-    collection_size: int | None = None, missing: str = "skip",
+    rr: RankedRun, *, rel: int = DEFAULTS.rel, unretrieved: str = DEFAULTS.unretrieved,
+    collection_size: int | None = DEFAULTS.collection_size, missing: str = DEFAULTS.missing,
 ) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """Per-document search lengths (:func:`~ranklens.asl.asl.search_lengths`) under the same
     ``missing`` policy as :func:`per_query_values`, so per-document views (the distribution,
@@ -289,7 +243,7 @@ def _external_values(rr: RankedRun, qrels_dict, measures: Sequence[Any], provide
 
 
 def _prepare_measures(measures: Sequence[Any] | None, rel: int) -> list[Any]:
-    specs = list(measures) if measures is not None else list(DEFAULT_MEASURES)
+    specs = list(measures) if measures is not None else list(DEFAULTS.measures)
     if not specs:
         raise ValidationError("no measures given; e.g. -m ASL -m AP -m nDCG@10")
     out = [with_default_rel(parse_measure(s), rel) for s in specs]
@@ -302,23 +256,23 @@ def _prepare_measures(measures: Sequence[Any] | None, rel: int) -> list[Any]:
 def evaluate(
     qrels: Any,
     runs: Any,
-    measures: Sequence[Any] | None = None,
+    measures: Sequence[Any] | None = DEFAULTS.measures,
     *,
-    ties: str = DEFAULT_TIES,
-    rel: int = 1,
-    unretrieved: str = DEFAULT_UNRETRIEVED,
-    collection_size: int | None = None,
-    missing: str = "skip",
-    duplicates: str = DEFAULT_DUPLICATES,
-    baseline: str | None = None,
-    correction: str = "holm",
-    n_resamples: int = 5_000,
-    confidence: float = 0.95,
+    ties: str = DEFAULTS.ties,
+    rel: int = DEFAULTS.rel,
+    unretrieved: str = DEFAULTS.unretrieved,
+    collection_size: int | None = DEFAULTS.collection_size,
+    missing: str = DEFAULTS.missing,
+    duplicates: str = DEFAULTS.duplicates,
+    baseline: str | None = DEFAULTS.baseline,
+    correction: str = DEFAULTS.correction,
+    n_resamples: int = DEFAULTS.n_resamples,
+    confidence: float = DEFAULTS.confidence,
     seed: int = 0,
     per_document: bool = False,
-    depth: int | None = None,
-    grades: Any = None,
-    depth_ratio: float = 2.0,
+    depth: int | None = DEFAULTS.depth,
+    grades: Any = DEFAULTS.grades,
+    depth_ratio: float = DEFAULTS.depth_ratio,
     ci: bool = False,
     provider: str = "ranklens",
 ):
@@ -326,8 +280,11 @@ def evaluate(
 
     Args:
         qrels: qrels path / DataFrame (``query_id``, ``doc_id``, ``relevance``) / ``irds:<id>``.
-        runs: a run, a directory of runs (a track), a mapping ``{name: run}`` or a list.
-        measures: measure strings or objects (default :data:`DEFAULT_MEASURES`).
+        runs: a run, a directory of runs (a track), a mapping ``{name: run}`` or a list; runs
+            already ranked by :func:`ranklens.asl.ranking.rank_runs` under this call's ``ties``,
+            ``duplicates``, ``depth`` and ``grades`` are used as they are (a track is ranked once).
+        measures: measure strings or objects (default :data:`DEFAULT_MEASURES`, the declared
+            ``Params.measures``; None means the same).
         ties: tie rule (``"trec_eval"`` default, ``"float64"``, ``"input_order"``).
         rel: minimum relevance for binary measures and ASL, unless a measure sets its own
             (like trec_eval ``-l``; nDCG keeps the graded labels).
@@ -376,13 +333,14 @@ def evaluate(
     if baseline is not None and baseline not in run_map:
         raise ValidationError(f"baseline {baseline!r} is not one of the runs "
                               f"({', '.join(sorted(run_map)[:10])}...)")
-    qt = map_grades(qrels, grades)
+    origins = {name: run.origin if isinstance(run, RankedRun) else run for name, run in run_map.items()}
     pool = ThreadPoolExecutor(1)  # input files hashed while the runs are scored (hashlib frees the GIL)
-    hashes = pool.submit(_file_hashes, qrels, run_map)
+    hashes = pool.submit(_file_hashes, qrels, origins)
     pool.shutdown(wait=False)
+    rr_map = rank_runs(qrels, run_map, ties=ties, duplicates=duplicates, depth=depth, grades=grades)
     conv = {"ties": ties, "rel": rel, "unretrieved": unretrieved, "collection_size": collection_size,
             "missing": missing, "duplicates": duplicates, "depth": depth, "provider": provider}
-    pq_all, per_doc, info = _score_runs(run_map, qt, mlist, conv, per_document)
+    pq_all, per_doc, info = _score_runs(rr_map, mlist, conv, per_document)
     table = _model_table(pq_all, run_map, names, mlist, info)
     tables: dict[str, pd.DataFrame] = {"per_query": pq_all}
     tables.update(_statistics(pq_all, names, mlist, list(run_map), baseline, ci, correction,
@@ -400,7 +358,7 @@ def evaluate(
                                                "ir_measures" if provider == "ranklens"
                                                else "ir_measures.pytrec_eval"),
                 "asl_query_mean": "mean over queries with >= 1 relevant document"},
-        inputs=_inputs(qrels, qt, run_map, hashes.result()), seed=seed,
+        inputs=_inputs(qrels, grades, origins, hashes.result()), seed=seed,
     )
     res = Result(kind="asl-evaluate", summary=summary, table=table, tables=tables, provenance=prov)
     return res.with_warnings(*evaluation_warnings(info, depth_ratio, unretrieved))
@@ -453,17 +411,15 @@ def _coverage(rr: RankedRun, name: str, rel: int, missing: str) -> tuple[str, ..
     return (*rr.reader_warnings, *check_coverage(run_t, qrels_t, rel=rel, run_name=name, missing=missing))
 
 
-def _score_runs(run_map: Mapping[str, Any], qt: Any, mlist: Sequence[Any], conv: Mapping[str, Any],
+def _score_runs(rr_map: Mapping[str, RankedRun], mlist: Sequence[Any], conv: Mapping[str, Any],
                 per_document: bool) -> tuple[pd.DataFrame, list[pd.DataFrame], dict[str, dict[str, Any]]]:
     """Per-query values of every run (long, column ``model``), per-document tables and, per
     run, its tie/duplicate counts, depth statistics and eq. 3 below-optimum count."""
     per_query, per_doc = [], []
     info: dict[str, dict[str, Any]] = {}
-    for name, run in run_map.items():
-        rr = ranked(run, qt, ties=conv["ties"], duplicates=conv["duplicates"], depth=conv["depth"],
-                    source=_source(name, run))
+    for name, rr in rr_map.items():
         info[name] = {"tied": rr.tied_rows, "dropped": rr.duplicates_dropped,
-                      "coverage": _coverage(rr, _source(name, run), conv["rel"], conv["missing"]),
+                      "coverage": _coverage(rr, run_source(name, rr), conv["rel"], conv["missing"]),
                       **depth_stats(rr, conv["rel"]),
                       "below_optimum": below_optimum(rr, rel=conv["rel"], unretrieved=conv["unretrieved"]),
                       "missing_queries": int(np.count_nonzero(~rr.in_run & rr.judged_queries()))}
@@ -557,7 +513,7 @@ def _file_hashes(qrels: Any, run_map: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def _inputs(qrels: Any, qt: Any, run_map: Mapping[str, Any], file_hashes: Mapping[str, str]) -> dict[str, str]:
+def _inputs(qrels: Any, grades: Any, run_map: Mapping[str, Any], file_hashes: Mapping[str, str]) -> dict[str, str]:
     from .._hashing import sha256_frame
 
     inputs: dict[str, str] = {}
@@ -571,13 +527,8 @@ def _inputs(qrels: Any, qt: Any, run_map: Mapping[str, Any], file_hashes: Mappin
     elif isinstance(qrels, str):
         inputs["qrels"] = qrels
     else:
-        inputs["qrels"] = "sha256:" + sha256_frame(qt.to_pandas())
+        inputs["qrels"] = "sha256:" + sha256_frame(map_grades(qrels, grades).to_pandas())
     return inputs
-
-def _source(name: str, run: Any) -> str:
-    """How a run is named in error messages: its path, else its name."""
-    return str(run) if isinstance(run, (str, os.PathLike)) else f"run {name!r}"
-
 
 def _best(table: pd.DataFrame, name: str, m: Any) -> dict[str, Any]:
     col = table[name]

@@ -15,22 +15,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..types import DEFAULT_TIES
-from .asl import (
-    ASL,
-    DEFAULT_DUPLICATES,
-    DEFAULT_UNRETRIEVED,
-    asl_per_query,
-    parse_measure,
-    rank_coded,
-)
+from .asl import asl_per_query
+from .declaration import Params
+from .measures import ASL, parse_measure
+from .ranking import rank_coded
 
 __all__ = ["as_ir_measure"]
 
+DEFAULTS = Params()
 
-def as_ir_measure(measure: str | ASL = "ASL", *, ties: str = DEFAULT_TIES, rel: int = 1,
-                  unretrieved: str = DEFAULT_UNRETRIEVED, collection_size: int | None = None,
-                  duplicates: str = DEFAULT_DUPLICATES):
+
+def as_ir_measure(measure: str | ASL = "ASL", *, ties: str = DEFAULTS.ties, rel: int = DEFAULTS.rel,
+                  unretrieved: str = DEFAULTS.unretrieved, collection_size: int | None = DEFAULTS.collection_size,
+                  duplicates: str = DEFAULTS.duplicates):
     """An ir_measures measure object computing an ASL variant per query.
 
     Args:

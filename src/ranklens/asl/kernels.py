@@ -1,8 +1,8 @@
 """Standard IR measures from ranklens's own vectorised kernels on the ragged ranked run.
 
 Each kernel reads the relevant (or, for bpref, judged) documents of
-:class:`~ranklens.asl.asl.RankedRun` -- their flat positions, queries and 0-based ranks,
-from :meth:`~ranklens.asl.asl.RankedRun.relevant_ranks` -- and returns one float64 value per
+:class:`~ranklens.asl.ranked.RankedRun` -- their flat positions, queries and 0-based ranks,
+from :meth:`~ranklens.asl.ranked.RankedRun.relevant_ranks` -- and returns one float64 value per
 query of ``rr.query_ids``, with ``bincount``/``cumsum`` over those documents only: linear in
 the judged documents (a few % of the rows), no run-sized mask, no Python loop over queries,
 no dict of the run.

@@ -146,6 +146,7 @@ def run_tool(args: argparse.Namespace) -> int:
     """Run one file tool: print each result's table (with a header line naming the policies),
     save the results under ``--out`` (with their plots) and print the warnings to stderr."""
     from ..declare import params_dict, params_from_args
+    from ..results import save_results
     from .conventions import Conventions
     from .declaration import Params
 
@@ -156,7 +157,7 @@ def run_tool(args: argparse.Namespace) -> int:
     for res in results:
         sys.stdout.write(f"# {res.kind}: {header}\n")
         write_frame(res.table, args.asl_format, places=p.places)
-    dirs = _save(results, Path(args.out), plots=not args.no_plots)
+    dirs = save_results(results, Path(args.out), plots=not args.no_plots)
     for res, d in zip(results, dirs):
         sys.stderr.write(f"ranklens: {res.kind} saved in {d}\n")
         for w in res.warnings:
@@ -173,38 +174,3 @@ def _pair(paths: list[str]) -> list[str]:
     if len(names) != len(paths):
         raise ValidationError("give one run file per argument (not a directory)")
     return names
-
-
-def _save(results: list[Any], out: Path, *, plots: bool) -> list[Path]:
-    """Each result under ``out/<kind>/`` (``<kind>-2`` ... when a kind repeats), with the PNG plots
-    its kind declares in :data:`ranklens.asl.declaration.ANALYSIS` (as every analysis command
-    saves its results)."""
-    from ..declare import resolve
-    from .declaration import ANALYSIS
-
-    out.mkdir(parents=True, exist_ok=True)
-    dirs: list[Path] = []
-    seen: dict[str, int] = {}
-    for res in results:
-        n = seen[res.kind] = seen.get(res.kind, 0) + 1
-        d = Path(res.save(out / (res.kind if n == 1 else f"{res.kind}-{n}")))
-        dirs.append(d)
-        kind = ANALYSIS.kind(res.kind)
-        if plots and kind is not None:
-            import matplotlib
-
-            matplotlib.use("Agg", force=False)
-            import matplotlib.pyplot as plt
-
-            for spec in kind.plots:
-                figs = resolve(spec)(res)
-                figs = figs if isinstance(figs, list) else [figs]
-                base = spec.rpartition(":")[2].removeprefix("plot_")
-                notes = [f for f in figs if isinstance(f, str)]  # why a degenerate chart is left out
-                if notes:
-                    (d / f"{base}.left-out.txt").write_text("\n".join(notes) + "\n", encoding="utf-8")
-                for i, fig in enumerate(f for f in figs if not isinstance(f, str)):
-                    fig = getattr(fig, "figure", fig)
-                    fig.savefig(d / f"{base}{f'-{i + 1}' if i else ''}.png", dpi=110)
-                    plt.close(fig)
-    return dirs
