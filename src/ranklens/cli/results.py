@@ -1,4 +1,5 @@
-"""``ranklens results list|show|compare|reindex RESULTS_DIR``: query the results store."""
+"""``ranklens results list|show|compare|reindex RESULTS_DIR``: query the results store;
+``ranklens results diff A B``: two result sets side by side, with the provenance that differs."""
 
 from __future__ import annotations
 
@@ -8,14 +9,17 @@ import json
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("results", help="list, show and compare stored results without loading tables")
-    p.add_argument("action", choices=["list", "show", "compare", "reindex"])
+    p.add_argument("action", choices=["list", "show", "compare", "reindex", "diff"])
     p.add_argument("dir", help="results directory")
-    p.add_argument("id", nargs="?", help="with show: result id (prefix) or name")
+    p.add_argument("id", nargs="?", help="with show: result id (prefix) or name; with diff: the second results "
+                   "directory (B)")
     p.add_argument("--kind", help="filter by analysis kind (trailing * = prefix)")
     p.add_argument("--model", help="filter by model (with compare: comma-separated model columns)")
     p.add_argument("--dataset")
     p.add_argument("--metric", help="with compare: one metric")
-    p.add_argument("--format", choices=["tsv", "json"], default="tsv")
+    p.add_argument("--format", choices=["tsv", "json", "markdown", "html"], default="tsv",
+                   help="with diff: tsv (text), markdown or html")
+    p.add_argument("--changed", action="store_true", help="with diff: only the numbers that changed")
     p.set_defaults(func=run)
 
 
@@ -25,6 +29,8 @@ def run(args: argparse.Namespace) -> int:
     from ..store import ResultsStore
 
     existing_dir(args.dir, what="results directory")  # never create one by asking about it
+    if args.action == "diff":
+        return _diff(args)
     store = ResultsStore(args.dir)
     if args.action == "reindex":
         print(f"indexed {store.reindex()} results in {store.root}")
@@ -49,4 +55,26 @@ def run(args: argparse.Namespace) -> int:
         print(frame.to_json(orient="records", indent=2))
     else:
         print(frame.to_csv(sep="\t", index=False), end="")
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from ..diff import diff_results
+    from ..errors import ValidationError
+    from ..files import existing_dir
+
+    if not args.id:
+        raise ValidationError("results diff needs two results directories: ranklens results diff A B")
+    existing_dir(args.id, what="results directory")
+    d = diff_results(args.dir, args.id)
+    if args.format == "markdown":
+        print(d.to_markdown(changed_only=args.changed), end="")
+    elif args.format == "html":
+        print(d.to_html(changed_only=args.changed))
+    elif args.format == "json":
+        rows = [{**n.__dict__, "change": n.change, "changed": n.changed} for n in d.numbers
+                if n.changed or not args.changed]
+        print(json.dumps(rows, indent=2, default=str))
+    else:
+        print(d.to_text(changed_only=args.changed), end="")
     return 0
