@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Callable, Mapping
 from types import ModuleType
+from typing import Any
 
 from .errors import MissingDependencyError
 
@@ -43,3 +46,25 @@ def available(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
         return False
+
+
+def lazy_exports(package: str, where: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``__getattr__`` and ``__dir__`` for a package whose public names load on first use.
+
+    ``where`` maps each name to the module that defines it (``".base"`` relative to ``package``, or
+    an absolute name). Importing the package then costs nothing, so ``ranklens --help`` can read an
+    analysis's ``declaration`` without importing its kernels, pandas or scipy.
+    """
+
+    def __getattr__(name: str) -> Any:
+        module = where.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module, package if module.startswith(".") else None), name)
+        setattr(sys.modules[package], name, value)  # the next look-up is an ordinary attribute
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(where) | set(vars(sys.modules[package])))
+
+    return __getattr__, __dir__

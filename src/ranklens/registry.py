@@ -8,6 +8,7 @@ declaration modules. Another package adds an analysis through the entry-point gr
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import metadata
@@ -32,14 +33,20 @@ _EXTRA: dict[str, str | Analysis] = {}
 _LOADED: dict[str, Analysis] = {}
 
 
+@functools.cache
+def _plugins() -> tuple[tuple[str, str], ...]:
+    """The ``ranklens.analyses`` entry points, read once per process (scanning every installed
+    distribution's metadata is most of ``ranklens --help``'s start-up)."""
+    try:
+        return tuple((ep.name, ep.value) for ep in metadata.entry_points(group="ranklens.analyses"))
+    except Exception:  # noqa: BLE001 - a broken third-party distribution must not break ranklens
+        return ()
+
+
 def _entries() -> dict[str, str | Analysis]:
     out: dict[str, str | Analysis] = dict(ANALYSES)
-    try:
-        eps = metadata.entry_points(group="ranklens.analyses")
-    except Exception:  # noqa: BLE001 - a broken third-party distribution must not break ranklens
-        eps = ()
-    for ep in eps:
-        out.setdefault(ep.name, ep.value)
+    for name, value in _plugins():
+        out.setdefault(name, value)
     out.update(_EXTRA)
     return out
 

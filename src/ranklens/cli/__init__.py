@@ -74,13 +74,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     from ..registry import analyses
     from ._analysis import add_analysis_parser
 
-    for analysis in analyses().values():
+    declared = analyses()
+    for analysis in declared.values():
         for command, adder in analysis.commands.items():  # top-level commands an analysis owns
             if (only is None or command == only) and command not in sub.choices:
                 resolve(adder)(sub)
     if only is not None:
         return parser
-    for name, analysis in analyses().items():
+    for name, analysis in declared.items():
         if name not in sub.choices:
             add_analysis_parser(sub, analysis)
     return parser
@@ -106,6 +107,9 @@ _FAST = ("evaluate",)  # commands whose parser is built alone (no other analysis
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(argv) if argv is not None else sys.argv[1:]
     command = _command(argv)
+    if command is None and "--version" in argv and not {"-h", "--help"} & set(argv):
+        print(f"ranklens {__version__}")  # answered before any parser (or declaration) is built
+        return 0
     parser = build_parser(only=command if command in _FAST else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -13,27 +13,52 @@ Quick start::
 
 from __future__ import annotations
 
-from .consistency import explanation_consistency, explanation_sweep
-from .diagnostics import unit_diagnostics
-from .display import highlight_html, highlight_terminal, rationales_html, result_html
-from .files import read_rationales, read_subdoc_qrels, relevant_units, subdoc_from_passages, write_rationales
-from .measures import max_similarity, rank_correlation, rbo
-from .occlusion import OcclusionExplainer
-from .per_query import MER_MISSING, mer_per_query, mrc_per_query
-from .plots import plot_consistency, plot_mer_scatter, plot_relevance_scatter, plot_sweep, plot_sweep_w
-from .query_stats import ci_table, paired_tests
-from .ranking import rank_candidates
-from .rationales import PAPER_M, cut_rationales, explain_run, top_rationales
-from .units import (
-    Explanation,
-    Granularity,
-    Rationale,
-    Unit,
-    parse_granularity,
-    pseudo_document,
-    remove_spans,
-    split_units,
-)
+from .._lazy import lazy_exports
+
+# the public names load from their modules on first use: importing the package (and its
+# declaration, for `ranklens --help`) costs nothing
+_WHERE = {
+    "explanation_consistency": ".consistency",
+    "explanation_sweep": ".consistency",
+    "unit_diagnostics": ".diagnostics",
+    "highlight_html": ".display",
+    "highlight_terminal": ".display",
+    "rationales_html": ".display",
+    "result_html": ".display",
+    "read_rationales": ".files",
+    "read_subdoc_qrels": ".files",
+    "relevant_units": ".files",
+    "subdoc_from_passages": ".files",
+    "write_rationales": ".files",
+    "max_similarity": ".measures",
+    "rank_correlation": ".measures",
+    "rbo": ".measures",
+    "OcclusionExplainer": ".occlusion",
+    "MER_MISSING": ".per_query",
+    "mer_per_query": ".per_query",
+    "mrc_per_query": ".per_query",
+    "plot_consistency": ".plots",
+    "plot_mer_scatter": ".plots",
+    "plot_relevance_scatter": ".plots",
+    "plot_sweep": ".plots",
+    "plot_sweep_w": ".plots",
+    "ci_table": ".query_stats",
+    "paired_tests": ".query_stats",
+    "rank_candidates": ".ranking",
+    "PAPER_M": ".rationales",
+    "cut_rationales": ".rationales",
+    "explain_run": ".rationales",
+    "top_rationales": ".rationales",
+    "Explanation": ".units",
+    "Granularity": ".units",
+    "Rationale": ".units",
+    "Unit": ".units",
+    "parse_granularity": ".units",
+    "pseudo_document": ".units",
+    "remove_spans": ".units",
+    "split_units": ".units",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "Explanation",

@@ -23,14 +23,40 @@ Quick use::
 
 from __future__ import annotations
 
-from .base import Probe, ProbeSample, ProbeSamples, samples_frame, samples_hash
-from .catalog import get_probe, list_probes, register_probe, select_probes
-from .delta import DeltaSpec, calibrate_delta, calibration_diffs, delta_specs, parse_delta
-from .paper import format_table, paper_tables
-from .plots import plot_delta_sweep, plot_diff_distributions
-from .run import adjust_pvalues, delta_sweep, generate_samples, probe_effects, run_probes, summarize_diffs
-from .seeds import seed_variance, seed_variance_table
-from .show import show_samples
+from .._lazy import lazy_exports
+
+# the public names load from their modules on first use: importing the package (and its
+# declaration, for `ranklens --help`) costs nothing
+_WHERE = {
+    "Probe": ".base",
+    "ProbeSample": ".base",
+    "ProbeSamples": ".base",
+    "samples_frame": ".base",
+    "samples_hash": ".base",
+    "get_probe": ".catalog",
+    "list_probes": ".catalog",
+    "register_probe": ".catalog",
+    "select_probes": ".catalog",
+    "DeltaSpec": ".delta",
+    "calibrate_delta": ".delta",
+    "calibration_diffs": ".delta",
+    "delta_specs": ".delta",
+    "parse_delta": ".delta",
+    "format_table": ".paper",
+    "paper_tables": ".paper",
+    "plot_delta_sweep": ".plots",
+    "plot_diff_distributions": ".plots",
+    "adjust_pvalues": ".run",
+    "delta_sweep": ".run",
+    "generate_samples": ".run",
+    "probe_effects": ".run",
+    "run_probes": ".run",
+    "summarize_diffs": ".run",
+    "seed_variance": ".seeds",
+    "seed_variance_table": ".seeds",
+    "show_samples": ".show",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "DeltaSpec",

@@ -20,48 +20,71 @@ by :mod:`.driver`; its file tools are :mod:`.tools`.
 
 from __future__ import annotations
 
-from .diagnostics import export_annotation_sheet, label_overlap, near_duplicates, read_annotation_sheets
-from .evaluation import evaluate_regimes, paper_table, regime_table, setting_name, variant_key
-from .finetune import BiEncoderTrainer, CrossEncoderTrainer
-from .ood import evaluate_collection, ood_correlation, variant_scores
-from .plots import (
-    illustrate_split,
-    plot_nn_similarity,
-    plot_ood,
-    plot_regimes,
-    plot_split_pca,
-    plot_split_pca_result,
-    project_2d,
-    split_pca,
-)
-from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker, MemorizingRanker, tuned_bm25
-from .scoring import (
-    DEFAULT_MEASURES,
-    EVALUATIONS,
-    bm25_first_stage,
-    candidate_run,
-    evaluate_run,
-    evaluation_mode,
-    model_run,
-    per_query_scores,
-)
-from .similarity import PlaneVectors, analyze, bm25_matrix, nearest_queries, query_similarity
-from .splits import (
-    EXTRAPOLATION,
-    INTERPOLATION,
-    REGIMES,
-    SIZE_RULES,
-    FittedSplits,
-    ReSTrain,
-    ReSTTest,
-    Split,
-    queries_with_positives,
-    read_published_split,
-    read_published_splits,
-    split_similarity_stats,
-)
-from .trainers import BM25Trainer, CallableTrainer, MemorizingTrainer, Trainer, training_id
-from .variants import TrainedVariant, train_variants
+from .._lazy import lazy_exports
+
+# the public names load from their modules on first use: importing the package (and its
+# declaration, for `ranklens --help`) costs nothing
+_WHERE = {
+    "export_annotation_sheet": ".diagnostics",
+    "label_overlap": ".diagnostics",
+    "near_duplicates": ".diagnostics",
+    "read_annotation_sheets": ".diagnostics",
+    "evaluate_regimes": ".evaluation",
+    "paper_table": ".evaluation",
+    "regime_table": ".evaluation",
+    "setting_name": ".evaluation",
+    "variant_key": ".evaluation",
+    "BiEncoderTrainer": ".finetune",
+    "CrossEncoderTrainer": ".finetune",
+    "evaluate_collection": ".ood",
+    "ood_correlation": ".ood",
+    "variant_scores": ".ood",
+    "illustrate_split": ".plots",
+    "plot_nn_similarity": ".plots",
+    "plot_ood": ".plots",
+    "plot_regimes": ".plots",
+    "plot_split_pca": ".plots",
+    "plot_split_pca_result": ".plots",
+    "project_2d": ".plots",
+    "split_pca": ".plots",
+    "FineTunedBiEncoderRanker": ".rankers",
+    "FineTunedCrossEncoderRanker": ".rankers",
+    "MemorizingRanker": ".rankers",
+    "tuned_bm25": ".rankers",
+    "DEFAULT_MEASURES": ".scoring",
+    "EVALUATIONS": ".scoring",
+    "bm25_first_stage": ".scoring",
+    "candidate_run": ".scoring",
+    "evaluate_run": ".scoring",
+    "evaluation_mode": ".scoring",
+    "model_run": ".scoring",
+    "per_query_scores": ".scoring",
+    "PlaneVectors": ".similarity",
+    "analyze": ".similarity",
+    "bm25_matrix": ".similarity",
+    "nearest_queries": ".similarity",
+    "query_similarity": ".similarity",
+    "EXTRAPOLATION": ".splits",
+    "INTERPOLATION": ".splits",
+    "REGIMES": ".splits",
+    "SIZE_RULES": ".splits",
+    "FittedSplits": ".splits",
+    "ReSTrain": ".splits",
+    "ReSTTest": ".splits",
+    "Split": ".splits",
+    "queries_with_positives": ".splits",
+    "read_published_split": ".splits",
+    "read_published_splits": ".splits",
+    "split_similarity_stats": ".splits",
+    "BM25Trainer": ".trainers",
+    "CallableTrainer": ".trainers",
+    "MemorizingTrainer": ".trainers",
+    "Trainer": ".trainers",
+    "training_id": ".trainers",
+    "TrainedVariant": ".variants",
+    "train_variants": ".variants",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "BM25Trainer",

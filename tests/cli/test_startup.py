@@ -1,0 +1,114 @@
+"""What the CLI imports at start-up (issue 32): ``ranklens --help`` builds every parser from the
+declarations alone; ``ranklens --version`` answers before building anything; ``ranklens evaluate``
+imports the readers and kernels it uses and no other analysis. Assertions are on the module list
+of a fresh process (``sys.modules`` when it exits: ``python -X importtime`` misses modules that
+``importlib.import_module`` loads, such as the declarations), never on time."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ranklens.registry import ANALYSES
+
+HEAVY = ("pandas", "scipy", "torch", "sklearn", "transformers", "sentence_transformers", "faiss", "matplotlib",
+         "pyarrow", "ir_measures", "spacy")
+#: the modules of an analysis package that building the parsers may import
+PARSER_MODULES = {"declaration", "tools", "evaluate_cli"}
+
+
+#: runs ``python -m ranklens ARGS`` in this process and then writes ``sys.modules`` to a file: every
+#: module, those imported by ``importlib.import_module`` included (``-X importtime`` lists only the
+#: ones an ``import`` statement loads, so the declarations the registry resolves would be missed)
+DRIVER = """
+import runpy, sys
+out, sys.argv = sys.argv[1], ["ranklens", *sys.argv[2:]]
+try:
+    runpy.run_module("ranklens", run_name="__main__", alter_sys=True)
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+with open(out, "w") as f:
+    f.write("\\n".join(sorted(sys.modules)))
+sys.exit(code)
+"""
+
+
+def _imported(*args: str, cwd: Path) -> tuple[set[str], str]:
+    """The modules a fresh ``python -m ranklens ARGS`` has imported when it exits, and its stdout."""
+    listing = cwd / "modules.txt"
+    proc = subprocess.run([sys.executable, "-c", DRIVER, str(listing), *args], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONWARNINGS": "ignore"}, cwd=cwd, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return set(listing.read_text().split()), proc.stdout
+
+
+def _tops(mods: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in mods}
+
+
+def _analysis_code(mods: set[str], allowed: set[str]) -> set[str]:
+    """Modules of analysis packages other than the ``allowed`` submodules."""
+    out = set()
+    for m in mods:
+        parts = m.split(".")
+        if len(parts) >= 3 and parts[0] == "ranklens" and parts[1] in ANALYSES and parts[2] not in allowed:
+            out.add(m)
+    return out
+
+
+def test_the_module_list_is_what_the_command_imported(tmp_path):
+    """The listing sees what a command imports (else every test below would pass)."""
+    mods, out = _imported("ls", "analyses", cwd=tmp_path)
+    assert "probes" in out
+    assert {"ranklens", "ranklens.cli", "ranklens.declare", "ranklens.registry"} <= mods
+    assert {f"ranklens.{name}.declaration" for name in ANALYSES} <= mods
+    assert _analysis_code({"ranklens.probes.run", "ranklens.probes.declaration", "ranklens.io.trec"},
+                          PARSER_MODULES) == {"ranklens.probes.run"}
+
+
+def test_help_builds_every_parser_from_the_declarations_alone(tmp_path):
+    mods, out = _imported("--help", cwd=tmp_path)
+    for name in ANALYSES:  # every analysis has its subcommand ...
+        assert f"\n    {name} " in out or f"\n    {name}\n" in out
+        assert f"ranklens.{name}.declaration" in mods
+    assert not _tops(mods) & set(HEAVY)  # ... without pandas, scipy, torch, sklearn
+    assert "numpy" not in _tops(mods)
+    assert not _analysis_code(mods, PARSER_MODULES)  # nor the analyses' kernels, drivers, plots
+    assert not {m for m in mods if m.split(".")[:2] in (["ranklens", "engine"], ["ranklens", "io"],
+                                                         ["ranklens", "results"], ["ranklens", "drive"])}
+
+
+def test_a_subcommand_help_imports_no_analysis_code(tmp_path):
+    mods, out = _imported("probes", "--help", cwd=tmp_path)
+    assert "--model" in out
+    assert not _tops(mods) & set(HEAVY)
+    assert not _analysis_code(mods, PARSER_MODULES)
+
+
+def test_version_answers_before_building_any_parser(tmp_path):
+    mods, out = _imported("--version", cwd=tmp_path)
+    assert out.strip() == f"ranklens {__import__('ranklens').__version__}"
+    assert not {m for m in mods if m.startswith("ranklens.")} - {"ranklens.cli", "ranklens.errors",
+                                                                  "ranklens.declare", "ranklens.__main__"}
+    assert "ranklens.registry" not in mods and not _analysis_code(mods, set())
+
+
+def test_evaluate_imports_only_the_readers_and_kernels_it_uses(tmp_path):
+    # one query, relevant d1 and d3, ranked d1 d2 d3: AP = (1/1 + 2/3) / 2
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 2.0 r\nq1 Q0 d3 3 1.0 r\n")
+    mods, out = _imported("evaluate", "qrels.txt", "run.txt", "AP", "--places", "6", cwd=tmp_path)
+    row = next(line.split("\t") for line in out.splitlines() if "\tAP\t" in line)
+    assert float(row[-1]) == pytest.approx((1 + 2 / 3) / 2, abs=1e-6)
+    assert {"ranklens.asl.evaluate_cli", "ranklens.io.trec"} <= mods  # it did read and evaluate
+    assert not _tops(mods) & {"scipy", "torch", "sklearn", "transformers", "sentence_transformers", "faiss",
+                              "matplotlib", "spacy"}
+    others = {m for m in _analysis_code(mods, {"declaration"}) if m.split(".")[1] != "asl"}
+    assert not others  # no other analysis's code (their declarations name the commands they own)
+    assert not {m for m in mods if m.startswith(("ranklens.engine", "ranklens.rankers", "ranklens.embedders"))}
