@@ -22,9 +22,9 @@ from typing import Any
 
 from .errors import ValidationError
 
-__all__ = ["SPECS", "ModelSpec", "build_model", "build_models", "check_spec", "collection_texts", "corpus_texts",
-           "make_embedder", "make_ranker", "maxp_from_spec", "need_models", "needs_corpus", "runs_for_models",
-           "skipped_warnings", "spec_forms", "split_spec"]
+__all__ = ["SPECS", "ModelSpec", "bm25_from_spec", "build_model", "build_models", "check_spec", "collection_texts",
+           "corpus_texts", "make_embedder", "make_ranker", "maxp_from_spec", "need_models", "needs_corpus",
+           "runs_for_models", "skipped_warnings", "spec_forms", "split_spec"]
 
 Factory = Callable[[str | None, Any, dict[str, Any]], Any]  # (arg, corpus texts or None, params)
 
@@ -41,6 +41,7 @@ class ModelSpec:
     needs_corpus: bool = False         # fitted on the collection's texts (corpus statistics)
     needs_arg: bool = False
     aliases: tuple[str, ...] = ()
+    args: tuple[str, ...] = ()         # the arguments a spec that needs none accepts (e.g. bm25's presets)
 
 
 def split_spec(spec: str) -> tuple[str, str | None]:
@@ -68,10 +69,16 @@ def _fit(model: Any, corpus: Any) -> Any:
 
 # -- factories (imports are lazy: `ranklens --help` must not import torch) ---------------------
 
-def _bm25(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
-    from .rankers.bm25 import BM25Ranker
+def bm25_from_spec(arg: str | None, params: Mapping[str, Any]) -> Any:
+    """An unfitted BM25 ranker for ``bm25[:PRESET]`` (``anserini``, the default, or ``terrier``) with
+    ``params`` over the preset's values."""
+    from .rankers.bm25 import BM25_PRESETS, BM25Ranker
 
-    return _fit(BM25Ranker(**params), corpus)
+    return BM25Ranker(**{**BM25_PRESETS[arg or "anserini"], **params})
+
+
+def _bm25(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+    return _fit(bm25_from_spec(arg, params), corpus)
 
 
 def _bm25_index(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
@@ -194,7 +201,9 @@ def _trained(method: str, subwords: bool | None = None) -> Factory:
 
 
 SPECS: tuple[ModelSpec, ...] = (
-    ModelSpec("bm25", "bm25", "BM25 (bm25s), fitted on the collection", ranker=_bm25, needs_corpus=True),
+    ModelSpec("bm25", "bm25[:anserini|terrier]", "BM25 fitted on the collection: anserini (default: k1 0.9, b 0.4, "
+              "Robertson idf, bm25s) or terrier (Terrier's BM25: k1 1.2, b 0.75, log2 idf; ABNIRML's)",
+              ranker=_bm25, needs_corpus=True, args=("anserini", "terrier")),
     ModelSpec("bm25-index", "bm25-index:<dir>", "BM25 over a saved, memory-mapped bm25s index "
               "(ranklens.rankers.bm25.build_index: corpus scale)", ranker=_bm25_index, needs_arg=True),
     ModelSpec("tfidf", "tfidf", "tf-idf vectors / cosine ranker, fitted on the collection",
@@ -249,6 +258,10 @@ def _lookup(spec: str, role: str | None) -> tuple[ModelSpec, str | None]:
         raise ValidationError(f"{spec!r} cannot be used as a {role}; {role} specs: {', '.join(spec_forms(role))}")
     if entry.needs_arg and not arg:
         raise ValidationError(f"model spec {spec!r} needs an argument, e.g. {entry.form!r}")
+    if not entry.needs_arg and arg is not None and arg not in entry.args:
+        takes = f"one of {', '.join(entry.args)}" if entry.args else "none"
+        raise ValidationError(f"model spec {spec!r}: unknown argument {arg!r} for {entry.kind!r} (it takes {takes}); "
+                              f"write {entry.form!r}")
     return entry, arg
 
 
@@ -261,6 +274,9 @@ def check_spec(spec: str, role: str | None = None) -> list[str]:
         entry, arg = _lookup(spec, role)
     except ValidationError as exc:
         return [str(exc)]
+    if entry.kind == "maxp" and arg:  # the inner spec, as maxp_from_spec reads it
+        inner, sep, last = arg.rpartition(":")
+        return check_spec(inner if sep and last.isdigit() else arg, "ranker")
     if entry.kind in ("wordvec", "bm25-index") and arg and not Path(arg).exists():
         return [f"{spec!r}: {arg} does not exist"]
     missing = _missing_model_path(entry, arg)
@@ -377,7 +393,8 @@ def runs_for_models(collection: Any, models: Mapping[str, Mapping[str, Any]], k:
     for name, m in models.items():
         spec, params = m["spec"], dict(m.get("params") or {})
         if split_spec(spec)[0] == "bm25":
-            runs[name] = retrieve(BM25Ranker(**params), collection.queries, collection.docs, k=k, engine=engine)
+            _lookup(spec, "ranker")  # an unknown preset is an error here too
+            runs[name] = retrieve(bm25_from_spec(split_spec(spec)[1], params), collection.queries, collection.docs, k=k, engine=engine)
             continue
         try:
             model = make_embedder(spec, corpus=texts, **params)

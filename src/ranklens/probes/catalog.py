@@ -252,7 +252,8 @@ def _ds(name: str, loader: str, sub: str, symmetric: bool = False, **fixed: Any)
             probe_name=name, loader=loader, path=data_path(data_dir, sub, path, name),
             dataset_name=sub, loader_kwargs=tuple(sorted(kwargs.items())), symmetric=symmetric,
             filter_column=filt[0] if filt else None, filter_value=filt[1] if filt else None,
-            cap=cap, require_lemma_overlap=require_lemma_overlap)
+            cap=cap, require_lemma_overlap=require_lemma_overlap,
+            chunk_rule=kw.get("transfer_chunk_rule", DEFAULTS.transfer_chunk_rule))
     return factory
 
 
@@ -297,7 +298,8 @@ def _pairs_factory(pairs_file: str | None = DEFAULTS.pairs_file, pairs_symmetric
     opts = {k: v for k, v in kw.items() if k in _LOADER_OPTS["pairs"]}
     return PairsProbe(probe_name=name, loader="pairs", path=str(path), dataset_name=Path(path).stem,
                       loader_kwargs=tuple(sorted(opts.items())), symmetric=bool(symmetric), cap=cap,
-                      require_lemma_overlap=require_lemma_overlap)
+                      require_lemma_overlap=require_lemma_overlap,
+                      chunk_rule=kw.get("transfer_chunk_rule", DEFAULTS.transfer_chunk_rule))
 
 
 register_probe("pairs", _pairs_factory, family="transfer",

@@ -89,6 +89,11 @@ class Params:
                                    "overlap pairs (the reference code, whose counts the paper reports, leaves them out)")
     require_lemma_overlap: bool = param(True, "transfer probes: drop samples whose query shares no non-stopword "
                                         "lemma with both texts (the paper)")
+    transfer_chunk_rule: str = param("content", "transfer probes: the shared noun chunks a query is drawn among: "
+                                     "'content' (those sharing a non-stopword lemma with both texts: the paper, "
+                                     "no usable pair discarded), 'min-length' (longer than 5 characters: the "
+                                     "reference code), 'any' (any shared chunk, then the lemma filter)",
+                                     choices=("content", "min-length", "any"))
     transfer_split: str = param("all", "MRPC, JFLEG and TurkCorpus split(s) (the paper: all)",
                                 choices=("all", "train", "test", "dev", "tune"))
     transfer_reference: str = param("all", "JFLEG / TurkCorpus references used (the paper: all), or one index")

@@ -235,6 +235,17 @@ def _calibration(ranker: Any, collection: Any, spec: DeltaSpec, engine: Any) -> 
     return np.asarray(diffs, dtype=np.float64), warn
 
 
+def _why_no_diffs(collection: Any, spec: DeltaSpec) -> str:
+    """Why calibration found no two candidates of one query to compare."""
+    if spec.run:
+        return "too few of the run's candidates per query"
+    top = _bm25_topk(collection, _calibration_queries(collection, spec), spec.depth)
+    if not any(top.values()):
+        return ("the first-stage BM25 scores are constant: every calibration candidate scored 0, i.e. no query "
+                "term has idf > 0 in the collection (each is unknown or in too many documents)")
+    return "too few retrieved documents: at most one candidate with a BM25 score > 0 per query"
+
+
 def calibrate_delta(
     ranker: Any, collection: Any = None, *, spec: DeltaSpec | str | float | None = None,
     engine: Any = None,
@@ -254,6 +265,9 @@ def calibrate_delta(
     diffs, warn = _calibration(ranker, collection, spec, engine)
     if len(diffs) == 0:
         raise ValidationError(f"delta calibration on {collection.name!r} produced no score differences "
-                              "(too few retrieved documents); give --delta NUMBER")
+                              f"({_why_no_diffs(collection, spec)}); give --delta NUMBER")
+    if not diffs.any():
+        warn = (*warn, f"delta calibration on {getattr(collection, 'name', '')!r}: all {len(diffs)} score "
+                "differences are 0: the model's scores are constant over the calibration ranking")
     p = 50.0 if spec.mode == "calibrate" else spec.percentile
     return DeltaInfo(float(np.percentile(diffs, p)), spec, diffs, str(getattr(collection, "name", "")), warn)

@@ -203,6 +203,32 @@ def _texts(objs: Sequence[Probe], gen: Mapping[str, ProbeSamples]) -> pd.DataFra
                          for p in objs for s in gen[p.name].samples], columns=TEXT_COLUMNS)
 
 
+def bm25_models(labelled: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The BM25 rankers among the models: ``{label: describe_bm25(ranker)}``."""
+    from ..rankers.bm25 import BM25Ranker, describe_bm25
+
+    return {label: describe_bm25(r) for label, r in labelled.items() if isinstance(r, BM25Ranker)}
+
+
+def model_warnings(labelled: Mapping[str, Any],
+                   scores: Mapping[tuple[str, str], tuple[np.ndarray, np.ndarray]]) -> tuple[str, ...]:
+    """Per model: a BM25 that is not the ABNIRML paper's (Terrier's), and constant probe scores."""
+    out = []
+    for label, d in bm25_models(labelled).items():
+        if d["preset"] != "terrier":
+            out.append(f"model {label}: BM25 is {d['preset']} (k1 {d['k1']:g}, b {d['b']:g}, {d['method']} idf), "
+                       "not the ABNIRML paper's (Terrier's BM25, k1 1.2, b 0.75): its cells are not the paper's "
+                       "BM25 cells; give --model bm25:terrier to compare with the paper's tables")
+    for label in labelled:
+        blocks = [np.concatenate(v) for (_, lab), v in scores.items() if lab == label]
+        allv = np.concatenate(blocks) if blocks else np.zeros(0)
+        if allv.size > 1 and np.ptp(allv) == 0:
+            out.append(f"model {label}: every probe text got the same score ({allv[0]:g}): the scores are constant "
+                       "(e.g. a constant ranker, or BM25 where no query term has idf > 0), so its probe scores of "
+                       "0.00 say nothing about the model")
+    return tuple(out)
+
+
 def probe_warnings(objs: Sequence[Probe], gen: Mapping[str, ProbeSamples], infos: Mapping[str, DeltaInfo],
                    ) -> tuple[str, ...]:
     """Degenerate input and fallbacks, said once each: skipped or empty probes, NLP fallbacks,
@@ -314,6 +340,7 @@ def run_probes(
         "sign_convention": SIGN_CONVENTION,
         "skipped": {name: ps.skipped for name, ps in gen.items() if ps.skipped},
         "probe_pairs_distinct": distinct, "model_calls": calls, "model_calls_probes": probe_calls,
+        "bm25": bm25_models(labelled),
     }
     return Result(kind="probes-table", summary=summary, table=table[PROBE_TABLE_COLUMNS],
                   provenance=_provenance(objs, gen, hashes, labelled, infos, collection, seed=seed, params={
@@ -321,7 +348,7 @@ def run_probes(
                       "symmetric_test": symmetric_test}),
                   tables={"samples": pd.DataFrame(sample_rows, columns=SAMPLE_COLUMNS), "texts": _texts(objs, gen),
                           "deltas": _delta_frame(infos, labelled), "calibration": _calibration_frame(infos)},
-                  warnings=probe_warnings(objs, gen, infos))
+                  warnings=probe_warnings(objs, gen, infos) + model_warnings(labelled, scores))
 
 
 def _delta_frame(infos: Mapping[str, DeltaInfo], labelled: Mapping[str, Any]) -> pd.DataFrame:

@@ -47,7 +47,12 @@ from ..text import STOPWORDS, tokenize
 from .base import Probe, ProbeSample, ProbeSamples
 from .declaration import Params
 
-__all__ = ["LOADERS", "NLPUnavailable", "NQ_ENTITY_TYPES", "PairsProbe", "load_nq_factuality"]
+#: the rules for the shared noun chunks a transfer query is drawn among (``Params.transfer_chunk_rule``)
+CHUNK_RULES = ("content", "min-length", "any")
+#: the ABNIRML paper's sample counts (Table 3's datasets) where it states them
+PAPER_SAMPLES = {"ds-fluency-jfleg": 5073, "ds-paraphrase-mrpc": 3421}
+
+__all__ = ["CHUNK_RULES", "PAPER_SAMPLES", "LOADERS", "NLPUnavailable", "NQ_ENTITY_TYPES", "PairsProbe", "load_nq_factuality"]
 
 DEFAULTS = Params()
 NQ_ENTITY_TYPES = ("PER", "GPE", "LOC", "NORP", "ORG")  # the paper's NER types
@@ -150,6 +155,10 @@ class PairsProbe(Probe):
         cap: maximum number of samples (sub-sampled with the probe's generator); 0 = every sample.
         require_lemma_overlap: discard samples whose query shares no non-stopword lemma with
             both texts (the paper's filter).
+        chunk_rule: the shared noun chunks a query is drawn among (:data:`CHUNK_RULES`): ``content``
+            (those passing the lemma filter, so a pair is discarded only when no shared chunk
+            qualifies: the paper's "if no such chunk exists"), ``min-length`` (longer than 5
+            characters: the reference code), ``any`` (any shared chunk; the lemma filter after).
     """
 
     probe_name: str
@@ -162,6 +171,7 @@ class PairsProbe(Probe):
     filter_value: str | None = None
     cap: int = DEFAULTS.cap
     require_lemma_overlap: bool = True
+    chunk_rule: str = DEFAULTS.transfer_chunk_rule
     frame: Any = field(default=None, compare=False)
     family = "transfer"
 
@@ -176,7 +186,8 @@ class PairsProbe(Probe):
     def params(self) -> dict[str, Any]:
         return {"loader": self.loader, "path": self.path, "loader_kwargs": dict(self.loader_kwargs),
                 "filter": f"{self.filter_column}={self.filter_value}" if self.filter_column else None,
-                "cap": self.cap or None, "require_lemma_overlap": self.require_lemma_overlap}
+                "cap": self.cap or None, "require_lemma_overlap": self.require_lemma_overlap,
+                "chunk_rule": self.chunk_rule}
 
     def load(self) -> pd.DataFrame:
         """The loader's pair frame (filtered)."""
@@ -197,6 +208,9 @@ class PairsProbe(Probe):
         return None
 
     def generate(self, collection: Any, *, rng: np.random.Generator) -> ProbeSamples:
+        if self.chunk_rule not in CHUNK_RULES:
+            raise ValidationError(f"probe {self.name}: transfer_chunk_rule must be one of {CHUNK_RULES}, "
+                                  f"got {self.chunk_rule!r}")
         why = self._unavailable()
         if why is None:
             try:
@@ -222,8 +236,10 @@ class PairsProbe(Probe):
         info: dict[str, Any] = {
             "query_method": ",".join(sorted(methods)) or "none",
             "convention": "d1 = text_a (attributed), d2 = text_b",
-            "pairs_in_file": len(rows), "pairs_dropped_no_query": dropped,
+            "pairs_in_file": len(rows), "pairs_dropped_no_query": dropped, "chunk_rule": self.chunk_rule,
         }
+        if self.name in PAPER_SAMPLES:  # the paper's sample count beside ours
+            info["paper_samples"] = PAPER_SAMPLES[self.name]
         made = methods - {"given"}
         if self.loader in _TITLED and made:
             info["deviation"] = (f"{len(rows) - sum(1 for r in rows if str(r[3] or '').strip())} of {len(rows)} "
@@ -232,6 +248,15 @@ class PairsProbe(Probe):
         if any(m.startswith("fallback") for m in methods):
             info["fallback"] = "no spaCy pipeline: queries from shared content-word runs, lemma table"
         return ProbeSamples(tuple(s for _i, s in kept), info=info, available=len(rows))
+
+    def _qualifying(self, shared: set[str], la: set[str], lb: set[str], chunk_lemmas: dict[str, set[str]],
+                    ) -> set[str]:
+        """The shared chunks a query may be drawn among under :attr:`chunk_rule`."""
+        if self.chunk_rule == "min-length":
+            return {c for c in shared if len(c) > 5}
+        if self.chunk_rule == "content" and self.require_lemma_overlap:
+            return {c for c in shared if chunk_lemmas.get(c, set()) & la and chunk_lemmas.get(c, set()) & lb}
+        return shared
 
     def _block(self, block: list[tuple[int, tuple[Any, ...]]], rng: np.random.Generator, room: int | None,
                ) -> tuple[list[tuple[int, ProbeSample]], int, set[str]]:
@@ -242,6 +267,11 @@ class PairsProbe(Probe):
         texts = [t for _i, (_p, a, b, _q) in block for t in (a, b)]
         feats, how = chunks_and_lemmas(texts)
         fallback = how.startswith("fallback")
+        chunk_lemmas: dict[str, set[str]] = {}
+        if self.chunk_rule == "content" and self.require_lemma_overlap:  # one lemma pass over the shared chunks
+            shared_all = sorted({c for k, (_i, (_p, _a, _b, q)) in enumerate(block)
+                                 for c in feats[2 * k][0] & feats[2 * k + 1][0]})
+            chunk_lemmas = dict(zip(shared_all, lemma_sets(shared_all)[0] if shared_all else []))
         queries: list[str | None] = []
         methods = set()
         for k, (_i, (_p, _a, _b, q)) in enumerate(block):
@@ -250,8 +280,9 @@ class PairsProbe(Probe):
                 queries.append(q)
                 methods.add("given")
                 continue
-            (ca, _la), (cb, _lb) = feats[2 * k], feats[2 * k + 1]
-            queries.append(pick_shared_chunk(ca, cb, rng, fallback=fallback))
+            (ca, la), (cb, lb) = feats[2 * k], feats[2 * k + 1]
+            shared = self._qualifying(ca & cb, la, lb, chunk_lemmas)
+            queries.append(pick_shared_chunk(shared, shared, rng, fallback=fallback))
             methods.add(how if fallback else "spacy-noun-chunk")
         qlem, _ = lemma_sets([q or "" for q in queries]) if self.require_lemma_overlap else ([], "")
         out, dropped = [], 0

@@ -20,6 +20,13 @@ Conventions (identical to bm25s): a query term counts once per occurrence in the
 unknown to the corpus get idf 0 (they cannot match any corpus document, so they add nothing);
 the Robertson idf is clipped at 0 (``log((N - df + .5) / (df + .5))`` never negative); a
 document's length is its number of tokens after stopword removal.
+
+Method ``"terrier"`` is Terrier's weighting model ``BM25`` (``org.terrier.matching.models.BM25``),
+not a bm25s variant: per distinct query term, ``log2((N - df + .5) / (df + .5))`` (not clipped:
+negative for terms in more than half the documents) times ``(k1 + 1) tf / (k1 (1 - b + b dl / avgdl)
++ tf)`` times ``(k3 + 1) qtf / (k3 + qtf)`` with Terrier's ``k3 = 8``; its defaults are k1 1.2,
+b 0.75 (preset ``bm25:terrier``, :data:`BM25_PRESETS`). Its top-k retrieval scores the corpus with
+the same float64 weights (bm25s has no such variant).
 """
 
 from __future__ import annotations
@@ -39,10 +46,27 @@ from .._hashing import sha256_json, sha256_texts
 from ..errors import DataFormatError, ValidationError
 from .base import BaseRanker, component_fingerprint
 
-__all__ = ["BM25Ranker", "BM25_METHODS", "build_index", "load_index"]
+__all__ = ["BM25Ranker", "BM25_METHODS", "BM25_PRESETS", "ALL_METHODS", "build_index", "describe_bm25",
+           "load_index"]
 
-BM25_METHODS = ("robertson", "lucene", "atire", "bm25l", "bm25+")
+BM25_METHODS = ("robertson", "lucene", "atire", "bm25l", "bm25+")  # the bm25s variants
+ALL_METHODS = (*BM25_METHODS, "terrier")
+TERRIER_K3 = 8.0  # Terrier's BM25 query-term-frequency constant k_3
+#: named parameter sets of the ``bm25:PRESET`` spec (``bm25`` alone is ``anserini``)
+BM25_PRESETS: dict[str, dict[str, Any]] = {
+    "anserini": {"k1": 0.9, "b": 0.4, "method": "robertson"},  # Anserini's defaults (ranklens's default)
+    "terrier": {"k1": 1.2, "b": 0.75, "method": "terrier"},  # Terrier's BM25 with its defaults (ABNIRML)
+}
 _TOKEN_CACHE_SIZE = 200_000  # analysed texts kept per fitted ranker
+
+
+def describe_bm25(r: Any) -> dict[str, Any]:
+    """Which BM25 a ranker is: ``{"preset": "terrier" | "anserini" | "custom", "k1", "b", "method"}``
+    (a preset when k1, b and the method are the preset's)."""
+    own = {"k1": float(r.k1), "b": float(r.b), "method": str(r.method)}
+    preset = next((name for name, v in BM25_PRESETS.items()
+                   if all(own[k] == v[k] for k in ("k1", "b", "method"))), "custom")
+    return {"preset": preset, **own}
 
 
 def _idf(method: str, df: npt.NDArray[np.float64], n: int) -> npt.NDArray[np.float64]:
@@ -56,6 +80,8 @@ def _idf(method: str, df: npt.NDArray[np.float64], n: int) -> npt.NDArray[np.flo
             out = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
         elif method == "atire":
             out = np.log(n / df)
+        elif method == "terrier":  # Terrier's WeightingModelLibrary.log is base 2; no clipping
+            out = np.log2((n - df + 0.5) / (df + 0.5))
         elif method == "bm25l":
             out = np.log((n + 1.0) / (df + 0.5))
         else:  # bm25+
@@ -69,7 +95,7 @@ def _tfc(method: str, tf: Any, dl: Any, avgdl: float, k1: float, b: float, delta
     norm = 1.0 - b + b * dl / avgdl
     if method in ("robertson", "lucene"):
         return tf / (k1 * norm + tf)
-    if method == "atire":
+    if method in ("atire", "terrier"):
         return tf * (k1 + 1.0) / (tf + k1 * norm)
     if method == "bm25l":
         c = tf / norm
@@ -100,7 +126,8 @@ class BM25Ranker(BaseRanker):
         k1: term-frequency saturation.
         b: length normalisation.
         method: BM25 variant, one of ``"robertson"`` (default), ``"lucene"``, ``"atire"``,
-            ``"bm25l"``, ``"bm25+"`` (the Kamphuis et al. 2020 variants as bm25s implements them).
+            ``"bm25l"``, ``"bm25+"`` (the Kamphuis et al. 2020 variants as bm25s implements them),
+            or ``"terrier"`` (Terrier's weighting model BM25, see the module docstring).
         delta: the BM25L/BM25+ delta (ignored by the other variants).
         stem: Porter-stem tokens (PyStemmer, via :mod:`ranklens.text`).
         stopwords: drop scikit-learn's English stopwords.
@@ -127,8 +154,8 @@ class BM25Ranker(BaseRanker):
                                                           compare=False)
 
     def __post_init__(self) -> None:
-        if self.method not in BM25_METHODS:
-            raise ValidationError(f"BM25Ranker: method must be one of {BM25_METHODS}, got {self.method!r}")
+        if self.method not in ALL_METHODS:
+            raise ValidationError(f"BM25Ranker: method must be one of {ALL_METHODS}, got {self.method!r}")
         if self.k1 < 0 or not 0 <= self.b <= 1:
             raise ValidationError(f"BM25Ranker: need k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
 
@@ -253,6 +280,8 @@ class BM25Ranker(BaseRanker):
     def _score_batch(self, queries: list[str], texts: list[str]) -> npt.NDArray[np.float64]:
         st = self.stats
         qm, _ = self._counts(queries, st.vocab)
+        if self.method == "terrier":  # Terrier weighs a distinct query term by (k3 + 1) qtf / (k3 + qtf)
+            qm.data = (TERRIER_K3 + 1.0) * qm.data / (TERRIER_K3 + qm.data)
         tm, dl = self._counts(texts, st.vocab)
         w = tm.tocoo()
         tfc = _tfc(self.method, w.data, dl[w.row], st.avgdl, self.k1, self.b, self.delta)
@@ -284,6 +313,8 @@ class BM25Ranker(BaseRanker):
         get all-zero scores (their candidates are arbitrary).
         """
         st = self.stats
+        if self.method == "terrier":
+            return self._retrieve_exact(queries, k)
         index = self._index()
         k = min(int(k), st.n_docs)
         out_idx = np.empty((len(queries), k), dtype=np.int64)
@@ -297,6 +328,21 @@ class BM25Ranker(BaseRanker):
             # argpartition then a stable sort of the k best: exact top-k, deterministic order
             part = np.argpartition(-scores, k - 1)[:k] if k < st.n_docs else np.arange(st.n_docs)
             order = part[np.lexsort((part, -scores[part]))]
+            out_idx[i] = order
+            out_sc[i] = scores[order]
+        return out_idx, out_sc
+
+    def _retrieve_exact(self, queries: Sequence[str], k: int) -> tuple[npt.NDArray[np.int64],
+                                                                         npt.NDArray[np.float32]]:
+        """Top-k by the pairwise formulas over the whole corpus (the methods bm25s lacks)."""
+        st = self.stats
+        k = min(int(k), st.n_docs)
+        everyone = np.arange(st.n_docs)
+        out_idx = np.empty((len(queries), k), dtype=np.int64)
+        out_sc = np.empty((len(queries), k), dtype=np.float32)
+        for i, q in enumerate(queries):
+            scores = exact_corpus_scores(self, q, everyone)
+            order = np.lexsort((everyone, -scores))[:k]
             out_idx[i] = order
             out_sc[i] = scores[order]
         return out_idx, out_sc
@@ -334,6 +380,8 @@ def exact_corpus_scores(r: BM25Ranker, query: str, positions: npt.NDArray[np.int
         j = st.vocab.get(t)
         if j is not None:
             qv[j] += 1.0
+    if r.method == "terrier":
+        qv = (TERRIER_K3 + 1.0) * qv / (TERRIER_K3 + qv)
     out = np.asarray(r._loaded[positions] @ qv, dtype=np.float64).ravel()
     if st.nonocc is not None:
         out += float(qv @ st.nonocc)
@@ -362,6 +410,9 @@ def build_index(texts: Iterable[str], path: str | Path, *, ranker: BM25Ranker | 
     import bm25s
 
     r = ranker if ranker is not None else BM25Ranker()
+    if r.method not in BM25_METHODS:
+        raise ValidationError(f"build_index: method {r.method!r} has no bm25s index; use one of {BM25_METHODS} "
+                              "or fit the ranker on the texts (BM25Ranker(...).fit(texts))")
     vocab, doc_ids, digest = r._tokenize_corpus(texts, "build_index")
     st = r._statistics(vocab, doc_ids, digest, keep_ids=False)
     index = bm25s.BM25(k1=r.k1, b=r.b, delta=r.delta, method=r.method, dtype="float32")
