@@ -99,7 +99,8 @@ def test_demo_is_a_built_in_experiment_that_resumes(tmp_path, monkeypatch):
     skipped on a re-run, unknown parts rejected."""
     import pandas as pd
 
-    import ranklens.asl.driver as asl_decl
+    import ranklens.asl.driver as asl_driver
+    from ranklens.registry import get_analysis
     from ranklens.demo import run_demo
     from ranklens.results import make_provenance
 
@@ -110,11 +111,12 @@ def test_demo_is_a_built_in_experiment_that_resumes(tmp_path, monkeypatch):
         return [Result(kind="asl-evaluate", summary={"n_runs": 1}, provenance=make_provenance(),
                        table=pd.DataFrame({"model": ["bm25"], "ASL": [2.0], "n_queries": [3]}))]
 
-    monkeypatch.setattr(asl_decl, "run", fake_driver)
+    monkeypatch.setattr(asl_driver, "run", fake_driver)
     info = run_demo(tmp_path / "d", only=["asl"], show_progress=False)
     assert len(calls) == 1 and set(info["seconds"]) == {"asl"}
     assert calls[0][1] == ["bm25", "minilm", "tfidf"]
-    assert calls[0][2] == asl_decl.ANALYSIS.params(**dict(asl_decl.ANALYSIS.demo))
+    asl = get_analysis("asl")
+    assert calls[0][2] == asl.params(**dict(asl.demo))
     assert (tmp_path / "d" / "report.html").is_file()
     assert list(ResultsStore(tmp_path / "d").list()["kind"]) == ["asl-evaluate"]
     again = run_demo(tmp_path / "d", only=["asl"], show_progress=False)
