@@ -14,8 +14,15 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _shared_data() -> Path:
-    env = os.environ.get("RANKLENS_SHARED_DATA")
+    """The real data for ``--realdata`` tests: ``$RANKLENS_DATA`` (``$RANKLENS_SHARED_DATA``, its old
+    name), else this checkout's sibling ``shared/data`` (located from this file, not the working
+    directory). Only real-data tests see it (as ``$RANKLENS_DATA``); every other test runs with no
+    data root and an empty user data cache."""
+    env = os.environ.get("RANKLENS_DATA") or os.environ.get("RANKLENS_SHARED_DATA")
     return Path(env) if env else REPO.parent / "shared" / "data"
+
+
+_SHARED = _shared_data()  # read once, before the per-test isolation clears the variables
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -25,9 +32,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     run_real = config.getoption("--realdata") or os.environ.get("RANKLENS_REALDATA") == "1"
-    data_ok = _shared_data().is_dir()
+    data_ok = _SHARED.is_dir()
     skip_flag = pytest.mark.skip(reason="real-data test: run with --realdata")
-    skip_missing = pytest.mark.skip(reason=f"real data not found at {_shared_data()}")
+    skip_missing = pytest.mark.skip(reason=f"real data not found at {_SHARED}")
     try:
         import torch
 
@@ -51,8 +58,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """``../shared/data`` (or ``$RANKLENS_SHARED_DATA``)."""
-    return _shared_data()
+    """The real data root (:func:`_shared_data`)."""
+    return _SHARED
+
+
+@pytest.fixture(autouse=True)
+def _data_roots(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test finds external data by accident: the data variables are cleared and the user data
+    cache is an empty folder; a ``realdata`` test gets ``$RANKLENS_DATA`` = the real data root."""
+    for var in ("RANKLENS_DATA", "RANKLENS_SHARED_DATA", "RANKLENS_PROBE_DATA", "RANKLENS_DATA_MIRROR"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("RANKLENS_DATA_CACHE", str(tmp_path_factory.mktemp("data-cache")))
+    if "realdata" in request.keywords:
+        monkeypatch.setenv("RANKLENS_DATA", str(_SHARED))
 
 
 @pytest.fixture(autouse=True)

@@ -28,7 +28,13 @@ def sha256_texts(texts: Iterable[str]) -> str:
 
 
 def sha256_file(path: str | Path, *, chunk: int = 1 << 20) -> str:
-    """Hex SHA-256 of a file's bytes."""
+    """Hex SHA-256 of a file's bytes; ``"stream"`` for ``-`` and anything that is not a regular file
+    (a pipe or FIFO can be read once only: hashing it would take its bytes from the reader)."""
+    import os
+    import stat
+
+    if str(path) == "-" or not stat.S_ISREG(os.stat(path).st_mode):
+        return "stream"
     h = hashlib.sha256()
     with open(path, "rb") as f:
         while block := f.read(chunk):

@@ -208,7 +208,7 @@ def test_fast_normalised_and_line_paths_agree(tmp_path, monkeypatch, text):
             return str(exc)
 
     fast = outcome()
-    monkeypatch.setattr(cols, "_fast", lambda p, layout: None)
+    monkeypatch.setattr(cols, "_fast", lambda p, layout: (None, False))
     assert outcome() == fast
     monkeypatch.setattr(cols, "_arrow", lambda source, layout, sep: None)
     assert outcome() == fast

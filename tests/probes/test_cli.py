@@ -16,11 +16,11 @@ def _tables(root):
 
 @pytest.mark.slow
 def test_the_tools_read_what_the_cli_saved(tmp_path, monkeypatch, capsys):
-    # the same data folder at both doors: an empty one (transfer probes skip, typos fall back)
-    monkeypatch.setenv("RANKLENS_SHARED_DATA", str(tmp_path / "no-data"))
+    # the same data folder at both doors: an empty one (probes needing data skip, asked for by name)
+    monkeypatch.setenv("RANKLENS_DATA", str(tmp_path / "no-data"))
     monkeypatch.setenv("RANKLENS_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["-q", "probes", "--collection", "demo", "--model", "bm25", "--model", "tfidf",
-                 "--out", str(tmp_path / "cli"), "--no-plots"]) == 0
+                 "--missing-data", "skip", "--out", str(tmp_path / "cli"), "--no-plots"]) == 0
     cli = _tables(tmp_path / "cli")
     assert set(cli) == {"probes-table", "probes-delta-sweep"}
     t = cli["probes-table"]

@@ -153,9 +153,10 @@ def test_legend_of_results_sharing_a_calibration_names_it_once(tiny):
 
     r = OverlapRanker()
     a = run_probes(["tr-shuffle-words"], {"o": r}, tiny, delta=0.5, engine=ScoringEngine(cache=False))
-    b = run_probes(["tr-typo"], {"o": r}, tiny, delta=0.5, engine=ScoringEngine(cache=False))
+    typo = get_probe("tr-typo", misspellings="char")  # no data resource: character typos, asked for by name
+    b = run_probes([typo], {"o": r}, tiny, delta=0.5, engine=ScoringEngine(cache=False))
     lines = _legend([a, b]).splitlines()
     assert sum(ln.startswith("delta [") for ln in lines) == 1
     assert len(lines) == len(set(lines))
-    c = run_probes(["tr-typo"], {"o": r}, tiny, delta=0.7, engine=ScoringEngine(cache=False))
+    c = run_probes([typo], {"o": r}, tiny, delta=0.7, engine=ScoringEngine(cache=False))
     assert sum(ln.startswith("delta [") for ln in _legend([a, b, c]).splitlines()) == 2  # distinct: both kept

@@ -193,9 +193,13 @@ def test_pairs_probe_generic_and_query_filter(tmp_path):
         load_pairs_file(f)
 
 
-def test_transfer_probe_without_data_is_skipped(tmp_path):
-    out = get_probe("ds-formality-gyafc", data_dir=str(tmp_path)).generate(None, rng=probe_rng(0, "x"))
-    assert out.samples == () and "data not found" in out.skipped
+def test_transfer_probe_without_data_errors_unless_asked_to_skip(tmp_path):
+    from ranklens.datareg import MissingDataError
+
+    with pytest.raises(MissingDataError, match=r"'gyafc'.*Looked in: explicit path: .*gyafc.*ranklens data fetch gyafc"):
+        get_probe("ds-formality-gyafc", data_dir=str(tmp_path))
+    out = get_probe("ds-formality-gyafc", data_dir=str(tmp_path), missing_data="skip").generate(None, rng=probe_rng(0, "x"))
+    assert out.samples == () and "data not found" in out.skipped and "gyafc" in out.skipped
     with pytest.raises(ValidationError, match="pairs_file"):
         get_probe("pairs")
 

@@ -37,8 +37,8 @@ def test_old_option_names_warn_and_map(old, new):
              "overlap_zeros": "mm-rel-ctrl-overlap", "split": "ds-paraphrase-mrpc", "reference": "ds-fluency-jfleg",
              "question_filter": "ds-factuality-nq", "pairs_path": "pairs"}[old]
     with pytest.warns(FutureWarning, match=new):
-        got = get_probe(probe, misspellings="char", **{old: value})
-    assert repr(got) == repr(get_probe(probe, misspellings="char", **{new: value}))
+        got = get_probe(probe, misspellings="char", missing_data="skip", **{old: value})
+    assert repr(got) == repr(get_probe(probe, misspellings="char", missing_data="skip", **{new: value}))
 
 
 def test_kernel_defaults_are_the_declared_ones():

@@ -117,12 +117,14 @@ def load_collection(spec: str | os.PathLike, *, include_title: bool = False, str
         queries = _first(d, _QUERY_NAMES)
         if docs is not None and queries is not None:
             qrels = _first(d, _QRELS_NAMES)
-            return Collection(
-                name=d.name,
-                docs=read_docs(docs, include_title=include_title, stream=stream_docs and docs.suffix == ".jsonl"),
-                queries=read_queries(queries),
-                qrels=read_qrels(qrels) if qrels is not None else None,
-                meta={"source": "directory", "path": str(d)},
+            from .classic import _collection
+
+            return _collection(
+                d.name,
+                read_docs(docs, include_title=include_title, stream=stream_docs and docs.suffix == ".jsonl"),
+                read_queries(queries),
+                read_qrels(qrels) if qrels is not None else None,
+                {"source": "directory", "path": str(d)},
             )
     try:
         return load_smart_collection(spec, source="raw")

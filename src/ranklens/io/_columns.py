@@ -12,9 +12,13 @@ Format rules (one policy for every caller):
 - ``\\r\\n`` line ends and a UTF-8 byte-order mark are accepted; a carriage return inside a
   line, a NUL byte, a UTF-16 byte-order mark or bytes that are not valid in ``encoding`` are
   errors naming the line and column;
-- gzip is detected by its magic bytes; a truncated or corrupt ``.gz`` is an error;
+- compression (gzip, bzip2, xz, lz4) is sniffed from the first bytes of ONE open of the path, never
+  from its name; ``-`` is stdin; pipes and FIFOs are read once (rules: :mod:`ranklens.io._streams`);
+  a truncated or corrupt stream is an error;
 - run scores must be finite numbers (``nan``, ``NA``, ``null``, ``inf`` are errors); qrels
-  relevance must be an integer (``1.0`` is accepted, ``0.5`` is not) within +-2,147,483,645;
+  relevance must be a decimal integer (:data:`GRADE`: ``1.0`` is accepted; ``0.5``, ``0x10``, ``1e1`` are not)
+  within +-2,147,483,645;
+- ids containing invisible characters or not in Unicode NFC are accepted and warned (with the count);
 - qrels: a (query, doc) pair listed twice with the same grade is kept once (with a warning); with
   different grades it is an error naming both lines. Run duplicates are left to the caller
   (``rank_coded(duplicates=...)`` in the metrics, an error in :func:`ranklens.io.read_run`).
@@ -32,13 +36,11 @@ from __future__ import annotations
 
 import codecs
 import contextvars
-import gzip
 import io
 import json
 import mmap
 import os
 import re
-import zlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -47,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataFormatError, ValidationError
+from ._streams import _check_path, _regular_format, display_name, is_stream, read_bytes
 
 __all__ = ["QRELS", "RUN", "Layout", "read_columns", "table_warnings"]
 
@@ -104,43 +107,17 @@ def _encoding_fix(example: str = "latin-1") -> str:
 
 
 # ------------------------------------------------------------------------------------ bytes
-def _check_path(p: Path, kind: str) -> None:
-    if not p.exists():
-        raise DataFormatError(f"{kind} file not found; check the path", path=p)
-    if p.is_dir():
-        raise DataFormatError(f"is a directory, expected a {kind} file", path=p)
-
-
-def _is_gzip(p: Path) -> bool:
-    try:
-        with open(p, "rb") as fh:
-            return fh.read(2) == b"\x1f\x8b"
-    except OSError as exc:
-        raise DataFormatError(f"cannot read file ({exc.strerror}); check its permissions", path=p) from None
-
-
-def read_bytes(p: Path, kind: str = "input") -> bytes:
-    """The file's bytes, gunzipped when it starts with the gzip magic (whatever its suffix)."""
-    _check_path(p, kind)
-    gz = _is_gzip(p)
-    try:
-        if gz:
-            with gzip.open(p, "rb") as fh:
-                return fh.read()
-        return p.read_bytes()
-    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        raise DataFormatError(f"corrupt or truncated gzip data ({exc}); re-download or re-compress the "
-                              f"file (gzip -t FILE checks it)", path=p) from None
-    except OSError as exc:
-        raise DataFormatError(f"cannot read file ({exc.strerror or exc}); check its permissions", path=p) from None
-
-
+# (opening, streams and compression: :mod:`ranklens.io._streams`)
 def _line_col(data: bytes, pos: int) -> tuple[int, int]:
     return data.count(b"\n", 0, pos) + 1, pos - (data.rfind(b"\n", 0, pos) + 1) + 1
 
 
 def _check_raw(data: bytes, p: object, encoding: str, name: str) -> None:
     """UTF-16/32 byte-order marks read as another encoding, and NUL bytes, are errors."""
+    p = display_name(p)
+    if data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff") and not name.startswith("utf-32"):
+        raise DataFormatError(f"the file starts with a UTF-32 byte-order mark but is read as {encoding}; "
+                              + _encoding_fix("utf-32"), path=p, line=1)
     if data[:2] in (b"\xff\xfe", b"\xfe\xff") and not name.startswith(("utf-16", "utf-32")):
         raise DataFormatError(f"the file starts with a UTF-16 byte-order mark but is read as {encoding}; "
                               + _encoding_fix("utf-16"), path=p, line=1)
@@ -161,7 +138,7 @@ def decode(data: bytes, p: object, encoding: str) -> str:
     except UnicodeDecodeError as exc:
         line, col = _line_col(data, exc.start)
         raise DataFormatError(f"byte {data[exc.start:exc.end]!r} at column {col} is not valid {encoding}; "
-                              + _encoding_fix(), path=p, line=line) from None
+                              + _encoding_fix(), path=display_name(p), line=line) from None
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -207,15 +184,19 @@ def _arrow(source: Any, layout: Layout, sep: bytes):
 
     names = list(layout.names)
     keep = ["query_id", "doc_id", names[layout.value]]
-    vtype = pa.int64() if layout.integer else pa.float64()
+    # grades are read as text and checked by _post_check (pyarrow's int64 parser takes 0x10 as 16)
+    vtype = pa.string() if layout.integer else pa.float64()
     types = {"query_id": pa.string(), "doc_id": pa.string(), names[layout.value]: vtype}
+    size = _size(source)
+    if isinstance(source, str):  # a path: opened without pyarrow's compression-by-suffix guess
+        source = pa.input_stream(source, compression=None)
     try:
         table = csv.read_csv(
             source,
             # 4 MiB blocks: 16 MiB blocks read ~10% faster but leave ~130 MB more resident; one
             # thread below 8 MiB (as fast there, ~10 MB less peak: no per-thread parse buffers)
             read_options=csv.ReadOptions(column_names=names, block_size=1 << 22,
-                                         use_threads=_size(source) >= 1 << 23),
+                                         use_threads=size >= 1 << 23),
             parse_options=csv.ParseOptions(delimiter=sep.decode(), quote_char=False, escape_char=False,
                                            newlines_in_values=False),
             convert_options=csv.ConvertOptions(column_types=types, include_columns=keep, null_values=[],
@@ -223,6 +204,7 @@ def _arrow(source: Any, layout: Layout, sep: bytes):
                                                true_values=[], false_values=[]),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        pa.default_memory_pool().release_unused()
         return None
     if names[layout.value] != layout.value_name:
         table = table.rename_columns(["query_id", "doc_id", layout.value_name])
@@ -254,17 +236,35 @@ def _normalise(data: bytes) -> bytes | None:
     return data
 
 
-def _post_check(table, layout: Layout) -> bool:
-    """Checks pyarrow cannot make while parsing: finite scores, grades in range."""
+#: The one grade rule: a decimal integer (an optional sign, ASCII digits; ``1.0`` is accepted as 1).
+#: ``0x10``, ``1e1``, ``1_0`` and non-ASCII digits are refused, in qrels as in run scores.
+GRADE = re.compile(r"[+-]?[0-9]+(?:\.0*)?")
+
+
+def _post_check(table, layout: Layout):
+    """Checks pyarrow cannot make while parsing: finite scores; grades that follow :data:`GRADE`,
+    converted to int64 and within range. The table, or ``None`` when a check fails."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     if table.num_rows == 0:
-        return True
+        if layout.integer:
+            return table.set_column(2, layout.value_name, pa.array([], pa.int64()))
+        return table
     col = table.column(layout.value_name)
     if layout.integer:
-        mm = pc.min_max(col).as_py()
-        return -MAX_GRADE <= mm["min"] and mm["max"] <= MAX_GRADE
-    return bool(pc.all(pc.is_finite(col)).as_py())
+        if not pc.all(pc.match_substring_regex(col, "^" + GRADE.pattern + "$")).as_py():
+            return None
+        digits = pc.replace_substring_regex(pc.replace_substring_regex(col, r"\.0*$", ""), r"^\+", "")
+        try:
+            ints = pc.cast(digits, pa.int64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+        mm = pc.min_max(ints).as_py()
+        if not (-MAX_GRADE <= mm["min"] and mm["max"] <= MAX_GRADE):
+            return None
+        return table.set_column(2, layout.value_name, ints)
+    return table if bool(pc.all(pc.is_finite(col)).as_py()) else None
 
 
 # ------------------------------------------------------------------------------------ lines
@@ -285,17 +285,11 @@ def _value(raw: str, layout: Layout, lineno: int, p: object) -> float | int:
     if "_" in raw or not raw.isascii():  # Python reads 1_000 and non-ASCII digits; C and pyarrow do not
         raw = "not a number"
     if layout.integer:
-        try:
-            v = int(raw)
-        except ValueError:
-            try:
-                f = float(raw)
-            except ValueError:
-                f = float("nan")
-            if f != f or f in (float("inf"), float("-inf")) or f != int(f):
-                raise DataFormatError(f"{field} is not an integer grade; relevance must be a whole "
-                                      f"number such as 0, 1 or 2", path=p, line=lineno) from None
-            v = int(f)
+        if not GRADE.fullmatch(raw):
+            raise DataFormatError(f"{field} is not an integer grade; relevance must be a whole decimal "
+                                  f"number such as 0, 1 or 2 (as trec_eval reads it: no 0x.., 1e1 or 0.5)",
+                                  path=p, line=lineno)
+        v = int(raw.split(".")[0])
         if not -MAX_GRADE <= v <= MAX_GRADE:
             raise DataFormatError(f"{field} is out of range (|grade| <= {MAX_GRADE:,}); "
                                   f"use small integer grades", path=p, line=lineno)
@@ -312,20 +306,50 @@ def _value(raw: str, layout: Layout, lineno: int, p: object) -> float | int:
     return v
 
 
-def walk(text: str, p: object, layout: Layout, *, run_duplicates: bool = False):
-    """Parse ``text`` line by line; raise at the first bad line (file, line, field, fix).
+def iter_lines(source: Any, p: object, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of a text (split at ``\\n`` only, never at form feeds or U+2028) or of
+    an iterable of raw byte lines (an open binary file, ``io.BytesIO``), decoded line by line so
+    that no second copy of a big file is held; a trailing ``\\r`` stays on the line."""
+    if isinstance(source, str):
+        start, n, size = 0, 1, len(source)
+        while start <= size:
+            end = source.find("\n", start)
+            if end < 0:
+                end = size
+            yield n, source[start:end]
+            start, n = end + 1, n + 1
+        return
+    for n, raw in enumerate(source, start=1):
+        if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        if raw.endswith(b"\n"):
+            raw = raw[:-1]
+        try:
+            line = raw.decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise DataFormatError(f"byte {raw[exc.start:exc.end]!r} at column {exc.start + 1} is not valid "
+                                  f"{encoding}; " + _encoding_fix(), path=display_name(p), line=n) from None
+        yield n, line
+
+
+def walk(text: Any, p: object, layout: Layout, *, run_duplicates: bool = False, encoding: str = "utf-8",
+         keep: bool = True):
+    """Parse ``text`` (a string, or raw byte lines: :func:`iter_lines`) line by line; raise at the
+    first bad line (file, line, field, fix).
 
     Returns ``(query_ids, doc_ids, values, warnings)``; qrels duplicates with the same grade are
     dropped (warned), conflicting ones raise; with ``run_duplicates`` a run pair listed twice
-    raises naming both lines.
+    raises naming both lines. ``keep=False`` only checks (nothing is kept: a bad last line of a
+    big file is found without a second copy of it in memory).
     """
+    p = display_name(p)
     qs: list[str] = []
     ds: list[str] = []
     vs: list[Any] = []
     seen: dict[tuple[str, str], tuple[int, Any]] = {}
     dropped: list[tuple[int, int]] = []
     track = layout.integer or run_duplicates
-    for lineno, line in enumerate(text.split("\n"), start=1):
+    for lineno, line in iter_lines(text, p, encoding):
         if line.endswith("\r"):
             line = line[:-1]
         if "\r" in line:
@@ -349,9 +373,10 @@ def walk(text: str, p: object, layout: Layout, *, run_duplicates: bool = False):
                         if layout.integer else f"also on line {prev[0]}; a run lists each document once per query")
                 raise DataFormatError(f"duplicate (query_id, doc_id) = {key} {what}", path=p, line=lineno)
             seen[key] = (lineno, v)
-        qs.append(parts[0])
-        ds.append(parts[2])
-        vs.append(v)
+        if keep:
+            qs.append(parts[0])
+            ds.append(parts[2])
+            vs.append(v)
     warnings = []
     if dropped:
         first = dropped[0]
@@ -360,10 +385,10 @@ def walk(text: str, p: object, layout: Layout, *, run_duplicates: bool = False):
     return qs, ds, vs, warnings
 
 
-def _walk_table(text: str, p: object, layout: Layout):
+def _walk_table(text: Any, p: object, layout: Layout, encoding: str = "utf-8"):
     import pyarrow as pa
 
-    qs, ds, vs, warnings = walk(text, p, layout)
+    qs, ds, vs, warnings = walk(text, p, layout, encoding=encoding)
     vtype = pa.int64() if layout.integer else pa.float64()
     table = pa.table({"query_id": pa.array(qs, pa.string()), "doc_id": pa.array(ds, pa.string()),
                       layout.value_name: pa.array(vs, vtype)})
@@ -480,7 +505,7 @@ def _repeated_keys(keys) -> Any:
     return cand[np.isin(sub, dup)]
 
 
-def _qrels_duplicates(table, text_of, p: object):
+def _qrels_duplicates(table, locate, p: object):
     """Drop repeated (query, doc) pairs with the same grade (warned); conflicting grades raise."""
     import numpy as np
     import pyarrow as pa
@@ -498,7 +523,7 @@ def _qrels_duplicates(table, text_of, p: object):
     for row, pair, grade in zip(cand.tolist(), pairs, grades):
         if pair in seen:
             if seen[pair] != grade:
-                walk(text_of(), p, QRELS)  # raises, naming both lines
+                locate()  # raises, naming both lines
             drop.append(row)
         else:
             seen[pair] = grade
@@ -506,7 +531,7 @@ def _qrels_duplicates(table, text_of, p: object):
         return table, []
     keep = np.setdiff1d(np.arange(table.num_rows), np.asarray(drop))
     qd = (table.column("query_id")[drop[0]].as_py(), table.column("doc_id")[drop[0]].as_py())
-    return table.take(pa.array(keep)), [f"{p}: {len(drop)} duplicate qrels line(s) with the same grade ignored "
+    return table.take(pa.array(keep)), [f"{display_name(p)}: {len(drop)} duplicate qrels line(s) with the same grade ignored "
                                         f"(e.g. (query_id, doc_id) = {qd})"]
 
 
@@ -532,12 +557,14 @@ _OVERLAP_BYTES = 1 << 23  # files from 8 MiB: scan and parse side by side
 
 
 def _fast(p: Path, layout: Layout):
-    """The clean-file path: pyarrow straight from disk, or ``None``."""
-    if _is_gzip(p) or p.stat().st_size == 0:
-        return None
+    """The clean-file path: pyarrow straight from disk. ``(table, False)``; ``(None, False)`` when the
+    file needs normalising; ``(None, True)`` when a clean file is refused by pyarrow or the checks
+    (then only a line-by-line walk can name the line)."""
     sep = _first_sep(p)
     if p.stat().st_size < _OVERLAP_BYTES:
-        table = _arrow(str(p), layout, sep) if _scan_clean(p, sep) else None
+        if not _scan_clean(p, sep):
+            return None, False
+        table = _arrow(str(p), layout, sep)
     else:
         # the scan (memchr, holding the GIL) runs beside pyarrow's parse (which releases it):
         # 5-8% off a 400 MB run on two cores; a file that is not clean wastes the parse and
@@ -546,50 +573,137 @@ def _fast(p: Path, layout: Layout):
             clean = pool.submit(_scan_clean, p, sep)
             table = _arrow(str(p), layout, sep)
             if not clean.result():
-                table = None
-    if table is None or not _post_check(table, layout):
+                return None, False
+    if table is not None:
+        table = _post_check(table, layout)
+    return table, table is None
+
+
+_INVISIBLE = re.compile("[\u00a0\u00ad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2064\u3000\ufeff]")
+
+
+def id_surprise(value: str) -> str | None:
+    """What is surprising about an id that the readers accept: invisible or unusual blank characters,
+    or a form that is not Unicode NFC (``'e\\u0301'`` and ``'\\u00e9'`` look alike and never match)."""
+    import unicodedata
+
+    if value.isascii():
         return None
-    return table
+    m = _INVISIBLE.search(value)
+    if m:
+        return f"an invisible or unusual blank character U+{ord(m.group()):04X}"
+    if unicodedata.normalize("NFC", value) != value:
+        return "a form that is not Unicode NFC"
+    return None
 
 
-def read_columns(path: str | os.PathLike[str], layout: Layout, *, encoding: str | None = None):
+def id_warnings(ids: Any, what: str, source: object) -> list[str]:
+    """One warning (with the count) for the ids of ``ids`` (strings) that :func:`id_surprise` flags."""
+    bad = [(i, why) for i in dict.fromkeys(ids) if (why := id_surprise(i)) is not None]
+    if not bad:
+        return []
+    return [f"{display_name(source)}: {len(bad)} {what}(s) contain surprises that match no look-alike id in "
+            f"other files (e.g. {bad[0][0]!r}: {bad[0][1]}); normalise them (unicodedata.normalize('NFC', id), "
+            f"drop zero-width characters) if that is not intended"]
+
+
+def _table_id_warnings(table, p: object) -> list[str]:
+    import pyarrow.compute as pc
+
+    out = []
+    for col in ("query_id", "doc_id"):
+        c = table.column(col)
+        ascii_ = pc.string_is_ascii(c)
+        if pc.all(ascii_).as_py():
+            continue
+        out += id_warnings(pc.unique(c.filter(pc.invert(ascii_))).to_pylist(), col, p)
+    return out
+
+
+def locate(p: Path, layout: Layout, *, encoding: str | None = None, data: bytes | None = None,
+           run_duplicates: bool = False) -> None:
+    """Walk an input line by line, raising at its first bad line; nothing is kept (a regular file is
+    read from disk line by line). ``data``: the bytes of a stream already read."""
+    enc = default_encoding(encoding)
+    name = display_name(p)
+    if _codec(enc, name) != "utf-8":
+        raw = data if data is not None else read_bytes(p, layout.kind)
+        walk(decode(raw, p, enc), p, layout, run_duplicates=run_duplicates, keep=False)
+    elif data is not None or _regular_format(p) is not None:
+        raw = data if data is not None else read_bytes(p, layout.kind)
+        _check_raw(raw, p, enc, "utf-8")
+        walk(io.BytesIO(raw), p, layout, run_duplicates=run_duplicates, encoding=enc, keep=False)
+    else:
+        with open(p, "rb") as fh:
+            head = fh.read(4)
+            fh.seek(0)
+            _check_raw(head, p, enc, "utf-8")
+            walk(fh, p, layout, run_duplicates=run_duplicates, encoding=enc, keep=False)
+
+
+def read_columns(path: str | os.PathLike[str], layout: Layout, *, encoding: str | None = None,
+                 data: bytes | None = None):
     """Read a run or qrels file into ``pyarrow.Table`` (``query_id``, ``doc_id`` strings and
     ``score`` float64 / ``relevance`` int64) under the rules of this module; reader warnings are
-    in the schema metadata (:func:`table_warnings`)."""
+    in the schema metadata (:func:`table_warnings`).
+
+    ``path`` may be ``-`` (stdin), a pipe or a FIFO: such a stream is read once, into memory
+    (``data``: its bytes, when the caller has read them already). A regular, uncompressed UTF-8
+    file is parsed from disk. When a line is bad, the file is walked once more line by line to
+    name it, without holding a second copy."""
     p = Path(path)
+    name = display_name(p)
     _check_path(p, layout.kind)
     enc = default_encoding(encoding)
-    table = _fast(p, layout) if _codec(enc, p) == "utf-8" else None
+    utf8 = _codec(enc, name) == "utf-8"
+    if data is None and is_stream(p):
+        data = read_bytes(p, layout.kind)
+    table = None
+    rejected = False
+    if data is None:
+        if utf8 and _regular_format(p) is None and p.stat().st_size:
+            table, rejected = _fast(p, layout)
+        if table is None and not rejected:
+            data = read_bytes(p, layout.kind)
     text: str | None = None
     warnings: list[str] = []
     walked = False
     if table is None:
-        data = read_bytes(p, layout.kind)
-        if _codec(enc, p) == "utf-8":  # pyarrow validates the UTF-8 of the id columns itself
-            _check_raw(data, p, enc, "utf-8")
-            norm = _normalise(data)
-        else:
-            text = decode(data, p, enc)
-            norm = _normalise(text.encode("utf-8"))
-        if norm is not None:
-            table = _arrow(io.BytesIO(norm), layout, b" ")
-            if table is not None and not _post_check(table, layout):
-                table = None
-        del norm
+        if not rejected:
+            if utf8:  # pyarrow validates the UTF-8 of the id columns itself
+                _check_raw(data, p, enc, "utf-8")
+                norm = _normalise(data)
+            else:
+                text = decode(data, p, enc)
+                norm = _normalise(text.encode("utf-8"))
+            if norm is not None:
+                table = _arrow(io.BytesIO(norm), layout, b" ")
+                if table is not None:
+                    table = _post_check(table, layout)
+            del norm
         if table is None:
-            text = text if text is not None else decode(data, p, enc)
-            table, warnings = _walk_table(text, p, layout)
+            # name the bad line without keeping anything, then (rarely: every line is fine but
+            # pyarrow refused the bytes) build the table in Python
+            locate(p, layout, encoding=enc, data=data if text is None else text.encode(enc))
+            if text is not None:
+                source: Any = text
+            elif data is not None:
+                source = io.BytesIO(data)
+            else:
+                source = open(p, "rb")  # noqa: SIM115 -- closed below
+            try:
+                table, warnings = _walk_table(source, p, layout, enc)
+            finally:
+                if not isinstance(source, (str, io.BytesIO)):
+                    source.close()
             walked = True
-        del data
     if table.num_rows == 0:
         raise DataFormatError(f"empty file: no {layout.kind} lines (only blank or comment lines, if any); "
-                              f"expected lines of '{layout.spec}'", path=p)
+                              f"expected lines of '{layout.spec}'", path=name)
     if layout.integer and not walked:
-
-        def text_of() -> str:
-            return text if text is not None else decode(read_bytes(p, layout.kind), p, enc)
-
-        table, warnings = _qrels_duplicates(table, text_of, p)
+        table, warnings = _qrels_duplicates(
+            table, lambda: locate(p, layout, encoding=enc, data=data if text is None else text.encode(enc)), p)
+    warnings = [*warnings, *_table_id_warnings(table, p)]
     return _with_warnings(table, warnings)
 
 

@@ -7,12 +7,14 @@ Kept apart from the format parsers so that ``smart`` and ``readers`` do not impo
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ..errors import DataFormatError
 from ..types import QUERY_ID, TEXT
-from .collection import Collection, DocStore
+import warnings
+
+from ..errors import RanklensWarning
+from .collection import Collection, DocStore, judged_existence_warnings
 from .readers import read_docs, read_queries
 from .smart import PathLike, read_npl, read_raw_qrels, read_smart
 from .trec import read_qrels
@@ -41,24 +43,28 @@ def detect_smart_collection(directory: PathLike) -> str | None:
     return None
 
 
-def _shared_root() -> Path | None:
-    env = os.environ.get("RANKLENS_SHARED_DATA") or os.environ.get("RANKLENS_DATA")
-    if env:
-        return Path(env)
-    for cand in (Path.cwd() / ".." / "shared" / "data", Path.cwd() / "shared" / "data"):
-        if cand.is_dir():
-            return cand.resolve()
-    return None
+def _shared_root(name: str = "") -> Path | None:
+    """The data root holding ``name``: ``$RANKLENS_DATA`` (``$RANKLENS_SHARED_DATA``, its old name),
+    else the user data cache (:func:`ranklens.datareg.cache_dir`) when it holds ``name``; never a
+    folder relative to the working directory."""
+    from ..datareg import cache_dir, explicit_root
+
+    root, _how = explicit_root(None)
+    if root is not None:
+        return root
+    cache = cache_dir()
+    return cache if name and (cache / name).is_dir() else None
 
 
 def _resolve_dir(name_or_dir: PathLike, source: str) -> tuple[Path, str]:
     p = Path(name_or_dir)
     if not p.is_dir():
-        root = _shared_root()
+        root = _shared_root(str(name_or_dir))
         if root is None or not (root / str(name_or_dir)).is_dir():
             raise DataFormatError(
-                f"no directory {str(name_or_dir)!r}; pass a directory, or set RANKLENS_SHARED_DATA to the "
-                f"folder that holds {sorted(SMART_COLLECTIONS)}"
+                f"no directory {str(name_or_dir)!r} (looked in the working directory, "
+                f"{root or '$RANKLENS_DATA (not set)'} and the user data cache); pass a directory, or set "
+                f"RANKLENS_DATA to the folder that holds {sorted(SMART_COLLECTIONS)}"
             )
         p = root / str(name_or_dir)
     if (p / source).is_dir():
@@ -72,7 +78,27 @@ def _resolve_dir(name_or_dir: PathLike, source: str) -> tuple[Path, str]:
     return p, name
 
 
-def load_smart_collection(name_or_dir: PathLike, *, source: str = "raw", encoding: str = "utf-8") -> Collection:
+def _notes(*parts) -> list[str]:
+    out: list[str] = []
+    for part in parts:
+        for n in part:
+            if n not in out:
+                out.append(n)
+    return out
+
+
+def _collection(name: str, docs: DocStore, queries, qrels, meta: dict, docs_frame=None) -> Collection:
+    """The collection, with its readers' warnings and the judged-existence check in ``meta["warnings"]``
+    (issued as :class:`RanklensWarning` too)."""
+    exist = judged_existence_warnings(qrels, docs, queries, meta.get("path", name))
+    for n in exist:
+        warnings.warn(n, RanklensWarning, stacklevel=3)
+    notes = _notes(getattr(docs, "warnings", ()), () if docs_frame is None else docs_frame.attrs.get("warnings", ()),
+                   queries.attrs.get("warnings", ()), () if qrels is None else qrels.attrs.get("warnings", ()), exist)
+    return Collection(name=name, docs=docs, queries=queries, qrels=qrels, meta={**meta, "warnings": notes})
+
+
+def load_smart_collection(name_or_dir: PathLike, *, source: str = "raw", encoding: str | None = None) -> Collection:
     """Load Cranfield, CISI, CACM or NPL from their raw files or the derived TREC-style files.
 
     Conventions (identical for both sources, so both give the same qrels): numeric ids without
@@ -84,7 +110,7 @@ def load_smart_collection(name_or_dir: PathLike, *, source: str = "raw", encodin
 
     Args:
         name_or_dir: ``"cranfield"``, ``"cisi"``, ``"cacm"``, ``"npl"`` (looked up under
-            ``$RANKLENS_SHARED_DATA``) or a directory (the collection folder or its ``raw/``).
+            ``$RANKLENS_DATA``, then the user data cache) or a directory (the collection folder or its ``raw/``).
         source: ``"raw"`` (original files) or ``"derived"`` (``docs.jsonl``, ``queries.tsv``,
             ``qrels.trec``).
     """
@@ -98,15 +124,16 @@ def load_smart_collection(name_or_dir: PathLike, *, source: str = "raw", encodin
         if "original_I" in queries.columns:
             queries = queries.rename(columns={"original_I": "original_id"})
         qrels = read_qrels(d / "qrels.trec", encoding=encoding)
-        return Collection(name=name, docs=docs, queries=queries, qrels=qrels,
-                          meta={"source": "derived", "path": str(d)})
+        return _collection(name, docs, queries, qrels, {"source": "derived", "path": str(d)})
     if name == "npl":
         docs_df = read_npl(d / spec["docs"], encoding=encoding)
         queries = read_npl(d / spec["queries"], id_column=QUERY_ID, encoding=encoding)
     else:
         docs_df = read_smart(d / spec["docs"], spec["fields"], encoding=encoding, strip_zeros=True)
         queries = read_smart(d / spec["queries"], ("W",), id_column=QUERY_ID, encoding=encoding, strip_zeros=True)
+        notes = queries.attrs.get("warnings", ())
         queries = queries[[QUERY_ID, TEXT, "original_id"]]
+        queries.attrs["warnings"] = notes
         if name == "cranfield":
             queries = queries.assign(**{QUERY_ID: [str(i) for i in range(1, len(queries) + 1)]})
     if "title" in docs_df.columns:  # empty text (Cranfield 471, 995): use the title, as read_docs does
@@ -114,5 +141,7 @@ def load_smart_collection(name_or_dir: PathLike, *, source: str = "raw", encodin
         docs_df.loc[empty, TEXT] = docs_df.loc[empty, "title"]
     qrels = read_raw_qrels(d / spec["qrels"], fmt=spec["fmt"], encoding=encoding)
     docs = DocStore.from_frame(docs_df.drop(columns=["original_id"], errors="ignore"), name=name)
-    return Collection(name=name, docs=docs, queries=queries.reset_index(drop=True), qrels=qrels,
-                      meta={"source": "raw", "path": str(d)})
+    notes = queries.attrs.get("warnings", ())
+    queries = queries.reset_index(drop=True)
+    queries.attrs["warnings"] = notes
+    return _collection(name, docs, queries, qrels, {"source": "raw", "path": str(d)}, docs_frame=docs_df)

@@ -10,7 +10,7 @@ import pandas as pd
 from ..errors import ValidationError
 from ..types import DOC_ID, QUERY_ID, TEXT
 
-__all__ = ["Collection", "DocStore"]
+__all__ = ["Collection", "DocStore", "judged_existence_warnings"]
 
 
 class DocStore(Mapping[str, str]):
@@ -20,6 +20,9 @@ class DocStore(Mapping[str, str]):
     same interface (``__getitem__``, ``__iter__`` over ids in corpus order, ``__len__``,
     ``get_many``, ``iter_docs``).
     """
+
+    #: the reader's warnings (ids with invisible characters, ...); empty for a store built in Python
+    warnings: tuple[str, ...] = ()
 
     def __init__(self, texts: Mapping[str, str] | Iterable[tuple[str, str]], *, name: str = "docs",
                  metadata: pd.DataFrame | None = None) -> None:
@@ -96,3 +99,25 @@ class Collection:
         nq = len(self.queries)
         nr = 0 if self.qrels is None else len(self.qrels)
         return f"Collection(name={self.name!r}, docs={len(self.docs)}, queries={nq}, qrels={nr})"
+
+
+def judged_existence_warnings(qrels: pd.DataFrame | None, docs: DocStore, queries: pd.DataFrame,
+                              source: object) -> list[str]:
+    """Warnings, with counts, for qrels that judge documents or queries the collection does not hold
+    (the same check for every collection format)."""
+    if qrels is None or qrels.empty:
+        return []
+    out = []
+    doc_ids = pd.unique(qrels[DOC_ID].astype(str))
+    missing = [d for d in doc_ids if d not in docs]
+    if missing:
+        n_rows = int(qrels[DOC_ID].astype(str).isin(set(missing)).sum())
+        out.append(f"{source}: the qrels judge {len(missing)} document(s) that are not in the collection "
+                   f"({n_rows} judgment(s); e.g. {missing[0]!r}): they count as relevant-but-unretrievable")
+    qids = set(queries[QUERY_ID].astype(str))
+    qmissing = [q for q in pd.unique(qrels[QUERY_ID].astype(str)) if q not in qids]
+    if qmissing:
+        n_rows = int(qrels[QUERY_ID].astype(str).isin(set(qmissing)).sum())
+        out.append(f"{source}: the qrels judge {len(qmissing)} query id(s) that are not among the queries "
+                   f"({n_rows} judgment(s); e.g. {qmissing[0]!r}): those judgments are never used")
+    return out

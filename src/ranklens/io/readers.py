@@ -6,12 +6,13 @@ import json
 import os
 import re
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataFormatError
+from ..errors import DataFormatError, RanklensWarning
 from ..types import DOC_ID, QUERY_ID, TEXT
 from .collection import DocStore
 
@@ -40,8 +41,17 @@ def _pick(fields: Sequence[str], keys, path: object, lineno: int | None, what: s
                           path=path, line=lineno)
 
 
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(line number, line)``, split at ``\\n`` only (a form feed, U+0085 or U+2028 inside a record is
+    content, not a line end), a ``\\r`` before it dropped."""
+    from ._columns import iter_lines
+
+    for lineno, line in iter_lines(text, None):
+        yield lineno, line[:-1] if line.endswith("\r") else line
+
+
 def _jsonl_records(text: str, path: Path) -> Iterator[tuple[int, dict]]:
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in _lines(text):
         if not line.strip():
             continue
         try:
@@ -64,13 +74,33 @@ def _is_jsonl(path: Path, text: str) -> bool:
     return name.endswith((".jsonl", ".json", ".ndjson")) or text.lstrip().startswith("{")
 
 
-def _id_str(v: object, path: object, lineno: int, field: str) -> str:
-    if isinstance(v, bool) or v is None or isinstance(v, float):
-        raise DataFormatError(f"{field} must be a string or integer, got {v!r}", path=path, line=lineno)
-    s = str(v)
+def check_id(s: str, path: object, lineno: int | None, field: str) -> str:
+    """The one id rule of every reader: a non-empty string without whitespace (a run or qrels file
+    separates its fields by blanks, so ``'zz 1'`` or ``'ast01 '`` could never be matched)."""
     if not s:
-        raise DataFormatError(f"{field} is empty", path=path, line=lineno)
+        raise DataFormatError(f"{field} is empty; every record needs an id", path=path, line=lineno)
+    if any(c.isspace() for c in s):
+        raise DataFormatError(f"{field} {s!r} contains whitespace; ids cannot hold blanks (a run or qrels file "
+                              f"could not name it): replace them, e.g. with '_'", path=path, line=lineno)
     return s
+
+
+def _id_str(v: object, path: object, lineno: int, field: str) -> str:
+    if isinstance(v, bool) or v is None or isinstance(v, (float, list, dict)):
+        what = f"a JSON {type(v).__name__}" if isinstance(v, (list, dict)) else repr(v)
+        raise DataFormatError(f"{field} must be a string or integer, got {what} ({json.dumps(v)[:40]})",
+                              path=path, line=lineno)
+    return check_id(str(v), path, lineno, field)
+
+
+def _warn_ids(ids, what: str, path: object) -> list[str]:
+    """:func:`ranklens.io._columns.id_warnings`, also issued as :class:`RanklensWarning`."""
+    from ._columns import id_warnings
+
+    notes = id_warnings(ids, what, path)
+    for n in notes:
+        warnings.warn(n, RanklensWarning, stacklevel=3)
+    return notes
 
 
 def _text_str(v: object, path: object, lineno: int | None, field: str, required: bool) -> str:
@@ -89,13 +119,14 @@ def _tsv(text: str, path: Path, id_fields: Sequence[str], text_fields: Sequence[
     first = text.split("\n", 1)[0].rstrip("\r").split("\t")
     header = first[0].strip().lower() in id_fields and any(c.strip().lower() in text_fields for c in first[1:])
     rows = []
-    lines = text.splitlines()
     start = 1 if header else 0
     cols = [c.strip() for c in first] if header else None
-    for lineno, line in enumerate(lines[start:], start=start + 1):
-        if not line.strip():
+    ids_at: list[int] = []
+    for lineno, line in _lines(text):
+        if lineno <= start or not line.strip():
             continue
         parts = line.split("\t")
+        ids_at.append(lineno)
         if header:
             if len(parts) != len(cols):
                 raise DataFormatError(f"expected {len(cols)} tab-separated columns {cols}, found {len(parts)}",
@@ -118,8 +149,10 @@ def _tsv(text: str, path: Path, id_fields: Sequence[str], text_fields: Sequence[
         raise DataFormatError("empty file", path=path)
     for c in df.columns:
         df[c] = df[c].astype(str)
-    df[id_col] = df[id_col].str.strip()
+    for lineno, v in zip(ids_at, df[id_col]):
+        check_id(v, path, lineno, id_col)
     _no_dup_ids(df, id_col, path)
+    df.attrs["warnings"] = tuple(_warn_ids(df[id_col], id_col, path))
     return df
 
 
@@ -144,6 +177,12 @@ def read_topics(text: str, *, field: str = "title", source: object = "<string>")
         Frame ``query_id``, ``text``, ``title``, ``desc``, ``narr``.
     """
     rows = []
+    opened = [m.start() for m in re.finditer(r"<top>", text, re.I)]
+    closed = {m.start() for m in _TOP.finditer(text)}
+    for pos in opened:
+        if pos not in closed:
+            raise DataFormatError("<top> block without </top> (the topic would be dropped); close it with </top>",
+                                  path=source, line=text.count("\n", 0, pos) + 1)
     for m in _TOP.finditer(text):
         body = m.group(1)
         parts = _TAG.split(body)
@@ -152,8 +191,10 @@ def read_topics(text: str, *, field: str = "title", source: object = "<string>")
             val = re.sub(r"</\w+>", " ", val)
             val = re.sub(r"^\s*(Number|Description|Narrative|Topic)\s*:", "", val.strip(), flags=re.I)
             rec[tag.lower()] = " ".join(val.split())
+        line = text.count("\n", 0, m.start()) + 1
         if "num" not in rec:
-            raise DataFormatError("a <top> block has no <num>", path=source)
+            raise DataFormatError("a <top> block has no <num>", path=source, line=line)
+        rec["num"] = check_id(rec["num"], source, line, "<num>")
         rows.append(rec)
     if not rows:
         raise DataFormatError("no <top> blocks found", path=source)
@@ -186,7 +227,7 @@ def _queries_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def read_queries(path: PathLike, *, encoding: str = "utf-8", field: str = "title") -> pd.DataFrame:
+def read_queries(path: PathLike, *, encoding: str | None = None, field: str = "title") -> pd.DataFrame:
     """Read queries from TSV (``id<TAB>text``, with or without a header), JSONL
     (``query_id|qid|_id`` + ``text|query``), TREC ``<top>`` topics or SMART ``.I/.W``.
 
@@ -220,6 +261,7 @@ def read_queries(path: PathLike, *, encoding: str = "utf-8", field: str = "title
             rows.append(row)
         df = pd.DataFrame(rows, dtype=str)
         _no_dup_ids(df, QUERY_ID, p)
+        df.attrs["warnings"] = tuple(_warn_ids(df[QUERY_ID], QUERY_ID, p))
         return df
     return _tsv(text, p, QUERY_ID_FIELDS, QUERY_TEXT_FIELDS, QUERY_ID)
 
@@ -258,7 +300,7 @@ def _docs_frame(frame: pd.DataFrame, *, include_title: bool, title_sep: str, tex
 
 
 def read_docs(path: PathLike, *, include_title: bool = False, title_sep: str = " ", text_field: str | None = None,
-              encoding: str = "utf-8", stream: bool = False) -> DocStore:
+              encoding: str | None = None, stream: bool = False) -> DocStore:
     """Read a corpus into a :class:`DocStore`.
 
     Formats: JSONL (id from ``doc_id|docno|_id|id``, text from ``text|contents|body|abstract|passage``,
@@ -311,11 +353,15 @@ def read_docs(path: PathLike, *, include_title: bool = False, title_sep: str = "
             items.append((doc_id, _doc_text(rec, txf, include_title, title_sep, p, lineno)))
             meta.append({DOC_ID: doc_id, **{k: v for k, v in rec.items() if k not in (idf, txf)}})
         md = pd.DataFrame(meta)
-        return DocStore(items, name=p.name, metadata=md if md.shape[1] > 1 else None)
+        store = DocStore(items, name=p.name, metadata=md if md.shape[1] > 1 else None)
+        store.warnings = tuple(_warn_ids(seen, DOC_ID, p))
+        return store
     df = _tsv(text, p, DOC_ID_FIELDS, DOC_TEXT_FIELDS, DOC_ID)
     if include_title and "title" in df.columns:
         df[TEXT] = (df["title"] + title_sep + df[TEXT]).str.strip()
-    return DocStore.from_frame(df, name=p.name)
+    store = DocStore.from_frame(df, name=p.name)
+    store.warnings = tuple(df.attrs.get("warnings", ()))
+    return store
 
 
 class JsonlDocStore(DocStore):
@@ -327,7 +373,10 @@ class JsonlDocStore(DocStore):
     """
 
     def __init__(self, path: PathLike, *, include_title: bool = False, title_sep: str = " ",
-                 text_field: str | None = None, encoding: str = "utf-8") -> None:
+                 text_field: str | None = None, encoding: str | None = None) -> None:
+        from ._columns import default_encoding
+
+        encoding = default_encoding(encoding)
         p = Path(path)
         with open(p, "rb") as fh:
             if fh.read(2) == b"\x1f\x8b":

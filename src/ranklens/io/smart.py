@@ -39,7 +39,7 @@ PathLike = str | os.PathLike
 #: Column names given to SMART field letters in :func:`read_smart` frames.
 SMART_FIELD_NAMES = {"T": "title", "A": "author", "B": "bib", "W": "abstract", "X": "citations",
                      "K": "keywords", "N": "entry", "C": "categories"}
-_MARKER = re.compile(r"^\.([A-Z])(?:[ \t]+(.*?))?[ \t]*$")
+_MARKER = re.compile(r"^\.([A-Za-z])(?:[ \t]+(.*?))?[ \t]*$")
 _KNOWN = set("ITABWXKNC")
 
 
@@ -47,56 +47,94 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def _read_text(path: Path, encoding: str) -> str:
+def _read_text(path: Path, encoding: str | None) -> str:
     from ._columns import decode, default_encoding, read_bytes
 
     return decode(read_bytes(path), path, default_encoding(encoding))
 
 
-def parse_smart(text: str, *, source: object = "<string>") -> list[tuple[str, dict[str, list[str]]]]:
-    """Split SMART text into records, checking every record boundary.
+def parse_smart(text: str, *, source: object = "<string>",
+                warnings: list[str] | None = None) -> list[tuple[str, dict[str, list[str]]]]:
+    """Split SMART text into records, checking every record boundary and field marker.
+
+    Lines are split at ``\\n`` only (a form feed inside a text is content: its words are kept).
 
     Returns:
         ``[(id, {letter: [raw block, ...]})]`` in file order; a field that occurs twice in a
         record (several ``.A`` authors, Cranfield's duplicated ``.W``) keeps every block.
         Records with no field at all (e.g. CACM's ``.I 0`` sentinel) are dropped.
 
+    Warnings (appended to ``warnings``): records where a field comes back (Cranfield 576 and 578
+    have two ``.W`` blocks, 240 has ``.A``/``.B`` lines inside its text): kept, with the count and the
+    lines, because a record that lost its ``.I`` line and holds only that field looks the same.
+
     Raises:
-        DataFormatError: naming the line: text before the first ``.I``; a ``.I`` without an id;
-            a record whose first field comes back (two records merged: a ``.I`` line is
-            missing); a duplicate id; numeric ids out of order (a record moved or mislabelled).
+        DataFormatError: naming the line: text before the first ``.I``; a ``.I`` without an id, with
+            more than one word, or with a signed number; a lower-case marker (``.i 2``); a record
+            whose first field or text field (``.W``) comes back after another field (two records
+            merged: a ``.I`` line is missing); a duplicate id; numeric ids out of order.
     """
     records: list[tuple[str, dict[str, list[str]]]] = []
     lines_of: list[int] = []
     current: dict[str, list[str]] | None = None
     field: str | None = None
     buf: list[str] = []
+    back_at: int | None = None  # line where a field of the current record first came back
+    repeated: list[tuple[str, int]] = []
 
     def flush() -> None:
         if current is not None and field is not None:
             current.setdefault(field, []).append("\n".join(buf))
 
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    def close_record() -> None:
+        if back_at is not None and records:
+            repeated.append((records[-1][0], back_at))
+
+    for lineno, line in enumerate(text.removesuffix("\n").split("\n"), start=1):
+        line = line[:-1] if line.endswith("\r") else line
         m = _MARKER.match(line)
-        if m and m.group(1) in _KNOWN:
+        if m and m.group(1).upper() in _KNOWN:
             letter, rest = m.group(1), m.group(2) or ""
+            if letter.islower():
+                raise DataFormatError(f"lower-case field marker '.{letter}'; SMART markers are upper-case: write "
+                                      f"'.{letter.upper()}{' ' + rest if rest else ''}'", path=source, line=lineno)
             if letter == "I":
                 flush()
-                if not rest.strip():
+                close_record()
+                rid = rest.strip()
+                if not rid:
                     raise DataFormatError(".I line without an id; write '.I <id>'", path=source, line=lineno)
+                if len(rid.split()) > 1:
+                    raise DataFormatError(f".I line with more than one word ({rid!r}); the id is one word: write "
+                                          f"'.I {rid.split()[0]}' and put the rest under a field", path=source,
+                                          line=lineno)
+                if re.fullmatch(r"[+-]\d+", rid):
+                    raise DataFormatError(f".I {rid}: a record id is a non-negative number or a word without a "
+                                          f"sign", path=source, line=lineno)
                 current = {}
-                records.append((rest.strip(), current))
+                records.append((rid, current))
                 lines_of.append(lineno)
-                field, buf = None, []
+                field, buf, back_at = None, [], None
             else:
                 if current is None:
                     raise DataFormatError(f"field .{letter} before the first .I record", path=source, line=lineno)
                 flush()
-                if current and letter == next(iter(current)) and field is not None:
+                first = next(iter(current), None)
+                if current and letter == first and field is not None:
                     raise DataFormatError(
                         f"field .{letter} opens record .I {records[-1][0]} (line {lines_of[-1]}) and appears "
                         f"again here: two records are merged; a '.I <id>' line is probably missing before "
                         f"this line", path=source, line=lineno)
+                if letter in current and letter != field:
+                    if letter == "W":
+                        at = back_at if back_at is not None else lineno
+                        raise DataFormatError(
+                            f"fields of record .I {records[-1][0]} (line {lines_of[-1]}) come back from line {at} "
+                            f"on, .W included: two records are merged; a '.I <id>' line is probably missing "
+                            f"before line {at}", path=source, line=at)
+                    back_at = back_at if back_at is not None else lineno
+                elif letter == field and back_at is None:
+                    back_at = lineno
                 field, buf = letter, ([rest] if rest else [])
             continue
         if current is None:
@@ -106,8 +144,14 @@ def parse_smart(text: str, *, source: object = "<string>") -> list[tuple[str, di
         if field is not None:
             buf.append(line)
     flush()
+    close_record()
     kept = [(rid, f, ln) for (rid, f), ln in zip(records, lines_of) if f]
     _check_ids(kept, source)
+    if repeated and warnings is not None:
+        shown = ", ".join(f".I {rid} (line {ln})" for rid, ln in repeated[:4])
+        warnings.append(f"{source}: {len(repeated)} record(s) have a field that comes back ({shown}"
+                        f"{', ...' if len(repeated) > 4 else ''}); its blocks are kept and joined. A record whose "
+                        f"'.I' line was lost looks the same: check these lines if the count is not expected")
     return [(rid, f) for rid, f, _ in kept]
 
 
@@ -130,7 +174,7 @@ def _check_ids(records: list[tuple[str, dict, int]], source: object) -> None:
 
 
 def read_smart(path: PathLike, fields: Sequence[str] = ("T", "W"), *, id_column: str = DOC_ID,
-               encoding: str = "utf-8", strip_zeros: bool = False) -> pd.DataFrame:
+               encoding: str | None = None, strip_zeros: bool = False) -> pd.DataFrame:
     """Read a SMART file into a frame.
 
     Args:
@@ -146,7 +190,8 @@ def read_smart(path: PathLike, fields: Sequence[str] = ("T", "W"), *, id_column:
         with ``"; "``), all whitespace-normalised; ``original_id`` when ``strip_zeros``.
     """
     p = Path(path)
-    records = parse_smart(_read_text(p, encoding), source=p)
+    notes: list[str] = []
+    records = parse_smart(_read_text(p, encoding), source=p, warnings=notes)
     if not records:
         raise DataFormatError("no SMART records (.I lines) found", path=p)
     present = sorted({k for _, f in records for k in f if k != "I"}, key="TABWXKNC".index)
@@ -162,7 +207,9 @@ def read_smart(path: PathLike, fields: Sequence[str] = ("T", "W"), *, id_column:
             sep = "; " if k == "A" else " "
             row[SMART_FIELD_NAMES.get(k, k)] = sep.join(_norm(b) for b in f.get(k, []) if b.strip())
         rows.append(row)
-    return _str_frame(rows)
+    out = _str_frame(rows)
+    out.attrs["warnings"] = tuple(notes)
+    return out
 
 
 def _str_frame(rows: list[dict]) -> pd.DataFrame:
@@ -176,7 +223,7 @@ def parse_npl(text: str) -> list[tuple[str, str]]:
     """Split NPL text (``id`` line, text lines, a line holding only ``/``) into ``(id, text)``."""
     out: list[tuple[str, str]] = []
     lines: list[str] = []
-    for line in text.splitlines():
+    for line in text.removesuffix("\n").split("\n"):
         if line.strip() == "/":
             if lines:
                 out.append((lines[0].strip(), "\n".join(lines[1:])))
@@ -188,7 +235,7 @@ def parse_npl(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def read_npl(path: PathLike, *, id_column: str = DOC_ID, encoding: str = "utf-8") -> pd.DataFrame:
+def read_npl(path: PathLike, *, id_column: str = DOC_ID, encoding: str | None = None) -> pd.DataFrame:
     """Read NPL ``doc-text`` / ``query-text`` into ``id_column``, ``text`` (whitespace-normalised)."""
     p = Path(path)
     recs = parse_npl(_read_text(p, encoding))
@@ -213,7 +260,7 @@ def _qrels_frame(q: list[str], d: list[str], r: list[int], path: Path) -> pd.Dat
     return validate_qrels(df, source=str(path))
 
 
-def read_raw_qrels(path: PathLike, *, fmt: str, encoding: str = "utf-8") -> pd.DataFrame:
+def read_raw_qrels(path: PathLike, *, fmt: str, encoding: str | None = None) -> pd.DataFrame:
     """Read a classic collection's own qrels file.
 
     Args:
@@ -240,18 +287,19 @@ def read_raw_qrels(path: PathLike, *, fmt: str, encoding: str = "utf-8") -> pd.D
     ncols = {"cranqrel": 3, "cisi": 4, "cacm": 4}.get(fmt)
     if ncols is None:
         raise DataFormatError(f"unknown raw qrels format {fmt!r}; use cranqrel, cisi, cacm or npl", path=p)
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(text.split("\n"), start=1):
         parts = line.split()
         if not parts:
             continue
         if len(parts) != ncols:
             raise DataFormatError(f"expected {ncols} columns for {fmt} qrels, found {len(parts)}: {line!r}",
                                   path=p, line=lineno)
-        try:
-            qid, did = str(int(parts[0])), str(int(parts[1]))
-            code = int(parts[2]) if fmt == "cranqrel" else 1
-        except ValueError:
-            raise DataFormatError(f"non-integer field in {line!r}", path=p, line=lineno) from None
+        if not all(re.fullmatch(r"[0-9]+", x) for x in parts[:2]) or (
+                fmt == "cranqrel" and not re.fullmatch(r"-?[0-9]+", parts[2])):
+            raise DataFormatError(f"non-integer field in {line!r}; ids and codes are decimal integers",
+                                  path=p, line=lineno)
+        qid, did = str(int(parts[0])), str(int(parts[1]))
+        code = int(parts[2]) if fmt == "cranqrel" else 1
         if fmt == "cranqrel":
             if code == -1:
                 gain = 0

@@ -22,7 +22,8 @@ import pandas as pd
 
 from ..errors import DataFormatError, ValidationError
 from ..types import DEFAULT_TIES, DOC_ID, QUERY_ID, RANK, RELEVANCE, SCORE
-from ._columns import QRELS, RUN, located_text, read_columns, table_warnings, walk
+from ._columns import QRELS, RUN, locate, read_columns, table_warnings
+from ._streams import STDIN, display_name, is_stream, stream_data
 from ..files import atomic_output
 from .frames import rank_run, validate_qrels, validate_run
 
@@ -71,14 +72,15 @@ def _to_frame(table, value: str) -> pd.DataFrame:
 
 def _read_run_file(path: PathLike, encoding: str | None) -> pd.DataFrame:
     p = Path(path)
-    table = read_run_table(p, encoding=encoding)
+    data = stream_data(p, "run")  # a pipe or stdin is read once; its bytes serve the second walk
+    table = read_columns(p, RUN, encoding=encoding, data=data)
     df = _to_frame(table, SCORE)
     del table
     try:
-        out = validate_run(df, source=str(p))
+        out = validate_run(df, source=str(display_name(p)))
     except ValidationError as exc:
-        walk(located_text(p, "run", encoding), p, RUN, run_duplicates=True)  # names both lines
-        raise DataFormatError(str(exc), path=p) from None
+        locate(p, RUN, encoding=encoding, data=data, run_duplicates=True)  # names both lines
+        raise DataFormatError(str(exc), path=display_name(p)) from None
     out.attrs["warnings"] = df.attrs["warnings"]
     return out
 
@@ -88,6 +90,8 @@ def run_name(path: PathLike) -> str:
     dropped from the end as long as one matches: ``input.bm25.gz`` -> ``input.bm25``,
     ``x.top100.run.gz`` -> ``x``, ``bm25.run.txt`` -> ``bm25``. A name that is only a suffix
     stays as it is (``.run`` -> ``.run``)."""
+    if str(path) == STDIN:
+        return "stdin"
     name = Path(path).name
     changed = True
     while changed:
@@ -128,7 +132,9 @@ def discover_runs(items: PathLike | Iterable[PathLike]) -> dict[str, Path]:
     found: list[tuple[str, Path]] = []
     for item in paths:
         p = Path(item)
-        if p.is_dir():
+        if str(item) == STDIN:
+            found.append(("stdin", p))
+        elif p.is_dir():
             files = sorted(f for f in p.rglob("*") if _is_run_file(f, p))
             if not files:
                 raise ValidationError(f"{p}: directory has no run files")
@@ -146,6 +152,9 @@ def discover_runs(items: PathLike | Iterable[PathLike]) -> dict[str, Path]:
         if len(files) == 1:
             out[name] = files[0]
             continue
+        if any(str(f) == STDIN or is_stream(f) for f in files):
+            raise ValidationError(f"{len(files)} runs are named {name!r} ({', '.join(map(str, files))}); a run read "
+                                  "from a stream can be given once; pass the others as files")
         resolved = [f.resolve() for f in files]
         if len(set(resolved)) < len(resolved):
             dup = next(str(f) for f, r in zip(files, resolved) if resolved.count(r) > 1)
@@ -240,7 +249,7 @@ def read_qrels(path: PathLike, *, encoding: str | None = None) -> pd.DataFrame:
         return irds_qrels(path[5:])
     table = read_qrels_table(path, encoding=encoding)
     df = _to_frame(table, RELEVANCE)
-    out = validate_qrels(df, source=str(path))
+    out = validate_qrels(df, source=str(display_name(Path(path))))
     out.attrs["warnings"] = df.attrs["warnings"]
     return out
 

@@ -45,6 +45,7 @@ __all__ = [
     "list_probes",
     "register_probe",
     "resolve_data_dir",
+    "resource_dir",
     "select_probes",
     "typo_list",
 ]
@@ -139,26 +140,52 @@ def get_probe(name: str, **options: Any) -> Probe:
 
 
 def resolve_data_dir(data_dir: str | None) -> str | None:
-    """The folder of the dataset-transfer data and the misspelling lists: ``data_dir`` when it
-    is a path; for ``"auto"`` (or ``None``) ``$RANKLENS_SHARED_DATA``, else
-    ``$RANKLENS_PROBE_DATA``, else ``../shared/data`` when that folder exists, else ``None``.
-    The same rule at every door (CLI, experiment file, Python)."""
-    if data_dir and data_dir != "auto":
-        return str(data_dir)
-    for env in ("RANKLENS_SHARED_DATA", "RANKLENS_PROBE_DATA"):
-        if os.environ.get(env):
-            return os.environ[env]
-    guess = Path("..") / "shared" / "data"
-    return str(guess) if guess.is_dir() else None
+    """The explicit data root: ``data_dir`` when it is a path; for ``"auto"`` (or ``None``)
+    ``$RANKLENS_DATA`` (``$RANKLENS_SHARED_DATA``/``$RANKLENS_PROBE_DATA``, old names, with a
+    warning), else ``None``. Never relative to the working directory; a resource's folder is found
+    by :func:`ranklens.datareg.resolve` (this root, then the user data cache)."""
+    from ..datareg import explicit_root
+
+    root, _how = explicit_root(data_dir)
+    if root is None and os.environ.get("RANKLENS_PROBE_DATA"):
+        warnings.warn("RANKLENS_PROBE_DATA is deprecated; set RANKLENS_DATA", FutureWarning, stacklevel=2)
+        return os.environ["RANKLENS_PROBE_DATA"]
+    return str(root) if root is not None else None
 
 
-def data_path(data_dir: str | None, sub: str, path: str | None, name: str) -> str:
-    """``path`` or ``<data_dir>/<sub>`` (:func:`resolve_data_dir`); a path that does not exist
-    makes the probe skip itself with the reason."""
+def _resource_of(sub: str) -> str:
+    from ..datareg import RESOURCES
+
+    return next((r.name for r in RESOURCES.values() if r.folder == sub), sub)
+
+
+def resource_dir(resource: str, data_dir: str | None, missing_data: str = DEFAULTS.missing_data) -> str | None:
+    """The folder of a registered data ``resource`` (:func:`ranklens.datareg.resolve`: the explicit
+    root, then the user data cache). Found nowhere: ``missing_data="error"`` raises
+    :class:`ranklens.datareg.MissingDataError` (the resource, the places looked, the fix);
+    ``"skip"`` returns ``None`` (the probe skips itself and says why)."""
+    from ..datareg import MissingDataError, resolve
+
+    if missing_data not in ("error", "skip"):
+        raise ValidationError(f"missing_data={missing_data!r}: use 'error' or 'skip'")
+    root = resolve_data_dir(data_dir)
+    try:
+        return str(resolve(resource, root))
+    except MissingDataError as exc:
+        if missing_data == "error":
+            raise MissingDataError(f"{exc} (or set missing_data=skip to skip the probes needing it)") from None
+        return None
+
+
+def data_path(data_dir: str | None, sub: str, path: str | None, name: str,
+              missing_data: str = DEFAULTS.missing_data) -> str:
+    """``path`` or the folder of the resource held in ``<root>/<sub>`` (:func:`resource_dir`); with
+    ``missing_data="skip"`` a resource found nowhere gives a ``<missing ...>`` path and the probe
+    skips itself with the reason."""
     if path:
         return str(path)
-    base = resolve_data_dir(data_dir)
-    return str(Path(base) / sub) if base else f"<no data_dir>/{sub}"
+    found = resource_dir(_resource_of(sub), data_dir, missing_data)
+    return found if found else f"<missing data resource {_resource_of(sub)!r}: `ranklens data fetch`>/{sub}"
 
 
 def _mm(variable: str, control: str):
@@ -189,23 +216,62 @@ _TR_DESC = {
 }
 
 
-def typo_list(misspellings: str | None, data_dir: str | None) -> str | None:
-    """The misspelling list a typo probe uses: a file path; ``"char"`` forces the
-    character-level fallback; ``"auto"`` (or ``None``) is the Wikipedia/Aspell list under
-    ``<data_dir>/misspellings/`` (:func:`resolve_data_dir`,
-    :func:`ranklens.probes.typos.default_misspellings`), ``None`` when there is none (then the
-    probe falls back to character typos and the driver warns)."""
+CHAR_TYPOS = ("char", "chars", "character", "none", "fallback")
+
+
+def typo_list(misspellings: str | None, data_dir: str | None,
+              missing_data: str = DEFAULTS.missing_data) -> str | None:
+    """The misspelling list a typo probe uses: a file path; ``"char"`` (:data:`CHAR_TYPOS`) asks
+    for character-level typos (``None``: the probe reports as ``tr-typo-char``); ``"auto"`` /
+    ``"wikipedia"`` (or ``None``) is the Wikipedia list of the registry's ``misspellings`` resource
+    (:func:`resource_dir`, :func:`ranklens.probes.typos.default_misspellings`). Never a silent
+    fallback: a missing list raises (``missing_data="error"``) or returns ``""`` (``"skip"``: the
+    probe is skipped)."""
     from .typos import default_misspellings
 
     m = "auto" if misspellings is None else str(misspellings)
-    if m.lower() in ("char", "chars", "none", "fallback"):
+    if m.lower() in CHAR_TYPOS:
         return None
-    if m != "auto":
+    if m.lower() not in ("auto", "wikipedia"):
         if not Path(m).is_file():
             raise ValidationError(f"misspellings={m!r}: no such file; give a .tab/.json list, 'auto' "
-                                  "(data_dir/misspellings/) or 'char' for character-level typos")
+                                  "(the registry's misspellings resource) or 'char' for character-level typos")
         return m
-    return default_misspellings(resolve_data_dir(data_dir))
+    folder = resource_dir("misspellings", data_dir, missing_data)
+    found = default_misspellings(Path(folder).parent) if folder else None
+    if folder and not found:
+        from ..datareg import MissingDataError
+
+        if missing_data == "error":
+            raise MissingDataError(f"{folder}: holds no .tab/.json misspelling list; `ranklens data verify "
+                                   "misspellings` (or set missing_data=skip)")
+    return found or ""
+
+
+@dataclass(frozen=True, repr=False)
+class MissingDataProbe(Probe):
+    """Stands for a probe whose data resource is missing under ``missing_data="skip"``: it
+    generates nothing and says why (the run's warnings list it)."""
+
+    probe_name: str = "probe"
+    probe_family: str = "custom"
+    reason: str = ""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.probe_name
+
+    @property
+    def family(self) -> str:  # type: ignore[override]
+        return self.probe_family
+
+    def params(self) -> dict[str, Any]:
+        return {"missing_data": "skip"}
+
+    def generate(self, collection: Any, *, rng: Any) -> Any:
+        from .base import ProbeSamples
+
+        return ProbeSamples((), info={}, skipped=self.reason)
 
 
 def _tr(transform: str, subset: str):
@@ -216,14 +282,21 @@ def _tr(transform: str, subset: str):
                 lemmatize_stopwords: bool = DEFAULTS.lemmatize_stopwords,
                 shuffle_preps_scope: str = DEFAULTS.shuffle_preps_scope,
                 nonrel_max_grade: int = DEFAULTS.nonrel_max_grade,
-                typo_max_edit: int | None = DEFAULTS.typo_max_edit) -> TransformProbe:
+                typo_max_edit: int | None = DEFAULTS.typo_max_edit,
+                missing_data: str = DEFAULTS.missing_data) -> Probe:
         grade = {"subset": subset, "nonrel_max_grade": int(nonrel_max_grade)}
         if transform == "typo":
+            listed = typo_list(misspellings, data_dir, missing_data)
+            if listed == "":
+                name = "tr-typo" + ("" if subset == "all" else f"-{subset}")
+                return MissingDataProbe(probe_name=name, probe_family="manipulation",
+                                        reason="data resource 'misspellings' not found (missing_data=skip; "
+                                               "`ranklens data fetch misspellings`)")
             # typo_max_edit: -1 (or None) = the per-format default (Wikipedia's list whole)
-            return TypoProbe(**grade, cap=cap, misspellings_file=typo_list(misspellings, data_dir),
+            return TypoProbe(**grade, cap=cap, misspellings_file=listed,
                              typo_rate=typo_rate, typo_stopwords=typo_stopwords,
                              typo_max_edit=-1 if typo_max_edit is None else int(typo_max_edit),
-                             char_requested=str(misspellings).lower() in ("char", "chars", "none", "fallback"))
+                             char_requested=listed is None)
         if transform == "doc2query":
             return Doc2QueryProbe(**grade, cap=cap, expander=expander or "", expander_obj=expander_obj)
         if transform == "add-nonrel-sent":
@@ -245,11 +318,12 @@ def _ds(name: str, loader: str, sub: str, symmetric: bool = False, **fixed: Any)
     filt = fixed.pop("_filter", None)
 
     def factory(data_dir: str | None = DEFAULTS.data_dir, path: str | None = None, cap: int = DEFAULTS.cap,
-                require_lemma_overlap: bool = DEFAULTS.require_lemma_overlap, **kw: Any) -> PairsProbe:
+                require_lemma_overlap: bool = DEFAULTS.require_lemma_overlap,
+                missing_data: str = DEFAULTS.missing_data, **kw: Any) -> PairsProbe:
         opts = _LOADER_OPTS.get(loader, {})
         kwargs = {**{opts[k]: v for k, v in kw.items() if k in opts}, **fixed}
         return PairsProbe(
-            probe_name=name, loader=loader, path=data_path(data_dir, sub, path, name),
+            probe_name=name, loader=loader, path=data_path(data_dir, sub, path, name, missing_data),
             dataset_name=sub, loader_kwargs=tuple(sorted(kwargs.items())), symmetric=symmetric,
             filter_column=filt[0] if filt else None, filter_value=filt[1] if filt else None,
             cap=cap, require_lemma_overlap=require_lemma_overlap,

@@ -61,10 +61,15 @@ class Params:
     n_boot: int = param(1000, "bootstrap resamples of each score's 95% CI", min=10)
     sweep: tuple[str, ...] = param(("mm-rel-ctrl-len", "tr-del-stops-punct", "ds-paraphrase-mrpc"),
                                    "probes of the delta sweep (the paper's Fig. 2); none = no sweep")
-    data_dir: str = param("auto", "folder with the dataset-transfer data (mrpc/, jfleg/, ...) and misspellings/; "
-                          "auto = $RANKLENS_SHARED_DATA, else ../shared/data")
-    misspellings: str = param("auto", "typo list: auto (data-dir/misspellings/, the Wikipedia list the paper "
-                              "uses), a .tab/.json file, or 'char' (character-level typos)")
+    data_dir: str = param("auto", "data root with the dataset-transfer data (mrpc/, jfleg/, ...) and misspellings/; "
+                          "auto = $RANKLENS_DATA, then the user data cache (`ranklens data list`); never "
+                          "relative to the working directory")
+    missing_data: str = param("error", "a probe whose data resource is found nowhere: 'error' (names the resource, "
+                              "the places looked and the fix) or 'skip' (the probe is skipped, with a warning)",
+                              choices=("error", "skip"))
+    misspellings: str = param("auto", "typo list: auto or wikipedia (the registry's 'misspellings' resource, the "
+                              "Wikipedia list the paper uses), a .tab/.json file, or 'char' (character-level "
+                              "typos, reported as tr-typo-char)")
     typo_stopwords: bool = param(False, "misspell stopwords too (the paper does not say; the default leaves them "
                                  "intact, the reference code's Typo-nostops configuration)")
     typo_max_edit: int = param(-1, "typo list: drop misspellings more than this many edits from the word; -1 = "

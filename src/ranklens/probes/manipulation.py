@@ -279,6 +279,13 @@ class TypoProbe(TransformProbe):
     char_requested: bool = False  # character typos chosen on purpose (not a fallback)
     typo_max_edit: int = DEFAULTS.typo_max_edit
 
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        """``tr-typo[-rel|-nonrel]`` with a misspelling list; ``tr-typo-char[...]`` for character-level
+        typos: one name never covers two constructions."""
+        base = TransformProbe.name.fget(self)  # type: ignore[attr-defined]
+        return base if self.misspellings_file else base.replace("tr-typo", "tr-typo-char", 1)
+
     def params(self) -> dict[str, Any]:
         return {**super().params(), "misspellings_file": self.misspellings_file, "typo_rate": self.typo_rate,
                 "typo_stopwords": self.typo_stopwords, "typo_max_edit": self.typo_max_edit}
