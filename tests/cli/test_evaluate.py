@@ -115,3 +115,12 @@ def test_asl_tools_write_results(files, capsys, tmp_path):
     assert main(["asl", "--out", str(tmp_path / "t"), "ties", q, a, b]) == 0
     out = capsys.readouterr().out
     assert "tied_rows_float32" in out
+
+
+def test_zero_resamples_is_a_located_error_not_a_traceback(tmp_path, capsys):
+    from ranklens.cli import main
+
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1.0 x\n")
+    assert main(["evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "AP", "--n-resamples", "0"]) == 1
+    assert "--n-resamples: 0 is below the minimum 1" in capsys.readouterr().err

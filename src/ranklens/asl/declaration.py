@@ -54,7 +54,7 @@ class Params:
     depth_ratio: float = param(2.0, "warn when a run lists fewer than its median depth / this factor "
                                     "for some query", min=1.0)
     n_resamples: int = param(5000, "resamples of the randomisation tests and bootstrap CIs (the paper "
-                                   "uses t-tests only; 5000 as `ranklens evaluate`)", min=0)
+                                   "uses t-tests only; 5000 as `ranklens evaluate`)", min=1)
     correction: str = param("holm", "multiple-testing correction of the baseline tests",
                             choices=("holm", "bonferroni", "bh", "none"))
     confidence: float = param(0.95, "level of the bootstrap confidence intervals", min=0.5, max=0.999)
