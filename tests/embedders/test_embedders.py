@@ -113,7 +113,8 @@ def test_make_embedder_builds_through_the_one_spec_registry(monkeypatch):
         seen.update(arg=arg, corpus=corpus, params=params)
         return HashEmbedder(dim=4)
 
-    toy = specs.ModelSpec("toyemb", "toyemb:<x>", "a test embedder", embedder=factory, needs_corpus=True)
+    toy = specs.ModelSpec("toyemb", "toyemb:<x>", "a test embedder", embedder=factory, needs_corpus=True,
+                          needs_arg=True)
     monkeypatch.setitem(specs._BY_KIND, "toyemb", toy)
     e = make_embedder("toyemb:abc", corpus=["a b", "c"], dim=3)
     assert isinstance(e, HashEmbedder) and seen == {"arg": "abc", "corpus": ["a b", "c"], "params": {"dim": 3}}

@@ -207,13 +207,17 @@ def check_doors(analysis: Any, *, work_dir: str | Path, collection: str = "demo"
     from ..cli import main
     from ..drive import load_dataset, run_analysis
     from ..experiment import load_experiment, run_experiment
+    from ..results import save_results
 
     a = _analysis(analysis)
     work = Path(work_dir)
     models = dict(models or {"bm25": "bm25", "tfidf": "tfidf"})
     values = {**dict(a.demo), **dict(params or {})}
-    py = _tables(run_analysis(a, load_dataset(collection, {"spec": collection}),
-                              {k: {"spec": v} for k, v in models.items()}, values))
+    # each door's results as a user reads them back: saved, then loaded (an empty string and a
+    # missing value are one thing once stored)
+    save_results(run_analysis(a, load_dataset(collection, {"spec": collection}),
+                              {k: {"spec": v} for k, v in models.items()}, values), work / "py", plots=False)
+    py = _loaded(work / "py")
     argv = ["-q", a.name, "--collection", collection, "--out", str(work / "cli"), "--no-plots"]
     for name, spec in models.items():
         argv += ["--model", f"{name}={spec}" if name != spec else spec]
