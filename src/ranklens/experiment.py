@@ -60,15 +60,20 @@ class Step:
     dataset: str
     models: tuple[str, ...]
     params: Mapping[str, Any]
+    inputs: Mapping[str, Any] = field(default_factory=dict)  # the dataset's entry and each model's
+    #                                                          spec and params, as the file gives them
 
     @property
     def step_id(self) -> str:
-        """``<analysis>-<dataset>-<hash>``: the hash covers the full (defaulted) parameters, so a
-        changed default never reuses an old step; names are sanitised into one directory name."""
+        """``<analysis>-<dataset>-<hash>``: the hash covers the full (defaulted) parameters and what
+        the dataset and model names stand for (their specs and params), so a changed default or a
+        model renamed onto another spec never reuses an old step; names are sanitised into one
+        directory name."""
         from .drive import safe_name, step_params
 
         params = step_params(self.analysis, self.params)
-        h = sha256_json({"a": self.analysis, "d": self.dataset, "m": self.models, "p": params})[:8]
+        h = sha256_json({"a": self.analysis, "d": self.dataset, "m": self.models, "p": params,
+                         "i": dict(self.inputs)})[:8]
         return f"{safe_name(self.analysis)}-{safe_name(self.dataset)}-{h}"
 
 
@@ -199,7 +204,9 @@ def _validate_analysis(a: Any, where: str, models: Mapping[str, Any], datasets: 
                       "[models.NAME] tables (or give the dataset 'runs' for an asl analysis)")
     if problems:
         return []
-    return [Step(analysis.name, d, tuple(ms), dict(params)) for d in ds if d in datasets]
+    return [Step(analysis.name, d, tuple(ms), dict(params),
+                 {"dataset": dict(datasets[d]), "models": {m: dict(models[m]) for m in ms if m in models}})
+            for d in ds if d in datasets]
 
 
 def _check_writable(results_dir: Path, errors: list[str]) -> None:

@@ -141,3 +141,19 @@ def test_neighbors_step_samples_documents_when_the_corpus_is_too_big(tmp_path):
     again = run_analysis("neighbors", coll, models, params, seed=2)
     other = next(r for r in again if r.kind == "neighbors-token-overlap")
     assert other.provenance.inputs["corpus"] != tok.provenance.inputs["corpus"]  # another seed, another sample
+
+
+def test_a_model_name_given_another_spec_is_another_step(tmp_path):
+    """The step id covers what a model name stands for: renaming spec under the same name (or
+    changing its params, or the dataset's entry) must not resume from the old step's results."""
+    def step_id(model_table: str, dataset: str = 'spec = "demo"') -> str:
+        f = tmp_path / "e.toml"
+        f.write_text(f'title = "t"\nresults = "r"\n[models.m]\n{model_table}\n[datasets.d]\n{dataset}\n'
+                     '[[analyses]]\ntype = "asl"\n')
+        return load_experiment(f).steps[0].step_id
+
+    base = step_id('spec = "bm25"')
+    assert step_id('spec = "bm25"') == base
+    assert step_id('spec = "tfidf"') != base
+    assert step_id('spec = "bm25"\nparams = { k1 = 1.2 }') != base
+    assert step_id('spec = "bm25"', f'spec = "demo"\nqrels = "{tmp_path / "e.toml"}"') != base
