@@ -15,14 +15,6 @@ from .declaration import Params
 __all__ = ["make_trainer", "make_trainers", "run"]
 
 
-def _similarity(spec: str) -> Any:
-    if spec in ("bm25", "tfidf"):
-        return spec
-    from ..specs import make_embedder
-
-    return make_embedder(spec)
-
-
 def _pools(collection: Any, p: Params, seed: int) -> tuple[Any, Any, Any, Any]:
     """(training pool, test queries, all queries, qrels): judged queries only."""
     import numpy as np
@@ -158,13 +150,14 @@ def _one_seed(collection: Any, p: Params, seed: int, engine: Any, models_dir: Pa
     """(results, variants): diagnostics and split PCA (first seed only), then the regime table of
     one seed (last), and the trained variants."""
     from .evaluation import evaluate_regimes
+    from .similarity import similarity_method
     from .variants import train_variants
 
     pool, test, allq, qrels = _pools(collection, p, seed)
     if len(pool) < 2 or len(test) < 2:
         raise ValidationError(f"{collection.name}: {len(pool)} training and {len(test)} test queries with a "
                               "positive judgment; need at least 2 of each")
-    sim = _similarity(p.similarity)
+    sim = similarity_method(p.similarity)
     results = _diagnostics(test, pool, qrels, sim, p, engine) if first else []
     splits, warns = _splits(pool, test, sim, p, seed, collection.name, engine)
     if first:

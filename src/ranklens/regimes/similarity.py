@@ -38,6 +38,7 @@ from ..search.rows import UnitRows
 from .declaration import Params
 
 __all__ = [
+    "similarity_method",
     "PlaneVectors",
     "analyze",
     "bm25_matrix",
@@ -168,7 +169,7 @@ def similarity_name(method: Any) -> str:
     return fp
 
 
-def _method(method: Any) -> Any:
+def similarity_method(method: Any) -> Any:
     """A similarity method: ``"bm25"``, ``"tfidf"``, :class:`PlaneVectors` and embedders as given, any
     other string an embedder spec (``"minilm"``, ``"st:PATH"``, ...) made into its embedder."""
     if not isinstance(method, str) or method in ("bm25", "tfidf"):
@@ -232,7 +233,7 @@ def nearest_queries(
         raise ValidationError(f"k must be >= 1, got {k}")
     if len(train_texts) == 0:
         raise ValidationError("the training query pool is empty; nothing to compare against")
-    method = _method(method)
+    method = similarity_method(method)
     n = len(test_texts)
     if isinstance(method, str):
         if backend != "exact":
@@ -307,7 +308,7 @@ def query_similarity(
 
     te = _check_queries(test_queries, "test_queries")
     tr = _check_queries(train_queries, "train_queries")
-    method = _method(method)
+    method = similarity_method(method)
     idx, sc = nearest_queries(
         te["text"].tolist(), tr["text"].tolist(), method=method, k=k, backend=backend,
         engine=engine, k1=k1, b=b,

@@ -192,12 +192,12 @@ def _out(args: argparse.Namespace) -> Path:
 def _diagnose(args: argparse.Namespace) -> int:
     from . import export_annotation_sheet, label_overlap, near_duplicates, query_similarity
 
-    from .driver import _similarity
+    from .similarity import similarity_method
 
     p = _params(args)
     out = _out(args)
     tr, te = _read_queries(p.train_queries, "train-queries"), _read_queries(args.test_queries, "test-queries")
-    sim = query_similarity(te, tr, method=_similarity(p.similarity), k=p.k_nn, backend=p.backend)
+    sim = query_similarity(te, tr, method=similarity_method(p.similarity), k=p.k_nn, backend=p.backend)
     sim.save(out / "regimes-query-similarity")
     if not args.no_plots:
         from . import plot_nn_similarity
@@ -242,7 +242,7 @@ def _splits(args: argparse.Namespace) -> int:
     )
 
     from ..declare import make_params
-    from .driver import _similarity
+    from .similarity import similarity_method
 
     p = _params(args)
     out = _out(args)
@@ -250,7 +250,7 @@ def _splits(args: argparse.Namespace) -> int:
     qrels = _read_qrels(args.t_qrels) if args.t_qrels else None
     if qrels is not None:
         tr, te = queries_with_positives(tr, qrels), queries_with_positives(te, qrels)
-    similarity = _similarity(p.similarity)
+    similarity = similarity_method(p.similarity)
     if args.action == "restrain":
         sizes = [make_params(Params, {"size": x}, where="option --sizes").size for x in args.sizes.split(",")
                  if x.strip()] if args.sizes else [p.size]
