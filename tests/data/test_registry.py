@@ -158,3 +158,113 @@ def test_verify_on_the_real_data_matches_every_pinned_hash(shared_data):
     pinned = [n for n, r in RESOURCES.items() if r.pinned]
     assert len(pinned) >= 11
     assert {n: checks[n].status for n in pinned} == {n: "ok" for n in pinned}
+
+
+# ------------------------------------------------------------------ fetching from the upstream sources
+
+def _serve(folder):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
+
+
+def test_fetch_without_a_mirror_downloads_each_file_from_its_upstream_commit(tmp_path, monkeypatch):
+    """A resource with upstream sources is fetched from ``<RAW_BASE>/<repo>/<commit>/<path>``, an
+    archive member extracted (the archive downloaded once); SOURCE.md (notes) is optional; a
+    tampered upstream file is refused and nothing is kept."""
+    import io
+    import tarfile
+
+    import ranklens.datareg as dr
+
+    member = b"a\t1\nb\t2\n"
+    files = {"list.tab": hashlib.sha256(CONTENT).hexdigest(), "sub/scores.csv": hashlib.sha256(member).hexdigest(),
+             "SOURCE.md": hashlib.sha256(b"notes").hexdigest()}
+    sources = {"list.tab": ("org/repo", "c0ffee", "data/batch0.tab", None),
+               "sub/scores.csv": ("org/repo", "c0ffee", "data/bundle.tar.gz", "bundle/scores.csv")}
+    monkeypatch.setitem(RESOURCES, "up", Resource("up", "upstream toy", "up_data", "https://example.org/up", "1", "CC0",
+                                                  files, sources=sources))
+    raw = tmp_path / "raw" / "org" / "repo" / "c0ffee" / "data"
+    raw.mkdir(parents=True)
+    (raw / "batch0.tab").write_bytes(CONTENT)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        info = tarfile.TarInfo("bundle/scores.csv")
+        info.size = len(member)
+        tar.addfile(info, io.BytesIO(member))
+    (raw / "bundle.tar.gz").write_bytes(buf.getvalue())
+    httpd, url = _serve(tmp_path / "raw")
+    try:
+        monkeypatch.setattr(dr, "RAW_BASE", url)
+        monkeypatch.delenv("RANKLENS_DATA_MIRROR", raising=False)
+        monkeypatch.setenv("RANKLENS_DATA_CACHE", str(tmp_path / "cache"))
+        c = fetch("up")
+        assert c.status == "ok" and c.problems == ()
+        got = tmp_path / "cache" / "up_data"
+        assert (got / "list.tab").read_bytes() == CONTENT and (got / "sub" / "scores.csv").read_bytes() == member
+        assert not (got / "SOURCE.md").exists()  # optional: no source serves it, and verify does not ask for it
+        (raw / "batch0.tab").write_bytes(b"tampered\n")
+        monkeypatch.setenv("RANKLENS_DATA_CACHE", str(tmp_path / "cache2"))
+        with pytest.raises(ValidationError, match=r"org/repo/c0ffee/data/batch0.tab: SHA-256"):
+            fetch("up")
+        assert not (tmp_path / "cache2" / "up_data").exists() and not (tmp_path / "cache2" / "up_data.part").exists()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_every_upstream_source_covers_every_required_file():
+    """A resource with upstream sources names one for every pinned file but the optional notes, so
+    `ranklens data fetch NAME` needs no mirror for it; the derived ones (runs cut to 100, WikiQA's
+    reformatted files) say so by having none."""
+    from ranklens.datareg import OPTIONAL_FILES
+
+    with_sources = {n for n, r in RESOURCES.items() if r.sources}
+    assert {"mrpc", "jfleg", "turkcorpus", "wnc", "xsum", "nq", "stsb", "misspellings", "trec-dl-qrels"} <= with_sources
+    for n in with_sources:
+        r = RESOURCES[n]
+        assert set(r.files) - set(r.sources) <= OPTIONAL_FILES, n
+        assert set(r.sources) <= set(r.files), n
+        assert all(len(c) == 40 for _, c, _, _ in r.sources.values()), f"{n}: a source is pinned to a full commit"
+
+
+@pytest.mark.realdata
+def test_fetch_from_a_raw_layout_of_the_real_files(shared_data, tmp_path, monkeypatch):
+    """The source table's file -> path mapping, served from the shared copies laid out as upstream
+    (the archive member case for STS-B rebuilt as a tarball), fetches MRPC and STS-B with every hash ok."""
+    import io
+    import shutil
+    import tarfile
+
+    import ranklens.datareg as dr
+
+    raw = tmp_path / "raw"
+    for name in ("mrpc", "stsb"):
+        r = RESOURCES[name]
+        tars: dict = {}
+        for rel, (repo, commit, path, member) in r.sources.items():
+            target = raw / repo / commit / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if member is None:
+                shutil.copyfile(shared_data / r.folder / rel, target)
+            else:
+                tars.setdefault(target, []).append((member, (shared_data / r.folder / rel).read_bytes()))
+        for target, members in tars.items():
+            buf = io.BytesIO()
+            with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+                for m, data in members:
+                    info = tarfile.TarInfo(m)
+                    info.size = len(data)
+                    tar.addfile(info, io.BytesIO(data))
+            target.write_bytes(buf.getvalue())
+    httpd, url = _serve(raw)
+    try:
+        monkeypatch.setattr(dr, "RAW_BASE", url)
+        monkeypatch.delenv("RANKLENS_DATA_MIRROR", raising=False)
+        monkeypatch.setenv("RANKLENS_DATA_CACHE", str(tmp_path / "cache"))
+        assert fetch("mrpc").status == "ok" and fetch("stsb").status == "ok"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

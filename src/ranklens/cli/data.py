@@ -46,8 +46,12 @@ def run(args: argparse.Namespace) -> int:
               f"  folder:  {r.folder}/ ({len(r.files)} pinned files)" + (f"\n  note:    {r.note}" if r.note else ""))
         for label, folder in places(r.name, args.data_dir):
             print(f"  looked:  {label}: {folder or 'not set'}" + (" (found)" if folder and folder.is_dir() else ""))
+        print("  fetch:   " + ("each file from its upstream repository at the pinned commit (no mirror needed)"
+                                 if r.sources else "from a mirror only (--mirror / $RANKLENS_DATA_MIRROR)"))
         for rel, h in list(r.files.items())[:20]:
-            print(f"    {h}  {rel}")
+            src = r.sources.get(rel)
+            up = f"  <- {src[0]}@{src[1][:8]}:{src[2]}{'#' + src[3] if src[3] else ''}" if src else ""
+            print(f"    {h}  {rel}{up}")
         if len(r.files) > 20:
             print(f"    ... {len(r.files) - 20} more")
         return 0

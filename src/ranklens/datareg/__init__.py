@@ -25,6 +25,13 @@ from pathlib import Path
 
 from ..errors import RanklensError, ValidationError
 from ._manifest import MANIFEST
+from ._sources import SOURCES
+
+#: Where :func:`fetch` downloads a file of a resource with upstream sources (GitHub's raw files:
+#: ``<RAW_BASE>/<repository>/<commit>/<path>``); tests point it at a server on 127.0.0.1.
+RAW_BASE = "https://raw.githubusercontent.com"
+#: Files a resource may lack: notes written when the data were gathered, which no source serves.
+OPTIONAL_FILES = frozenset({"SOURCE.md"})
 
 __all__ = [
     "MissingDataError",
@@ -53,7 +60,9 @@ class MissingDataError(RanklensError, FileNotFoundError):
 class Resource:
     """One external resource: ``folder`` is its sub-folder in a data root; ``files`` maps each
     expected file (relative to the folder) to its SHA-256 (empty: not pinned, only presence is
-    checked); ``url`` the source (repository at a commit, or a download page)."""
+    checked); ``url`` the source (repository at a commit, or a download page); ``sources`` maps a
+    file to ``(repository, commit, path, archive member or None)`` upstream, where :func:`fetch`
+    can download it without a mirror (:data:`OPTIONAL_FILES` need none)."""
 
     name: str
     title: str
@@ -63,6 +72,7 @@ class Resource:
     licence: str
     files: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    sources: dict[str, tuple[str, str, str, str | None]] = field(default_factory=dict)
 
     @property
     def pinned(self) -> bool:
@@ -118,7 +128,7 @@ _BUILTIN = [
      "not stated; NIST TREC results: research/testing only, do not redistribute"),
 ]
 for _n, _t, _f, _u, _v, _l in _BUILTIN:
-    register_resource(Resource(_n, _t, _f, _u, _v, _l, dict(MANIFEST.get(_f, {}))))
+    register_resource(Resource(_n, _t, _f, _u, _v, _l, dict(MANIFEST.get(_f, {})), sources=dict(SOURCES.get(_f, {}))))
 register_resource(Resource(
     "cnndm", "CNN/DailyMail (highlights, article) sample", "cnndm", "https://github.com/abisee/cnn-dailymail",
     "user-supplied", "Apache-2.0 scripts; CNN/DM articles for research",
@@ -224,6 +234,8 @@ def check(name: str, folder: str | os.PathLike[str]) -> Check:
     problems, status = [], "ok"
     for rel, want in res.files.items():
         p = d / rel
+        if not p.is_file() and rel in OPTIONAL_FILES:
+            continue
         if not p.is_file():
             problems.append(f"{p}: missing")
             status = "incomplete" if status == "ok" else status
@@ -279,15 +291,26 @@ def add(path: str | os.PathLike[str], *, names: list[str] | None = None) -> list
     return out
 
 
+def _upstream_url(src: tuple[str, str, str, str | None]) -> str:
+    repo, commit, path, _member = src
+    return f"{RAW_BASE.rstrip('/')}/{repo}/{commit}/{path}"
+
+
 def fetch(name: str, *, mirror: str | None = None, timeout: float = 30.0) -> Check:
-    """Download resource ``name`` into the user data cache and check every hash. ``mirror`` (or
-    ``$RANKLENS_DATA_MIRROR``) is a URL laid out as a data root (``<mirror>/<folder>/<file>``).
+    """Download resource ``name`` into the user data cache and check every hash.
+
+    Where from: ``mirror`` (or ``$RANKLENS_DATA_MIRROR``), a URL laid out as a data root
+    (``<mirror>/<folder>/<file>``); else the resource's upstream ``sources`` (each file from its
+    repository at the pinned commit, an archive member extracted); else nowhere (an error saying
+    where to put the files by hand). Nothing is kept unless every file matches its SHA-256.
 
     Raises:
-        MissingDataError: no mirror is known for the resource, or the network is unreachable (the
-            message says where to put the files by hand).
-        ValidationError: a downloaded file's SHA-256 differs (the file is not kept).
+        MissingDataError: no mirror and no upstream source is known, or the network is
+            unreachable (the message says where to put the files by hand).
+        ValidationError: a downloaded file's SHA-256 differs (nothing is kept).
     """
+    import io
+    import tarfile
     import urllib.error
     import urllib.request
 
@@ -296,28 +319,54 @@ def fetch(name: str, *, mirror: str | None = None, timeout: float = 30.0) -> Che
     by_hand = (f"Put the files of {res.url} ({', '.join(list(res.files)[:3]) or 'see the source'}"
                f"{', ...' if len(res.files) > 3 else ''}) in {dest}/, or run `ranklens data add PATH`.")
     base = mirror or os.environ.get("RANKLENS_DATA_MIRROR")
-    if not base or not res.pinned:
+    wanted = {rel: h for rel, h in res.files.items() if base or rel not in OPTIONAL_FILES}
+    upstream = not base and res.pinned and all(rel in res.sources for rel in wanted)
+    if not res.pinned or not (base or upstream):
         raise MissingDataError(f"no download location for {name!r} (set --mirror or $RANKLENS_DATA_MIRROR to a "
-                               f"URL laid out as a data root{'' if res.pinned else '; the resource is not pinned'}). "
+                               f"URL laid out as a data root{'' if res.pinned else '; the resource is not pinned'}"
+                               f"{'; it has no upstream source (derived files)' if res.pinned else ''}). "
                                + by_hand)
-    tmp = dest.with_name(dest.name + ".part")
-    shutil.rmtree(tmp, ignore_errors=True)
-    for rel, want in res.files.items():
-        url = f"{base.rstrip('/')}/{res.folder}/{rel}"
-        target = tmp / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
+
+    def download(url: str) -> bytes:
         try:
-            with urllib.request.urlopen(url, timeout=timeout) as r, open(target, "wb") as f:
-                shutil.copyfileobj(r, f)
+            with urllib.request.urlopen(url, timeout=timeout) as r:
+                return r.read()
         except (urllib.error.URLError, OSError) as exc:
             shutil.rmtree(tmp, ignore_errors=True)
             raise MissingDataError(f"cannot download {url} ({getattr(exc, 'reason', exc)}): offline or not "
                                    f"served there. " + by_hand) from None
-        got = _sha256(target)
+
+    tmp = dest.with_name(dest.name + ".part")
+    shutil.rmtree(tmp, ignore_errors=True)
+    archives: dict[str, bytes] = {}  # an archive holding several files is downloaded once
+    for rel, want in wanted.items():
+        if upstream:
+            src = res.sources[rel]
+            url = _upstream_url(src)
+            if src[3] is None:
+                data = download(url)
+            else:
+                if url not in archives:
+                    archives[url] = download(url)
+                try:
+                    with tarfile.open(fileobj=io.BytesIO(archives[url])) as tar:
+                        member = tar.extractfile(src[3])
+                        data = member.read() if member is not None else b""
+                except (tarfile.TarError, KeyError) as exc:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    raise ValidationError(f"{url}: cannot read {src[3]} from the archive ({exc}); nothing kept") from None
+                url = f"{url}#{src[3]}"
+        else:
+            url = f"{base.rstrip('/')}/{res.folder}/{rel}"
+            data = download(url)
+        got = hashlib.sha256(data).hexdigest()
         if got != want:
             shutil.rmtree(tmp, ignore_errors=True)
             raise ValidationError(f"{url}: SHA-256 {got[:12]}... differs from the registry's {want[:12]}...; "
                                   "nothing kept")
+        target = tmp / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
     if dest.exists():
         shutil.rmtree(dest)
     tmp.rename(dest)
