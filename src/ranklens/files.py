@@ -4,11 +4,14 @@ Every file ranklens writes goes through :func:`atomic_output` (or :func:`write_t
 a temp file created with :func:`tempfile.mkstemp` in the target directory (unique, so two
 processes writing the same target never clash) and renamed into place, so a reader sees the old
 file or the new one, never half of one. Problems with the path (a file where a directory is
-needed, no permission) are :class:`~ranklens.errors.OutputError` naming the path and the fix.
+needed, no permission) are :class:`~ranklens.errors.OutputError` naming the path and the fix; so is
+a write that fails half-way (a full disk, a file-size limit, a read-only or failing disk): the
+error names the path and the errno's meaning (:func:`disk_problem`), and no partial file is left.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterator
@@ -17,7 +20,37 @@ from pathlib import Path
 
 from .errors import OutputError
 
-__all__ = ["atomic_output", "ensure_dir", "existing_dir", "umask_mode", "write_text_atomic"]
+__all__ = ["atomic_output", "disk_problem", "ensure_dir", "existing_dir", "sqlite_disk_problem", "umask_mode",
+           "write_text_atomic"]
+
+#: errnos of a write that fails for want of room or a working disk, and what each means
+_DISK_ERRNOS = {
+    errno.ENOSPC: "the disk is full (ENOSPC: no space left on device); free space or write elsewhere",
+    errno.EDQUOT: "the disk quota is exceeded (EDQUOT); free space or write elsewhere",
+    errno.EFBIG: "the file-size limit was reached (EFBIG: file too large; see `ulimit -f`); raise the limit or "
+                 "write elsewhere",
+    errno.EROFS: "the file system is read-only (EROFS); write elsewhere",
+    errno.EIO: "the disk failed to write (EIO: input/output error); check the disk or write elsewhere",
+}
+
+
+def disk_problem(exc: BaseException) -> str | None:
+    """What a failed write's ``OSError`` means when it is about the disk (full, quota, size
+    limit, read-only, I/O error), else ``None``."""
+    return _DISK_ERRNOS.get(getattr(exc, "errno", None)) if isinstance(exc, OSError) else None
+
+
+def sqlite_disk_problem(exc: BaseException) -> str | None:
+    """The same for an ``sqlite3`` error: SQLITE_FULL (the disk is full) and SQLITE_IOERR (a write
+    failed: full disk, a file-size limit or a failing disk) -- never "corrupt"."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    msg = str(exc).lower()
+    if code == 13 or "disk is full" in msg:  # SQLITE_FULL
+        return "the disk is full (SQLITE_FULL); free space or move it elsewhere"
+    if (code is not None and code & 0xFF == 10) or "disk i/o error" in msg:  # SQLITE_IOERR and its extended codes
+        return ("a write failed (SQLITE_IOERR: the disk may be full, over a file-size limit (`ulimit -f`) or "
+                "failing); free space or raise the limit")
+    return None
 
 
 def umask_mode(base: int = 0o666) -> int:
@@ -78,8 +111,11 @@ def atomic_output(path: str | os.PathLike[str], *, what: str = "output file", mo
         yield Path(tmp)
         os.chmod(tmp, umask_mode() if mode is None else mode)  # mkstemp makes it owner-only
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        problem = disk_problem(exc)
+        if problem is not None and not isinstance(exc, OutputError):
+            raise OutputError(f"cannot write the {what}: {problem} (no partial file was left)", path=p) from exc
         raise
 
 

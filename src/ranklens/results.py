@@ -30,13 +30,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._resultfile import SCHEMA_VERSION as _SCHEMA_VERSION
+from ._resultfile import content_digest, edited_warning, read_meta, read_table
 from .errors import DataFormatError, OutputError, ValidationError
-from .files import ensure_dir, umask_mode
+from .files import atomic_output, disk_problem, ensure_dir, umask_mode, write_text_atomic
 
 __all__ = ["Provenance", "Result", "make_provenance", "safe_name", "save_results"]
-
-_SCHEMA_VERSION = 1
-
 
 def _jsonable(obj: Any) -> Any:
     if isinstance(obj, Mapping):
@@ -158,21 +157,6 @@ def _swap_into_place(tmp: Path, target: Path) -> None:
     raise OutputError("could not replace the result directory (another process keeps writing it)", path=target)
 
 
-def _read_table(path: Path, schema: Mapping[str, str]) -> pd.DataFrame:
-    str_cols = [c for c, t in schema.items() if t in {"object", "str", "string"}]
-    frame = pd.read_csv(
-        path, sep="\t", compression="gzip", dtype={c: str for c in str_cols},
-        keep_default_na=False, na_values=[""],
-    )
-    for c in str_cols:
-        if c in frame:
-            frame[c] = frame[c].astype(object).where(frame[c].notna(), None)
-    for c, t in schema.items():
-        if c in frame and c not in str_cols and t == "bool":
-            frame[c] = frame[c].astype(bool)
-    return frame
-
-
 @dataclass(frozen=True, kw_only=True)
 class Result:
     """Summary figures, a per-item table, optional further tables, and provenance.
@@ -228,8 +212,12 @@ class Result:
             self._write_into(tmp)
             os.chmod(tmp, umask_mode(0o777))
             _swap_into_place(tmp, target)
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
+            problem = disk_problem(exc)
+            if problem is not None and not isinstance(exc, OutputError):
+                raise OutputError(f"cannot write the result: {problem} (no partial result was left)",
+                                  path=target) from exc
             raise
         return target
 
@@ -243,8 +231,11 @@ class Result:
             "summary": _jsonable(dict(self.summary)),
             "provenance": self.provenance.to_dict(),
             "tables": schemas,
-            "warnings": list(self.warnings),
+            "warnings": [str(w) for w in self.warnings],
         }
+        # the digest lets a reader tell a result edited after saving (see ranklens._resultfile)
+        meta["digest"] = content_digest(json.loads(json.dumps(meta)),
+                                        {name: (tmp / f"{name}.tsv.gz").read_bytes() for name in schemas})
         (tmp / "result.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
         mode = umask_mode(0o666)
         for f in tmp.iterdir():
@@ -264,29 +255,25 @@ class Result:
         meta_path = d / "result.json"
         if not meta_path.is_file():
             raise DataFormatError("not a ranklens result directory (no result.json)", path=d)
-        try:
-            meta = json.loads(meta_path.read_text())
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"invalid JSON: {exc}", path=meta_path, line=exc.lineno) from exc
-        schemas = meta.get("tables", {})
-        if not isinstance(schemas, dict) or not isinstance(meta.get("kind"), str):
-            raise DataFormatError("'kind' must be a string and 'tables' an object; the file was edited or "
-                                  "is not a ranklens result", path=meta_path)
+        meta = read_meta(meta_path)  # schema-checked: a located error names the key path and the fix
+        schemas = meta["tables"]
         for name in schemas:
             _check_table_name(name, meta_path, loading=True)
-        table = _read_table(d / "table.tsv.gz", schemas.get("table", {}))
-        tables = {
-            name: _read_table(d / f"{name}.tsv.gz", schema)
-            for name, schema in schemas.items()
-            if name != "table"
-        }
+        if "table" not in schemas:
+            raise DataFormatError("tables.table: missing (every result has a main table); the file was edited or "
+                                  "is not a ranklens result", path=meta_path)
+        read = {name: read_table(d / f"{name}.tsv.gz", schema) for name, schema in schemas.items()}
+        warnings = tuple(meta["warnings"])
+        if meta["schema_version"] >= 2 and content_digest(meta, {n: raw for n, (_, raw) in read.items()}
+                                                          ) != meta["digest"]:
+            warnings += (edited_warning(meta_path),)
         return cls(
             kind=_current_kind(meta["kind"]),
-            summary=meta.get("summary", {}),
-            table=table,
-            tables=tables,
-            provenance=Provenance.from_dict(meta.get("provenance", {})),
-            warnings=tuple(str(w) for w in meta.get("warnings", [])),
+            summary=meta["summary"],
+            table=read["table"][0],
+            tables={name: frame for name, (frame, _) in read.items() if name != "table"},
+            provenance=Provenance.from_dict(meta["provenance"]),
+            warnings=warnings,
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -332,10 +319,9 @@ def save_results(results: Sequence[Any], out_dir: str | Path, *, plots: bool = T
     plots its kind declares; ``skipped.json`` lists the models an analysis could not use."""
     from .registry import kind_info  # the kinds' declared plots (registry is core; imported late)
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = ensure_dir(out_dir, what="results directory")
     if skipped:
-        (out / "skipped.json").write_text(json.dumps(skipped, indent=2), encoding="utf-8")
+        write_text_atomic(out / "skipped.json", json.dumps(skipped, indent=2), what="skipped-models file")
     dirs: list[Path] = []
     seen: dict[str, int] = {}
     for res in results:
@@ -362,9 +348,12 @@ def _save_plots(res: Any, specs: Sequence[str], d: Path) -> None:
         base = spec.rpartition(":")[2].removeprefix("plot_")
         notes = [f for f in figs if isinstance(f, str)]  # a str: why a degenerate chart is left out
         if notes:  # degenerate is not silent: the reason sits where the chart would have been
-            (d / f"{base}.left-out.txt").write_text("\n".join(notes) + "\n", encoding="utf-8")
+            write_text_atomic(d / f"{base}.left-out.txt", "\n".join(notes) + "\n", what="left-out note")
         for i, fig in enumerate(f for f in figs if not isinstance(f, str)):
             fig = getattr(fig, "figure", fig)
             name = base + (f"-{i + 1}" if i else "")
-            fig.savefig(d / f"{name}.png", dpi=110)
-            plt.close(fig)
+            try:
+                with atomic_output(d / f"{name}.png", what="plot") as tmp:
+                    fig.savefig(tmp, dpi=110, format="png")
+            finally:
+                plt.close(fig)

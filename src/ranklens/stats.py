@@ -103,6 +103,12 @@ def paired_ttest(a: Sequence[float], b: Sequence[float]) -> TestResult:
     return TestResult(float(res.statistic), float(res.pvalue), n, diff, "ttest_rel")
 
 
+def _check_resamples(n_resamples: object) -> None:
+    """At least one resample, an integer (0 gave p = 1.0 and a negative count p < 0, silently)."""
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ValidationError(f"n_resamples: expected an integer >= 1, got {n_resamples!r}")
+
+
 def randomization_test(
     a: Sequence[float], b: Sequence[float], *, n_resamples: int = 10_000, seed: int = 0
 ) -> TestResult:
@@ -126,6 +132,7 @@ def randomization_test(
         (Monte Carlo; the observed assignment counts once), or the exact proportion when
         enumerated.
     """
+    _check_resamples(n_resamples)
     x, y = _paired(a, b)
     n = int(x.size)
     d = x - y
@@ -171,6 +178,9 @@ def bootstrap_ci(
         block: resampled values drawn at a time (percentile method): memory is about
             ``16 * block`` bytes whatever ``n`` and ``n_resamples`` are.
     """
+    _check_resamples(n_resamples)
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise ValidationError(f"confidence: expected a number strictly between 0 and 1 (e.g. 0.95), got {confidence!r}")
     x = np.asarray(values, dtype=np.float64)
     x = x[~np.isnan(x)]
     n = int(x.size)

@@ -32,16 +32,42 @@ import numpy as np
 import pandas as pd
 
 from ._hashing import sha256_json
-from .errors import ValidationError
-from .files import atomic_output, write_text_atomic
+from .errors import CacheError, DataFormatError, ValidationError
+from .files import atomic_output, sqlite_disk_problem, write_text_atomic
 from .results import Result
 
-__all__ = ["ROW_COLUMNS", "ResultsStore", "model_rows", "summary_rows"]
+__all__ = ["ROW_COLUMNS", "ResultsStore", "model_rows", "read_labels", "summary_rows"]
 
 #: written into each indexed result directory: the labels given to :meth:`ResultsStore.add`
 LABELS_FILE = "index-labels.json"
 
 ROW_COLUMNS = ["analysis", "item", "model", "dataset", "metric", "value", "ci_low", "ci_high", "n"]
+_LABEL_KEYS = ("name", "model", "dataset")
+
+
+def read_labels(result_dir: str | os.PathLike[str]) -> dict[str, str | None]:
+    """The labels :meth:`ResultsStore.add` wrote next to a result (``{}`` when there are none),
+    checked: an object whose ``name``, ``model`` and ``dataset`` are strings or null; anything
+    else is a :class:`DataFormatError` naming the file, the key and the fix."""
+    f = Path(result_dir) / LABELS_FILE
+    if not f.is_file():
+        return {}
+    fix = "fix it, or delete it (the result is then indexed without labels)"
+    try:
+        labels = json.loads(f.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise DataFormatError(f"not UTF-8 text; {fix}", path=f) from None
+    except json.JSONDecodeError as exc:
+        raise DataFormatError(f"invalid JSON: {exc.msg}; {fix}", path=f, line=exc.lineno) from None
+    except RecursionError:
+        raise DataFormatError(f"nested too deeply; {fix}", path=f) from None
+    if not isinstance(labels, dict):
+        raise DataFormatError(f"expected an object with {list(_LABEL_KEYS)}, got {type(labels).__name__}; {fix}",
+                              path=f)
+    for key in _LABEL_KEYS:
+        if labels.get(key) is not None and not isinstance(labels[key], str):
+            raise DataFormatError(f"{key}: {type(labels[key]).__name__}, expected a string or null; {fix}", path=f)
+    return {k: labels.get(k) for k in _LABEL_KEYS}
 
 
 def _flatten(prefix: str, obj: Any) -> Iterator[tuple[str, float]]:
@@ -107,12 +133,26 @@ def model_rows(result: Result, *, dataset: str = "") -> pd.DataFrame:
     return out[ROW_COLUMNS]
 
 
+def _check_row(r: Any, i: int) -> None:
+    """One ``summary["rows"]`` entry: an object, text columns text, number columns numbers (a
+    number given as text would be dropped from the index without a word)."""
+    if not isinstance(r, Mapping):
+        raise ValidationError(f"summary.rows[{i}]: {type(r).__name__}, expected an object with {ROW_COLUMNS}")
+    for c in ROW_COLUMNS:
+        v = r.get(c)
+        numeric = c in ("value", "ci_low", "ci_high", "n")
+        if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) if numeric else isinstance(v, str)):
+            continue
+        raise ValidationError(f"summary.rows[{i}].{c}: {v!r} is not {'a number' if numeric else 'text'}")
+
+
 def summary_rows(result: Result, *, model: str = "", dataset: str = "") -> pd.DataFrame:
     """Long-format summary rows of a result (see module docstring)."""
     rows = []
     given = result.summary.get("rows") if isinstance(result.summary, Mapping) else None
     if isinstance(given, list) and given:
-        for r in given:
+        for i, r in enumerate(given):
+            _check_row(r, i)
             row = {c: r.get(c) for c in ROW_COLUMNS}
             row["analysis"] = row["analysis"] or result.kind
             row["model"] = row["model"] or model
@@ -149,11 +189,20 @@ class ResultsStore:
         try:
             return self._open()
         except sqlite3.DatabaseError as exc:
-            from .errors import CacheError
-
+            self._disk_error(exc)
             raise CacheError(f"{self.root / 'index.sqlite'}: the results index cannot be read ({exc}); rebuild "
                              f"it from the result directories with `ranklens results reindex {self.root}` "
                              f"after deleting the file") from None
+
+    def _disk_error(self, exc: sqlite3.Error) -> None:
+        """A full disk or a failed write is an :class:`OutputError` saying so (never "corrupt")."""
+        problem = sqlite_disk_problem(exc)
+        if problem is not None:
+            from .errors import OutputError
+
+            raise OutputError(f"the results index cannot be written: {problem}; free space (or raise the limit) "
+                              f"and run `ranklens results reindex {self.root}`", path=self.root / "index.sqlite"
+                              ) from None
 
     def _open(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.root / "index.sqlite", timeout=120, isolation_level=None)
@@ -178,7 +227,11 @@ class ResultsStore:
             rel = str(d.resolve())
         prov = res.provenance.to_dict()
         rid = sha256_json({"path": rel})[:16]
-        rows = summary_rows(res, model=model, dataset=dataset)
+        try:
+            rows = summary_rows(res, model=model, dataset=dataset)
+        except ValidationError as exc:  # a saved result: name its file
+            raise DataFormatError(f"{exc}; the file was edited or damaged: re-run the analysis that wrote it",
+                                  path=d / "result.json") from None
         result_row = [rid, res.kind, name or d.name, rel, model, dataset, prov.get("created_utc", ""),
                       json.dumps(prov.get("params", {}), sort_keys=True),
                       json.dumps(prov.get("components", {}), sort_keys=True),
@@ -200,8 +253,13 @@ class ResultsStore:
                 conn.execute("INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?)", result_row)
                 conn.executemany("INSERT INTO rows VALUES (?,?,?,?,?,?,?,?,?,?)", row_rows)
             conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                self._disk_error(exc)
+                raise CacheError(f"{self.root / 'index.sqlite'}: the results index cannot be written ({exc}); "
+                                 f"delete it and run `ranklens results reindex {self.root}`") from None
             raise
         finally:
             conn.close()
@@ -215,22 +273,32 @@ class ResultsStore:
         (``LABELS_FILE``), so :meth:`reindex` restores them."""
         d = Path(result_dir)
         res = result or Result.load(d)
+        for key, value in (("name", name), ("model", model), ("dataset", dataset)):
+            if value is not None and not isinstance(value, str):
+                raise ValidationError(f"ResultsStore.add: {key} must be a string, got {type(value).__name__}")
         labels = {"name": name, "model": model, "dataset": dataset}
         write_text_atomic(d / LABELS_FILE, json.dumps(labels), what="result labels file")
         entry = self._entry(d, res, name, model, dataset)
         self._write([entry])
         return entry[0]
 
-    def reindex(self) -> int:
+    def reindex(self, *, warnings: list[str] | None = None) -> int:
         """Rebuild the index from every ``result.json`` below the root (labels from each result's
-        ``LABELS_FILE``), in one transaction; returns the count."""
+        ``LABELS_FILE``), in one transaction; returns the count. A damaged result is a located
+        error (nothing is re-indexed); ``warnings``, if given, receives the warning of each result
+        edited after it was saved (it is indexed, with that warning)."""
+        from ._resultfile import EDITED
+
         entries = []
         for meta in sorted(self.root.rglob("result.json")):
             if any(part.startswith(".") for part in meta.relative_to(self.root).parts):
                 continue  # temp or old copies of an atomic save
             d = meta.parent
-            labels = json.loads((d / LABELS_FILE).read_text()) if (d / LABELS_FILE).is_file() else {}
-            entries.append(self._entry(d, Result.load(d), labels.get("name"), labels.get("model") or "",
+            labels = read_labels(d)
+            res = Result.load(d)
+            if warnings is not None:
+                warnings += [w for w in res.warnings if EDITED in w]
+            entries.append(self._entry(d, res, labels.get("name"), labels.get("model") or "",
                                        labels.get("dataset") or ""))
         self._write(entries, replace_all=True)
         return len(entries)
@@ -267,8 +335,14 @@ class ResultsStore:
             what = "no result" if not rows else f"{len(rows)} results"
             raise ValidationError(f"{what} match {result_id!r} in {self.root}; see `ranklens results list`")
         rid, kind, name, path, model, dataset, summary, prov = rows[0]
+        try:
+            summary, prov = json.loads(summary), json.loads(prov)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise DataFormatError(f"result {rid}: its stored summary or provenance is not valid JSON ({exc}); "
+                                  f"delete the file and run `ranklens results reindex {self.root}`",
+                                  path=self.root / "index.sqlite") from None
         return {"id": rid, "kind": kind, "name": name, "path": str(self.root / path), "model": model,
-                "dataset": dataset, "summary": json.loads(summary), "provenance": json.loads(prov)}
+                "dataset": dataset, "summary": summary, "provenance": prov}
 
     def rows(self, **filters: str) -> pd.DataFrame:
         """Long-format summary rows, filtered by any of ``analysis, model, dataset, metric``."""
@@ -282,9 +356,20 @@ class ResultsStore:
                 args.append(val)
         conn = self._conn(create=False)
         try:
-            return pd.read_sql_query(q, conn, params=args)
+            frame = pd.read_sql_query(q, conn, params=args)
+        except sqlite3.DatabaseError as exc:
+            raise CacheError(f"{self.root / 'index.sqlite'}: the results index cannot be read ({exc}); delete it "
+                             f"and run `ranklens results reindex {self.root}`") from None
         finally:
             conn.close()
+        for c in ("value", "ci_low", "ci_high", "n"):  # REAL columns: text here means the index was edited
+            bad = frame[c].map(lambda v: v is not None and not isinstance(v, (int, float)))
+            if bad.any():
+                raise DataFormatError(f"rows.{c} holds {frame[c][bad].iloc[0]!r} (result "
+                                      f"{frame['result_id'][bad].iloc[0]}), not a number: the index was edited; "
+                                      f"delete it and run `ranklens results reindex {self.root}`",
+                                      path=self.root / "index.sqlite")
+        return frame
 
     def compare(self, metric: str | None = None, *, analysis: str | None = None) -> pd.DataFrame:
         """Pivot of summary rows: (analysis, dataset, item, metric) x model."""

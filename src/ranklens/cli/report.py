@@ -23,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._resultfile import EDITED
     from ..report import Report
 
     fmt = args.format or ("md" if args.output.endswith(".md") else "latex" if args.output.endswith(".tex") else "html")
@@ -31,6 +32,10 @@ def run(args: argparse.Namespace) -> int:
 
         raise ValidationError(f"--places: expected 0 to 10 decimals, got {args.places}")
     report = Report.from_dirs(args.dirs, title=args.title, places=args.places, baseline=args.baseline)
+    for _, res in report.results:  # a result edited after saving is never rendered without a word
+        for w in res.warnings:
+            if EDITED in w:
+                print(f"ranklens: warning: {w}", file=sys.stderr)
     path = report.save(args.output, format=fmt)
     print(f"wrote {path} ({path.stat().st_size:,} bytes, {len(report.results)} results)", file=sys.stderr)
     return 0

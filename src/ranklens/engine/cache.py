@@ -27,6 +27,7 @@ from typing import Protocol
 import numpy as np
 
 from ..errors import CacheError
+from ..files import disk_problem, sqlite_disk_problem
 from .vectors import VectorStore
 
 __all__ = ["MemoryCache", "ScoreCache", "SQLiteCache", "VectorStore", "default_cache_dir", "digest"]
@@ -116,6 +117,11 @@ class SQLiteCache:
 
     def _error(self, exc: BaseException) -> CacheError:
         msg = str(exc)
+        problem = sqlite_disk_problem(exc) or disk_problem(exc)
+        if problem is not None:  # a full disk is not a corrupt cache: clearing it would not help
+            return CacheError(f"{self.path}: the score cache cannot be written: {problem}; the cache is intact "
+                              f"(do not clear it); or set --cache-dir (env RANKLENS_CACHE_DIR) to another "
+                              f"disk, or run with --no-cache")
         if "locked" in msg or "busy" in msg:
             fix = "another process holds it too long; wait, or use --cache-dir for a separate cache"
         elif "readonly" in msg or "permission" in msg.lower() or "unable to open" in msg:
@@ -245,6 +251,10 @@ class SQLiteCache:
                 wait = min(wait * 2, 0.5)
             except sqlite3.Error as exc:
                 raise self._error(exc) from None
+            except OSError as exc:
+                if disk_problem(exc) is None:
+                    raise
+                raise self._error(exc) from None
 
     def remove_files(self) -> list[Path]:
         """Delete the cache file and its WAL/SHM companions (the fix for a corrupt cache)."""
@@ -319,5 +329,5 @@ class _transaction:
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
             self.conn.execute("COMMIT")
-        else:
-            self.conn.execute("ROLLBACK")
+        elif self.conn.in_transaction:  # SQLite has already rolled back after SQLITE_FULL: a second
+            self.conn.execute("ROLLBACK")  # ROLLBACK would hide that error behind "no transaction is active"

@@ -173,7 +173,16 @@ class VectorStore:
     def _guard(self, fn: Any, *args: Any) -> Any:
         try:
             return fn(*args)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
+            from ..files import disk_problem, sqlite_disk_problem
+
+            problem = sqlite_disk_problem(exc) or disk_problem(exc)
+            if problem is not None:  # a full disk is not a corrupt store: clearing it would not help
+                raise CacheError(f"{self.root}: the vector store cannot be written: {problem}; the store is intact "
+                                 f"(do not clear it); or set --cache-dir (env RANKLENS_CACHE_DIR) to "
+                                 f"another disk, or run with --no-cache") from None
+            if not isinstance(exc, sqlite3.Error):
+                raise
             msg = str(exc)
             fix = ("another process holds it too long; wait, or use --cache-dir for a separate cache"
                    if "locked" in msg or "busy" in msg else
@@ -277,7 +286,8 @@ class VectorStore:
             n = self._put_locked(conn, fp, hashes, arr)
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite rolls back by itself on SQLITE_FULL: keep that error
+                conn.execute("ROLLBACK")
             raise
         return n
 

@@ -18,7 +18,6 @@ paper tables, findings and headline metrics come from each analysis's declaratio
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -71,14 +70,14 @@ def load_results(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, Re
             if any(part.startswith(".") for part in rel.parts):
                 continue
             found.append((meta.parent, Result.load(meta.parent)))
+            _labels(meta.parent)  # a damaged labels file is an error in every format, not only where shown
     return found
 
 
 def _labels(path: Path) -> dict[str, Any]:
-    from ..store import LABELS_FILE
+    from ..store import read_labels  # checked: a located error for a damaged labels file
 
-    f = path / LABELS_FILE
-    return json.loads(f.read_text()) if f.is_file() else {}
+    return read_labels(path)
 
 
 @dataclass
@@ -190,13 +189,16 @@ class Report:
 
     def render_latex(self) -> str:
         """LaTeX tables (booktabs). Boolean ``significant``/``*_sig`` columns become superscript
-        marks on the value column to their left."""
+        marks on the value column to their left. Every text is escaped (captions, column names,
+        cells: a kind or directory named ``\\input{...}`` prints as text); a result's warnings
+        come before its table as LaTeX comments."""
         out = []
         for path, res in self.results:
             _, main = main_frame(res)
             frame = _latex_marks(main if main is not None else res.table.head(60), self.places)
-            cap = f"{path.name} ({res.kind})".replace("_", r"\_")
-            out.append(frame.to_latex(index=False, escape=False, caption=cap))
+            cap = _latex_escape(f"{path.name} ({res.kind})")
+            notes = "".join(f"% warning: {_latex_escape(str(w))}\n" for w in res.warnings)
+            out.append(notes + frame.to_latex(index=False, escape=False, caption=cap))
         return "\n".join(out)
 
     def save(self, path: str | os.PathLike[str], *, format: str = "html") -> Path:
@@ -262,7 +264,9 @@ _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{
 
 
 def _latex_escape(s: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in s)
+    """``s`` as LaTeX text: the ten special characters escaped, line breaks and other control
+    characters turned into spaces (a blank line inside a table cell would end the paragraph)."""
+    return "".join(_LATEX_SPECIAL.get(ch, " " if ch < " " or ch == "\x7f" else ch) for ch in s)
 
 
 def _latex_marks(frame: pd.DataFrame, places: int | None = None) -> pd.DataFrame:
