@@ -365,8 +365,16 @@ def fetch(name: str, *, mirror: str | None = None, timeout: float = 30.0) -> Che
             raise ValidationError(f"{url}: SHA-256 {got[:12]}... differs from the registry's {want[:12]}...; "
                                   "nothing kept")
         target = tmp / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        except OSError as exc:  # nothing half-written is kept: the folder becomes the resource only when whole
+            from ..errors import OutputError
+            from ..files import disk_problem
+
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise OutputError(f"cannot write the downloaded file ({disk_problem(exc) or exc.strerror}); "
+                              "nothing kept. Free space or set $RANKLENS_DATA_CACHE elsewhere", path=target) from None
     if dest.exists():
         shutil.rmtree(dest)
     tmp.rename(dest)
