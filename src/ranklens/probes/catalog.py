@@ -191,9 +191,11 @@ def data_path(data_dir: str | None, sub: str, path: str | None, name: str,
 def _mm(variable: str, control: str):
     def factory(cap: int = DEFAULTS.cap, mm_len_tolerance: float = DEFAULTS.mm_len_tolerance,
                 mm_overlap_tolerance: float = DEFAULTS.mm_overlap_tolerance,
-                mm_overlap_zeros: bool = DEFAULTS.mm_overlap_zeros) -> MeasureMatchProbe:
+                mm_overlap_zeros: bool = DEFAULTS.mm_overlap_zeros,
+                stopword_list: str = DEFAULTS.stopword_list) -> MeasureMatchProbe:
         return MeasureMatchProbe(variable=variable, control=control, cap=cap, mm_len_tolerance=mm_len_tolerance,
-                                 mm_overlap_tolerance=mm_overlap_tolerance, mm_overlap_zeros=mm_overlap_zeros)
+                                 mm_overlap_tolerance=mm_overlap_tolerance, mm_overlap_zeros=mm_overlap_zeros,
+                                 stopword_list=stopword_list)
     return factory
 
 
@@ -204,7 +206,7 @@ for _v in MM_VARIABLES:
                            description=f"judged docs differing in {_v} with equal {_c}; d1 = more {_v}")
 
 _TR_DESC = {
-    "shuffle-words": "shuffle words within each sentence",
+    "shuffle-words": "shuffle words within each sentence (shuffle_words_scope=document: across the text)",
     "shuffle-sents": "shuffle sentence order",
     "shuffle-preps": "shuffle prepositions within each sentence (shuffle_preps_scope=document: across the text)",
     "del-stops-punct": "remove stopwords and punctuation",
@@ -281,6 +283,7 @@ def _tr(transform: str, subset: str):
                 typo_stopwords: bool = DEFAULTS.typo_stopwords, nonrel_source: str = DEFAULTS.nonrel_source,
                 lemmatize_stopwords: bool = DEFAULTS.lemmatize_stopwords,
                 shuffle_preps_scope: str = DEFAULTS.shuffle_preps_scope,
+                shuffle_words_scope: str = DEFAULTS.shuffle_words_scope, stopword_list: str = DEFAULTS.stopword_list,
                 nonrel_max_grade: int = DEFAULTS.nonrel_max_grade,
                 typo_max_edit: int | None = DEFAULTS.typo_max_edit,
                 missing_data: str = DEFAULTS.missing_data) -> Probe:
@@ -294,7 +297,7 @@ def _tr(transform: str, subset: str):
                                                "`ranklens data fetch misspellings`)")
             # typo_max_edit: -1 (or None) = the per-format default (Wikipedia's list whole)
             return TypoProbe(**grade, cap=cap, misspellings_file=listed,
-                             typo_rate=typo_rate, typo_stopwords=typo_stopwords,
+                             typo_rate=typo_rate, typo_stopwords=typo_stopwords, stopword_list=stopword_list,
                              typo_max_edit=-1 if typo_max_edit is None else int(typo_max_edit),
                              char_requested=listed is None)
         if transform == "doc2query":
@@ -302,7 +305,8 @@ def _tr(transform: str, subset: str):
         if transform == "add-nonrel-sent":
             return NonRelevantSentenceProbe(**grade, cap=cap, nonrel_source=nonrel_source)
         return TransformProbe(transform=transform, **grade, cap=cap, lemmatize_stopwords=lemmatize_stopwords,
-                              shuffle_preps_scope=shuffle_preps_scope)
+                              shuffle_preps_scope=shuffle_preps_scope, shuffle_words_scope=shuffle_words_scope,
+                              stopword_list=stopword_list)
     return factory
 
 

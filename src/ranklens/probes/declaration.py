@@ -4,7 +4,9 @@ from it.
 
 Defaults follow the paper: every sample (no cap), measure-and-match controls held identical
 (overlap-0 documents left out of overlap pairs, as the reference code whose counts the paper
-reports), prepositions shuffled within each sentence, typos from Wikipedia's whole list of common
+reports), words and prepositions shuffled within each sentence (the reference code's whole-document
+word shuffle: ``shuffle_words_scope="document"``), scikit-learn's stop words (the reference code's,
+Terrier's: ``stopword_list="terrier"``), typos from Wikipedia's whole list of common
 misspellings, the non-relevant sentence from another document judged non-relevant for the same
 query, the paper's NER types for NQ factuality, a two-sided paired t-test at p < 0.01 with a
 Bonferroni correction over each table (probe family; re-applied over every cell when several
@@ -83,6 +85,14 @@ class Params:
                                "code does not exclude it)", choices=("same-query", "other-query"))
     nonrel_max_grade: int = param(0, "highest relevance grade counted non-relevant ('+ non-relevant sentence' "
                                   "source, -rel/-nonrel subsets): 0 = DL19's irrelevant; ANTIQUE needs 1 (off-topic)")
+    shuffle_words_scope: str = param("sentence", "shuffle words within each sentence (the paper's text) or "
+                                     "across the whole document (the reference code's ShufWords, whose results "
+                                     "are the paper's Table 2: spaCy tokens, punctuation included, shuffled "
+                                     "together)", choices=("sentence", "document"))
+    stopword_list: str = param("sklearn", "stop-word list of measure-and-match (length, TF, overlap), remove-stopwords "
+                           "and typos (stopwords left intact): 'sklearn' (scikit-learn's, 318 words) or 'terrier' "
+                           "(Terrier's, 733: the reference code's); lemmatize and transfer keep scikit-learn's",
+                           choices=("sklearn", "terrier"))
     shuffle_preps_scope: str = param("sentence", "shuffle prepositions within each sentence (the paper) or across "
                                      "the whole document (reference code)", choices=("sentence", "document"))
     lemmatize_stopwords: bool = param(False, "lemmatize stopwords too (the reference code keeps them)")

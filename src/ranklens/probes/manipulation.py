@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ValidationError
-from ..text import STOPWORDS, sentence_spans_many, split_sentences, word_spans
+from ..text import sentence_spans_many, split_sentences, word_spans, word_tokenizer_version, word_tokens
+from ..text import stopword_list as named_stopwords
 from .base import Probe, ProbeSample, ProbeSamples, cap_samples
 from .declaration import Params
 from .nlp import lemmatize_texts, preposition_spans
@@ -30,6 +31,7 @@ __all__ = [
     "Doc2QueryProbe",
     "NonRelevantSentenceProbe",
     "PREPOSITION_SCOPES",
+    "WORD_SHUFFLE_SCOPES",
     "TRANSFORMS",
     "TransformProbe",
     "TypoProbe",
@@ -37,20 +39,36 @@ __all__ = [
     "shuffle_prepositions",
     "shuffle_sentences",
     "shuffle_words",
+    "shuffle_words_document",
 ]
 
 DEFAULTS = Params()
 
 
+#: Where shuffle-words permutes: ``sentence`` (the paper's text, :func:`shuffle_words`) or
+#: ``document`` (the reference code's ``ShufWords``, :func:`shuffle_words_document`).
+WORD_SHUFFLE_SCOPES = ("sentence", "document")
+
+
 def shuffle_words(text: str, rng: np.random.Generator) -> str:
     """Shuffle the whitespace-separated tokens within each sentence
     (:func:`ranklens.text.split_sentences`); sentence order kept. The paper: "shuffling the order
-    of the words in each sentence" (its reference code's ``ShufWords`` shuffles the whole text)."""
+    of the words in each sentence" (its reference code's ``ShufWords`` shuffles the whole text:
+    :func:`shuffle_words_document`)."""
     out = []
     for sent in split_sentences(text):
         toks = sent.split()
         out.append(" ".join(toks[i] for i in rng.permutation(len(toks))))
     return " ".join(out)
+
+
+def shuffle_words_document(text: str, rng: np.random.Generator) -> str:
+    """The reference code's ``ShufWords`` (whose results are the paper's Table 2): every spaCy token
+    of the text (:func:`ranklens.text.word_tokens` with ``tokenizer="spacy"``, the rule-based
+    English tokenizer of its ``en_core_web_sm``: punctuation tokens included) shuffled across the
+    whole document, joined by single spaces; sentence boundaries are not kept."""
+    (toks,) = word_tokens([text], "spacy")
+    return " ".join(toks[i] for i in rng.permutation(len(toks)))
 
 
 def shuffle_sentences(text: str, rng: np.random.Generator) -> str:
@@ -126,9 +144,12 @@ def _shuffle_preps(text: str, spans: list[tuple[int, int]], rng: np.random.Gener
     return permute_within_sentences(text, spans, sentences, rng)
 
 
-def remove_stopwords_punct(text: str, rng: np.random.Generator | None = None) -> str:
-    """Keep only non-stopword word tokens (original case), separated by single spaces."""
-    return " ".join(text[s:e] for s, e in word_spans(text) if text[s:e].lower() not in STOPWORDS)
+def remove_stopwords_punct(text: str, rng: np.random.Generator | None = None, *,
+                           stopword_list: str = DEFAULTS.stopword_list) -> str:
+    """Keep only non-stopword word tokens (original case), separated by single spaces; ``stopword_list``:
+    the list's name (:func:`ranklens.text.stopword_list`; ``"terrier"`` = the reference code's ``RmStops``)."""
+    stop = named_stopwords(stopword_list)
+    return " ".join(text[s:e] for s, e in word_spans(text) if text[s:e].lower() not in stop)
 
 
 def lemmatize(text: str, rng: np.random.Generator | None = None) -> str:
@@ -194,7 +215,15 @@ class TransformProbe(Probe):
     lemmatize_stopwords: bool = DEFAULTS.lemmatize_stopwords
     shuffle_preps_scope: str = DEFAULTS.shuffle_preps_scope
     nonrel_max_grade: int = DEFAULTS.nonrel_max_grade
+    shuffle_words_scope: str = DEFAULTS.shuffle_words_scope
+    stopword_list: str = DEFAULTS.stopword_list
     family = "manipulation"
+
+    def __post_init__(self) -> None:
+        if self.shuffle_words_scope not in WORD_SHUFFLE_SCOPES:
+            raise ValidationError(f"probe {self.name}: shuffle_words_scope must be one of {WORD_SHUFFLE_SCOPES}, "
+                                  f"got {self.shuffle_words_scope!r}")
+        named_stopwords(self.stopword_list)  # an unknown list name is an error here
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -207,15 +236,24 @@ class TransformProbe(Probe):
             out["lemmatize_stopwords"] = self.lemmatize_stopwords
         if self.transform == "shuffle-preps":
             out["shuffle_preps_scope"] = self.shuffle_preps_scope
+        if self.transform == "shuffle-words":
+            out["shuffle_words_scope"] = self.shuffle_words_scope
+        if self.transform in ("del-stops-punct", "typo"):
+            out["stopword_list"] = self.stopword_list
         if self.subset != "all" or self.transform == "add-nonrel-sent":
             out["nonrel_max_grade"] = self.nonrel_max_grade
         return out
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"convention": "d1 = manipulated, d2 = original"}
-        if self.transform in ("shuffle-words", "shuffle-sents") or (
+        if (self.transform == "shuffle-words" and self.shuffle_words_scope == "sentence") or \
+                self.transform == "shuffle-sents" or (
                 self.transform == "shuffle-preps" and self.shuffle_preps_scope == "sentence"):
             info["sentence_splitter"] = "ranklens.text.split_sentences"
+        if self.transform == "shuffle-words":
+            info["word_shuffle_scope"] = self.shuffle_words_scope
+            if self.shuffle_words_scope == "document":
+                info["word_tokenizer"] = word_tokenizer_version("spacy")
         if self.transform == "shuffle-preps":
             info["preposition_scope"] = self.shuffle_preps_scope
         return info
@@ -234,6 +272,10 @@ class TransformProbe(Probe):
                      else [None] * len(texts))
             return [_shuffle_preps(t, sp, r, self.shuffle_preps_scope, se)
                     for t, sp, r, se in zip(texts, spans, rngs, sents)], {"prepositions": how}
+        if self.transform == "shuffle-words" and self.shuffle_words_scope == "document":
+            return [shuffle_words_document(t, r) for t, r in zip(texts, rngs)], {}
+        if self.transform == "del-stops-punct":
+            return [remove_stopwords_punct(t, stopword_list=self.stopword_list) for t in texts], {}
         fn = TRANSFORMS.get(self.transform)
         if fn is None:
             raise ValidationError(f"unknown transform {self.transform!r}; one of {sorted(TRANSFORMS)}")
@@ -258,7 +300,8 @@ class TypoProbe(TransformProbe):
     :func:`ranklens.probes.typos.load_misspellings`): every occurrence of a word with a known
     misspelling is replaced (a random one of its variants), as the reference code's ``Typo``.
 
-    Stopwords (:data:`ranklens.text.STOPWORDS`) are left intact by default: the paper's text does
+    Stopwords (the ``stopword_list`` list, :func:`ranklens.text.stopword_list`: scikit-learn's by default,
+    ``"terrier"`` = the reference code's) are left intact by default: the paper's text does
     not say which words are misspelled; this is the configuration of the reference code's
     ``Typo-nostops`` probe (``Typo(no_stops=True)``; its plain ``Typo`` misspells stopwords too).
     ``typo_stopwords=True`` misspells them too. Without a list: character-level typos
@@ -329,12 +372,13 @@ class TypoProbe(TransformProbe):
         from .typos import char_typo
 
         table = self._table
+        stop = named_stopwords(self.stopword_list)
         out, last = [], 0
         for s, e in word_spans(text):
             w = text[s:e]
             low = w.lower()
             new = w
-            if not self.typo_stopwords and low in STOPWORDS:
+            if not self.typo_stopwords and low in stop:
                 pass
             elif table is not None:
                 variants = table.get(low)

@@ -3,7 +3,8 @@
 Characteristics of a judged (query, document) pair:
 
 * ``rel``: the relevance grade from the qrels;
-* ``len``: number of non-stopword tokens of the document;
+* ``len``: number of non-stopword tokens of the document (stop words: ``stopword_list``, scikit-learn's
+  list by default, ``"terrier"`` = Terrier's, the reference code's index);
 * ``tf``: vector of Porter-stemmed query-term frequencies in the document (non-stopword terms);
 * ``overlap``: share of the document's non-stopword tokens whose stem is a query term.
 
@@ -39,6 +40,7 @@ import numpy as np
 
 from ..errors import ValidationError
 from ..text import content_terms
+from ..text import stopword_list as named_stopwords
 from .base import Probe, ProbeSample, ProbeSamples, cap_samples
 from .declaration import Params
 
@@ -49,10 +51,12 @@ DEFAULTS = Params()
 MM_VARIABLES = ("rel", "len", "tf", "overlap")
 
 
-def doc_features(query: str, doc: str, relevance: int) -> dict[str, Any]:
-    """The four characteristics of a judged pair (see module docstring)."""
-    qterms = sorted(set(content_terms(query)))
-    dterms = content_terms(doc)
+def doc_features(query: str, doc: str, relevance: int,
+                 stopword_list: str = DEFAULTS.stopword_list) -> dict[str, Any]:
+    """The four characteristics of a judged pair (see module docstring); ``stopword_list``: the
+    stop-word list's name (:func:`ranklens.text.stopword_list`)."""
+    qterms = sorted(set(content_terms(query, stopwords=stopword_list)))
+    dterms = content_terms(doc, stopwords=stopword_list)
     counts = Counter(dterms)
     n = len(dterms)
     return {
@@ -74,6 +78,7 @@ class MeasureMatchProbe(Probe):
     mm_len_tolerance: float = DEFAULTS.mm_len_tolerance
     mm_overlap_tolerance: float = DEFAULTS.mm_overlap_tolerance
     mm_overlap_zeros: bool = DEFAULTS.mm_overlap_zeros
+    stopword_list: str = DEFAULTS.stopword_list
     family = "measure-match"
 
     def __post_init__(self) -> None:
@@ -82,6 +87,7 @@ class MeasureMatchProbe(Probe):
                 raise ValidationError(f"measure-and-match characteristic must be one of {MM_VARIABLES}, got {k!r}")
         if self.variable == self.control:
             raise ValidationError("variable and control must differ")
+        named_stopwords(self.stopword_list)  # an unknown list name is an error here, not at the first document
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -90,7 +96,7 @@ class MeasureMatchProbe(Probe):
     def params(self) -> dict[str, Any]:
         return {"variable": self.variable, "control": self.control, "cap": self.cap or None,
                 "mm_len_tolerance": self.mm_len_tolerance, "mm_overlap_tolerance": self.mm_overlap_tolerance,
-                "mm_overlap_zeros": self.mm_overlap_zeros}
+                "mm_overlap_zeros": self.mm_overlap_zeros, "stopword_list": self.stopword_list}
 
     def _exact(self) -> bool:
         return (self.control != "len" or self.mm_len_tolerance == 0) and (
@@ -134,7 +140,7 @@ class MeasureMatchProbe(Probe):
             docs = []
             for did, rel in sorted(zip(grp["doc_id"].astype(str), grp["relevance"].astype(int))):
                 if did in collection.docs:
-                    docs.append((did, doc_features(q, collection.docs[did], rel)))
+                    docs.append((did, doc_features(q, collection.docs[did], rel, self.stopword_list)))
             for i in range(len(docs)):
                 for j in range(i + 1, len(docs)):
                     (ia, fa), (ib, fb) = docs[i], docs[j]

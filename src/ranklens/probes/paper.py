@@ -30,6 +30,7 @@ import pandas as pd
 from ..errors import ValidationError
 from ..results import Result
 from .run import check_kind
+from .transfer import PAPER_SAMPLES
 
 __all__ = ["TABLES", "format_table", "joined_correction", "paper_table", "paper_tables", "render_table"]
 
@@ -287,7 +288,9 @@ def _table3(frames: list[tuple[str, dict[str, dict]]], models: list[str]) -> lis
     for probe, attr, data in [*_DTP, *((p, p, "") for p in sorted(set(merged) - set(known)))]:
         got = merged.get(probe, [])
         for d, rec in got:  # different results for one probe: one row each, named by their run
-            rows.append([attr, data + (f" [{d}]" if len(got) > 1 else ""), *_cells(rec, models), str(rec["n"])])
+            paper = PAPER_SAMPLES.get(probe)  # the paper's count beside ours
+            n = str(rec["n"]) if paper is None else f"{rec['n']} (paper {paper})"
+            rows.append([attr, data + (f" [{d}]" if len(got) > 1 else ""), *_cells(rec, models), n])
     return rows
 
 

@@ -49,8 +49,16 @@ from .declaration import Params
 
 #: the rules for the shared noun chunks a transfer query is drawn among (``Params.transfer_chunk_rule``)
 CHUNK_RULES = ("content", "min-length", "any")
-#: the ABNIRML paper's sample counts (Table 3's datasets) where it states them
-PAPER_SAMPLES = {"ds-fluency-jfleg": 5073, "ds-paraphrase-mrpc": 3421}
+#: the ABNIRML paper's sample counts (Table 3's "Samples" column), for each ranklens transfer probe;
+#: CNN/DM is the paper's CNN 7,154 + Daily Mail 18,930 and NQ (all) the sum of its five entity types
+#: (the paper reports them separately). WNC, XSum and NQ in the shared data are samples of the
+#: datasets (1,100, 1,000 and 2,655 pairs), so their counts are not comparable with the paper's.
+PAPER_SAMPLES = {"ds-paraphrase-mrpc": 3421, "ds-fluency-jfleg": 5073, "ds-fluency-jfleg-spell": 5187,
+                 "ds-formality-gyafc": 6721, "ds-simplicity-turk": 17849, "ds-neutrality-wnc": 178252,
+                 "ds-succinct-xsum": 17938, "ds-succinct-cnndm": 7154 + 18930,
+                 "ds-factuality-nq-per": 72983, "ds-factuality-nq-gpe": 33528, "ds-factuality-nq-loc": 962,
+                 "ds-factuality-nq-norp": 4250, "ds-factuality-nq-org": 13831,
+                 "ds-factuality-nq": 72983 + 33528 + 962 + 4250 + 13831}
 
 __all__ = ["CHUNK_RULES", "PAPER_SAMPLES", "LOADERS", "NLPUnavailable", "NQ_ENTITY_TYPES", "PairsProbe", "load_nq_factuality"]
 
