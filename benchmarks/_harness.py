@@ -21,6 +21,20 @@ import statistics
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+
+def data_root(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The data root of the real-data benchmarks: ``explicit`` (``--data-dir``), else
+    ``$RANKLENS_DATA``; never a path relative to this repository or the working directory."""
+    root = explicit or os.environ.get("RANKLENS_DATA")
+    if not root:
+        raise SystemExit("give the data root (the folder holding cranfield/, stsb/, ...): --data-dir DIR or "
+                         "$RANKLENS_DATA (here: RANKLENS_DATA=../shared/data)")
+    p = Path(root).expanduser().resolve()
+    if not p.is_dir():
+        raise SystemExit(f"{p}: no such data root (--data-dir / $RANKLENS_DATA)")
+    return p
 
 Timing = dict[str, float]  # min_s, median_s, peak_mb (processes: median of the peaks)
 

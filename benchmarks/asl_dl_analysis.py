@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import pandas as pd
+from _harness import data_root
 
 PAPER_T1 = {"P@20": (0.517, 0.706, "39%"), "ASL@g1-10": (51, 6, "90%"), "AP": (0.400, 0.572, "29%"),
             "ASL": (264, 215, "19%")}
@@ -29,14 +29,14 @@ PAPER_T2 = {"Atomize P": ("26-60%", "0.7-0.9", "0.3-0.6x"), "Agg. docs within qu
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+    ap.add_argument("--data", "--data-dir", dest="data", default=None, help="data root (default: $RANKLENS_DATA)")
     ap.add_argument("--rel", type=int, default=1)
     ap.add_argument("--depth", type=int, default=None)
     ap.add_argument("--unretrieved", default="paper")
     args = ap.parse_args()
     from ranklens.asl.analyses import rrie, run_groups, tracks_report
 
-    d = Path(args.data)
+    d = data_root(args.data)
     qrels = {y: d / "trec_dl_msmarco_passage" / f"qrels.{y}-passage.txt" for y in ("dl19", "dl20")}
     conv = {"rel": args.rel, "depth": args.depth, "unretrieved": args.unretrieved}
     pd.set_option("display.width", 200)

@@ -42,8 +42,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _harness import data_root
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = data_root()
 DIM = 384
 
 

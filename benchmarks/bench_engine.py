@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _harness import data_root
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -41,7 +42,7 @@ def load_pairs(shared: Path, n_pairs: int) -> tuple[list[str], list[str]]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=5000)
-    ap.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    ap.add_argument("--shared", "--data-dir", dest="shared", default=None, help="data root (default: $RANKLENS_DATA)")
     args = ap.parse_args()
     import torch
     from sentence_transformers import SentenceTransformer
@@ -50,7 +51,7 @@ def main() -> None:
     from ranklens.engine import ScoringEngine, set_default_engine
     from ranklens.rankers import BiEncoderRanker
 
-    qs, ts = load_pairs(Path(args.shared), args.pairs)
+    qs, ts = load_pairs(data_root(args.shared), args.pairs)
     print(f"pairs: {len(qs)}  distinct queries: {len(set(qs))}  distinct passages: {len(set(ts))}  "
           f"torch threads: {torch.get_num_threads()}")
     model = SentenceTransformer(default_model_path(), device="cpu")

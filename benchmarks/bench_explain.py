@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from _harness import data_root
 
 os.environ.setdefault("RANKLENS_PROGRESS", "0")
 
@@ -52,7 +53,7 @@ class CountingRanker:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    ap.add_argument("--shared", "--data-dir", dest="shared", default=None, help="data root (default: $RANKLENS_DATA)")
     ap.add_argument("--queries", type=int, default=10)
     ap.add_argument("--k", type=int, default=20)
     args = ap.parse_args()
@@ -61,7 +62,7 @@ def main() -> None:
     from ranklens.explain import OcclusionExplainer, Rationale, explanation_consistency, pseudo_document
     from ranklens.specs import make_ranker
 
-    root = Path(args.shared) / "cranfield" / "derived"
+    root = data_root(args.shared) / "cranfield" / "derived"
     recs = [json.loads(line) for line in (root / "docs.jsonl").open(encoding="utf-8")]
     docs = {str(r["doc_id"]): r["text"] for r in recs if r["text"].strip()}
     q = pd.read_csv(root / "queries.tsv", sep="\t", dtype=str, keep_default_na=False)

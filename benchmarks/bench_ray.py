@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _harness import data_root
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -80,7 +81,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--overhead-batches", type=int, default=400)
     ap.add_argument("--worker-niceness", type=int, default=0, help="Ray workers' nice value (Ray's default: 15)")
-    ap.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    ap.add_argument("--shared", "--data-dir", dest="shared", default=None, help="data root (default: $RANKLENS_DATA)")
     args = ap.parse_args()
     import ray
     import torch
@@ -98,7 +99,7 @@ def main() -> None:
     print(f"ray {ray.__version__} started in {time.perf_counter() - t0:.1f} s; torch {torch.__version__}, "
           f"local threads {torch.get_num_threads()}, {args.threads} single-threaded actors (nice "
           f"{args.worker_niceness}), cpus {os.cpu_count()}")
-    qs, ts = npl_pairs(Path(args.shared), args.pairs)
+    qs, ts = npl_pairs(data_root(args.shared), args.pairs)
     print(f"pairs {len(qs)}: distinct queries {len(set(qs))}, distinct passages {len(set(ts))}")
     disp = RayDispatcher(actors=args.threads, threads_per_actor=1)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from pathlib import Path
+from _harness import data_root
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -33,11 +33,11 @@ def main() -> None:
     from ranklens.rankers.retrieval import retrieve
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    ap.add_argument("--shared", "--data-dir", dest="shared", default=None, help="data root (default: $RANKLENS_DATA)")
     ap.add_argument("--no-minilm", action="store_true")
     ap.add_argument("--cache", default=None, help="engine cache dir (default: no on-disk cache)")
     args = ap.parse_args()
-    shared = Path(args.shared)
+    shared = data_root(args.shared)
     engine = ScoringEngine(args.cache if args.cache else False, show_progress=False)
     minilm = None if args.no_minilm else make_embedder("minilm")
 

@@ -34,12 +34,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from _harness import data_root
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("RANKLENS_CACHE_DIR", "/tmp/ranklens_n2o_real_cache")
 os.environ.setdefault("RANKLENS_PROGRESS", "0")
 
-DATA = Path(os.environ.get("RANKLENS_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+DATA = data_root()
 OUT = Path(os.environ.get("N2O_OUT", Path(__file__).resolve().parent / "out" / "n2o_real"))
 MAX_SENTENCES = int(os.environ.get("N2O_MAX_SENTENCES", "6000"))
 STS = [str(DATA / "stsb" / f"sts-{s}.csv") for s in ("train", "dev", "test")]

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from _harness import data_root
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("RANKLENS_PROGRESS", "0")
@@ -71,7 +72,7 @@ def main(argv=None) -> int:
 
     from ranklens.engine import ScoringEngine
 
-    os.environ.setdefault("RANKLENS_SHARED_DATA", str(REPO.parent / "shared" / "data"))
+    os.environ["RANKLENS_DATA"] = str(data_root())
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     engine = ScoringEngine(cache=out / "cache")

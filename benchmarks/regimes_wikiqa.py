@@ -32,12 +32,13 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from _harness import data_root
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("RANKLENS_PROGRESS", "0")
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("RANKLENS_SHARED_DATA", REPO.parent / "shared" / "data"))
+DATA = data_root()
 FMT = {"display.width": 250, "display.max_columns": 30, "display.float_format": "{:.4f}".format}
 
 
