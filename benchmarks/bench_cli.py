@@ -15,6 +15,10 @@ median wall, peak RSS; read the ratios, not the seconds):
 With ``--before SRC`` (a ``src`` folder of an older tree, e.g. from ``git archive``), the ranklens
 cases are also run on it (``PYTHONPATH=SRC``), in the same alternation: the before/after figures.
 Executables are the console scripts next to ``sys.executable`` (no pyenv shim in the timing).
+Every process may cache its bytecode (under a temporary ``PYTHONPYCACHEPREFIX``, not in the tree),
+as an installed package does: with ``PYTHONDONTWRITEBYTECODE=1`` set (as on the shared machine)
+ranklens's modules were compiled from source on every start while the peers' came as ``.pyc``
+from site-packages -- an unfair ~60 ms (``--no-bytecode`` measures that condition).
 
 Usage: python benchmarks/bench_cli.py [--cases start,cliff,warm] [--reps 5] [--before /tmp/old/src]
 """
@@ -55,6 +59,15 @@ for path in sys.argv[2:]:
 """
 
 
+def bytecode(tmp: Path) -> None:
+    """Let every timed process cache its bytecode in ``tmp`` (module docstring)."""
+    import os
+
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    print(f"bytecode cached under {tmp / 'pycache'} (PYTHONDONTWRITEBYTECODE unset for the timed processes)")
+
+
 def _exe(name: str) -> str:
     path = BIN / name
     if not path.exists():
@@ -86,12 +99,16 @@ def write_run(path: Path, queries: list[str], depth: int, docs: int, rng: np.ran
 
 
 def _means(stdout: str) -> dict[str, float]:
-    """``measure -> mean`` from ranklens's tsv (model, measure, value) or the peer's lines."""
+    """``measure -> mean`` from ranklens's output (ir_measures' ``measure value``, or an older
+    tree's tsv ``model measure value``) or the peer's lines."""
+    names = {"AP": "map", "nDCG@10": "ndcg_cut_10"}
     out = {}
     for line in stdout.splitlines():
         parts = line.replace("\t", " ").split()
-        if len(parts) == 3 and parts[1] in ("AP", "nDCG@10"):
-            out[{"AP": "map", "nDCG@10": "ndcg_cut_10"}[parts[1]]] = float(parts[2])
+        if len(parts) == 3 and parts[1] in names:
+            out[names[parts[1]]] = float(parts[2])
+        elif len(parts) == 2 and parts[0] in names:
+            out[names[parts[0]]] = float(parts[1])
         elif len(parts) == 2 and parts[0] in ("map", "ndcg_cut_10"):
             out[parts[0]] = float(parts[1])
     return out
@@ -125,7 +142,7 @@ def case_cliff(reps: int, before: str | None, work: Path) -> None:
     peer = work / "pytrec.py"
     peer.write_text(PYTREC)
     cases = {"ranklens evaluate": _ranklens(["evaluate", str(qrels), str(run), "AP", "nDCG@10", "--places", "12"],
-                                            None),
+                                            None),  # the peer's figures are means over its 43 queries
              "pytrec_eval": [sys.executable, str(peer), str(qrels), str(run)]}
     if before:
         cases["before: ranklens evaluate"] = _ranklens(cases["ranklens evaluate"][1:], before)
@@ -171,9 +188,12 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--before", metavar="SRC", help="an older tree's src folder, timed beside this one")
     ap.add_argument("--workdir", help="where the generated files go (default: a temporary folder)")
+    ap.add_argument("--no-bytecode", action="store_true", help="keep PYTHONDONTWRITEBYTECODE as it is")
     args = ap.parse_args()
     cases = args.cases.split(",")
     with tempfile.TemporaryDirectory(prefix="ranklens_bench_cli_") as tmp:
+        if not args.no_bytecode:
+            bytecode(Path(tmp))
         work = Path(args.workdir or tmp)
         work.mkdir(parents=True, exist_ok=True)
         if "start" in cases:

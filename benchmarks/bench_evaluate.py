@@ -93,29 +93,38 @@ def cliff_data(workdir: Path, case: str) -> tuple[Path, Path]:
 
 
 def _means(stdout: str) -> dict[str, float]:
-    """``map``/``ndcg_cut_10`` means from either side's stdout."""
+    """``map``/``ndcg_cut_10`` means from either side's stdout (ranklens: ir_measures' ``measure
+    value`` lines, or an older tree's tsv ``model measure value``)."""
     out = {}
     for line in stdout.splitlines():
         parts = line.split()
         if len(parts) == 2 and parts[0] in ("map", "ndcg_cut_10"):
             out[parts[0]] = float(parts[1])
+        elif len(parts) == 2 and parts[0] in ("AP", "nDCG@10"):
+            out["map" if parts[0] == "AP" else "ndcg_cut_10"] = float(parts[1])
         elif len(parts) == 3 and parts[1] in ("AP", "nDCG@10") and not line.startswith("#"):
             out["map" if parts[1] == "AP" else "ndcg_cut_10"] = float(parts[2])
     return out
 
 
-def bench(name: str, run_p: Path, qrels_p: Path, reps: int, measures: list[str], goals) -> None:
+def bench(name: str, run_p: Path, qrels_p: Path, reps: int, measures: list[str], goals,
+          before: str | None = None) -> None:
     print(f"\n== {name}: {run_p.name} ({run_p.stat().st_size / 2**20:.0f} MiB), {qrels_p.name}", flush=True)
     ranklens = [sys.executable, "-m", "ranklens", "evaluate", str(qrels_p), str(run_p), *measures,
-                "--format", "tsv", "--places", "17"]
+                "--places", "12"]
     cases = {"ranklens evaluate": ranklens,
              "pytrec_eval (parse + evaluate)": [sys.executable, "-c", PEER, str(run_p), str(qrels_p)]}
+    if before:  # an older tree's src, timed in the same alternation (the before/after figures)
+        cases["before: ranklens evaluate"] = ["env", f"PYTHONPATH={before}", *ranklens]
     t = compare_processes(cases, reps=reps)
     a, b = _means(t["ranklens evaluate"]["stdout"]), _means(t["pytrec_eval (parse + evaluate)"]["stdout"])
     same = all(abs(a[k] - b[k]) <= 1e-9 for k in b) and set(b) <= set(a)
     print(f"  same means: {same}  (ranklens {a}, pytrec_eval {b})")
     ratio(t, "ranklens evaluate", "pytrec_eval (parse + evaluate)", goal=goals[0])
     ratio(t, "ranklens evaluate", "pytrec_eval (parse + evaluate)", goal=goals[1], what="peak_mb")
+    if before:
+        ratio(t, "before: ranklens evaluate", "pytrec_eval (parse + evaluate)")
+        ratio(t, "before: ranklens evaluate", "pytrec_eval (parse + evaluate)", what="peak_mb")
 
 
 def main(argv=None) -> int:
@@ -125,6 +134,8 @@ def main(argv=None) -> int:
     ap.add_argument("--queries", type=int, default=10_000)
     ap.add_argument("--depth", type=int, default=1_000)
     ap.add_argument("--workdir", default="/tmp/ranklens_bench_eval")
+    ap.add_argument("--before", metavar="SRC", help="an older tree's src folder, timed beside this one")
+    ap.add_argument("--main-goal", type=float, default=0.35, help="goal of the main case (issue 32: 0.35x at 5M)")
     ap.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     work = Path(args.workdir)
@@ -135,16 +146,20 @@ def main(argv=None) -> int:
     # data made in a child process: a forked case inherits this process's RSS until exec, so
     # this process stays small (the peak RSS printed is then each case's own)
     import subprocess
+    import tempfile
 
+    from bench_cli import bytecode  # every process caches its bytecode, as an installed package does
+
+    bytecode(Path(tempfile.mkdtemp(prefix="ranklens_bench_eval_pyc_")))
     subprocess.run([sys.executable, __file__, "--generate-only", *(argv or sys.argv[1:])], check=True)
     for case in args.cases.split(","):
         if case == "main":
             run_p, _, qrels_p = generate(work, args.queries, args.depth)
             bench(f"main ({args.queries} x {args.depth})", run_p, qrels_p, args.reps,
-                  ["AP", "nDCG@10", "ASL"], (0.5, 1.0))
+                  ["AP", "nDCG@10", "ASL"], (args.main_goal, 1.0), args.before)
         else:
             run_p, qrels_p = cliff_data(work, case)
-            bench(case, run_p, qrels_p, args.reps, ["AP", "nDCG@10"], (2.0, 2.0))
+            bench(case, run_p, qrels_p, args.reps, ["AP", "nDCG@10"], (2.0, 2.0), args.before)
     return 0
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib import metadata
 from typing import Any
 
 from .declare import Analysis, ResultKind, resolve
@@ -35,10 +34,13 @@ _LOADED: dict[str, Analysis] = {}
 
 @functools.cache
 def _plugins() -> tuple[tuple[str, str], ...]:
-    """The ``ranklens.analyses`` entry points, read once per process (scanning every installed
-    distribution's metadata is most of ``ranklens --help``'s start-up)."""
+    """The ``ranklens.analyses`` entry points, read once per process from the distributions'
+    ``entry_points.txt`` files (:mod:`ranklens._entrypoints`: ``importlib.metadata`` would parse
+    every installed distribution's metadata, half of ``ranklens --help``'s start-up)."""
+    from ._entrypoints import entry_points
+
     try:
-        return tuple((ep.name, ep.value) for ep in metadata.entry_points(group="ranklens.analyses"))
+        return entry_points("ranklens.analyses")
     except Exception:  # noqa: BLE001 - a broken third-party distribution must not break ranklens
         return ()
 

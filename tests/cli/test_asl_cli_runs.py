@@ -106,7 +106,7 @@ def test_duplicates_flag(tmp_path, capsys):
     (tmp_path / "qrels.txt").write_text("q 0 a 1\nq 0 c 1\n")
     (tmp_path / "dup.run").write_text("q Q0 a 1 4 t\nq Q0 b 2 3 t\nq Q0 a 3 2 t\nq Q0 c 4 1 t\n")
     args = ["evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "dup.run"), "-m", "ASL",
-            "-m", "RR"]
+            "-m", "RR", "--format", "tsv"]
     assert main(args) == 1
     err = capsys.readouterr().err
     assert "dup.run: duplicate (query_id, doc_id) = ('q', 'a') at ranks 1 and 3" in err

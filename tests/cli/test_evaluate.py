@@ -42,7 +42,8 @@ def files(tmp_path):
 
 
 def tsv(out: str) -> pd.DataFrame:
-    """The TSV the CLI prints: a '# policies' line, a header, then rows."""
+    """The TSV the CLI prints with --format tsv: a header, then rows (the asl file tools print a
+    '# kind: conventions' line first)."""
     lines = [ln for ln in out.strip().splitlines() if not ln.startswith("#")]
     return pd.DataFrame([ln.split("\t") for ln in lines[1:]], columns=lines[0].split("\t"))
 
@@ -50,10 +51,13 @@ def tsv(out: str) -> pd.DataFrame:
 def test_evaluate_tsv_rows(files, capsys):
     rc = main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"),
                str(files / "B.run.gz"), "-m", "ASL", "-m", "ASL@g1-1", "-m", "AP",
-               "--unretrieved", "lower_bound"])
+               "--unretrieved", "lower_bound", "--format", "tsv"])
     assert rc == 0
-    out = capsys.readouterr().out
-    assert out.startswith("# unretrieved=lower_bound rel=1")
+    cap = capsys.readouterr()
+    out = cap.out
+    assert out.startswith("model\tmeasure\tvalue\n")  # pandas.read_csv reads it as it is
+    assert "ranklens: conventions: unretrieved=lower_bound" in cap.err  # the non-default choice, on stderr
+    assert pd.read_csv(__import__("io").StringIO(out), sep="\t").shape == (6, 3)
     t = tsv(out)
     assert list(t.columns) == ["model", "measure", "value"]
     got = {(m, x): float(v) for m, x, v in t.itertuples(index=False)}
@@ -67,8 +71,10 @@ def test_evaluate_tsv_rows(files, capsys):
     assert t["measure"].tolist()[:3] == ["ASL", "ASL@g1-1", "AP"]  # measures in the order given
     # the default is the paper's eq. 3: f gets the non-relevant count (2 for A, 1 for B)
     assert main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"), "-m", "ASL"]) == 0
-    t = tsv(capsys.readouterr().out)
-    assert float(t["value"].iloc[0]) == pytest.approx(((2 + 3 + 2) / 3 + 2) / 2, abs=1e-4)
+    cap = capsys.readouterr()
+    name, value = cap.out.strip().split("\t")  # one run: ir_measures' measure<TAB>value
+    assert name == "ASL" and float(value) == pytest.approx(((2 + 3 + 2) / 3 + 2) / 2, abs=1e-4)
+    assert "conventions" not in cap.err  # every convention at its default: nothing to name
 
 
 def test_evaluate_by_query_jsonl_and_per_document(files, capsys, tmp_path):

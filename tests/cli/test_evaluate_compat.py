@@ -55,7 +55,7 @@ def test_positional_measures_ir_measures_tsv(files, capsys):
 
 
 def test_by_query_three_columns_and_summary(files, capsys):
-    assert main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"), "AP", "RR", "-q",
+    assert main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"), "AP", "RR", "--per-query",
                  "-o", "tsv"]) == 0
     rows = [ln.split("\t") for ln in capsys.readouterr().out.strip().splitlines()]
     assert all(len(r) == 3 for r in rows)
@@ -63,7 +63,7 @@ def test_by_query_three_columns_and_summary(files, capsys):
     body = {(q, m): float(v) for q, m, v in rows if q != "all"}
     assert body == pytest.approx(ref, abs=1e-4)
     assert [r[1] for r in rows if r[0] == "all"] == ["AP", "RR"]
-    assert main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"), "AP", "-q", "-n",
+    assert main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"), "AP", "--by_query", "-n",
                  "-o", "jsonl"]) == 0
     recs = [json.loads(ln) for ln in capsys.readouterr().out.strip().splitlines()]
     assert {r["query_id"] for r in recs} == {"1", "2"} and set(recs[0]) == {"query_id", "measure", "value"}
@@ -73,12 +73,25 @@ def test_runs_in_given_order_provider_and_no_ci_by_default(files, capsys):
     args = ["evaluate", str(files / "qrels.txt"), str(files / "B.run"), str(files / "A.run"), "AP", "ASL"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    lines = [ln.split("\t") for ln in out.splitlines() if not ln.startswith("#")]
+    lines = [ln.split("\t") for ln in out.splitlines()]
+    assert [r[:2] for r in lines] == [["B", "AP"], ["B", "ASL"], ["A", "AP"], ["A", "ASL"]]  # a run column first
+    assert main([*args, "--format", "tsv"]) == 0
+    lines = [ln.split("\t") for ln in capsys.readouterr().out.splitlines()]
     assert lines[0] == ["model", "measure", "value"]  # no ci columns unless --ci
     assert [r[0] for r in lines[1:]] == ["B", "B", "A", "A"]
     assert main([*args, "--provider", "pytrec_eval"]) == 0
-    other = capsys.readouterr().out
-    assert other.split("\n", 1)[1] == out.split("\n", 1)[1]
+    other = capsys.readouterr()
+    assert other.out == out
+    assert "ranklens: conventions: provider=pytrec_eval" in other.err
+
+
+def test_q_after_evaluate_is_refused_not_guessed(files, capsys):
+    # -q is --quiet before the command: after `evaluate` it is refused with the two spellings
+    assert main(["evaluate", str(files / "qrels.txt"), str(files / "A.run"), "AP", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "--per-query" in err and "--quiet" in err and "Traceback" not in err
+    assert main(["-q", "evaluate", str(files / "qrels.txt"), str(files / "A.run"), "AP"]) == 0
+    assert capsys.readouterr().out.startswith("AP\t")
 
 
 def test_not_a_run_nor_a_measure(files, capsys):

@@ -77,9 +77,14 @@ def test_help_builds_every_parser_from_the_declarations_alone(tmp_path):
     for name in ANALYSES:  # every analysis has its subcommand ...
         assert f"\n    {name} " in out or f"\n    {name}\n" in out
         assert f"ranklens.{name}.declaration" in mods
+    assert "\n    evaluate " in out  # an analysis's top-level command too
     assert not _tops(mods) & set(HEAVY)  # ... without pandas, scipy, torch, sklearn
     assert "numpy" not in _tops(mods)
-    assert not _analysis_code(mods, PARSER_MODULES)  # nor the analyses' kernels, drivers, plots
+    assert not _analysis_code(mods, PARSER_MODULES)  # nor the analyses' kernels, drivers, plots; the listing
+    # builds no analysis's options (their file tools are not imported: evaluate's help line needs asl's formats)
+    assert not {m for m in mods if m.endswith(".tools")} - {"ranklens.asl.tools"}
+    # the plugins' entry points are read without importlib.metadata
+    assert "importlib.metadata" not in mods and "ranklens._entrypoints" in mods
     assert not {m for m in mods if m.split(".")[:2] in (["ranklens", "engine"], ["ranklens", "io"],
                                                          ["ranklens", "results"], ["ranklens", "drive"])}
 
@@ -99,12 +104,24 @@ def test_version_answers_before_building_any_parser(tmp_path):
     assert "ranklens.registry" not in mods and not _analysis_code(mods, set())
 
 
+def test_the_entry_point_scan_equals_importlib_metadata():
+    from importlib import metadata
+
+    from ranklens._entrypoints import entry_points
+
+    groups = {ep.group for d in metadata.distributions() for ep in d.entry_points}
+    assert "console_scripts" in groups
+    for group in groups:  # every group installed here, ranklens's own console script among them
+        assert sorted(entry_points(group)) == sorted((e.name, e.value) for e in metadata.entry_points(group=group))
+    assert ("ranklens", "ranklens.cli:main") in entry_points("console_scripts")
+
+
 def test_evaluate_imports_only_the_readers_and_kernels_it_uses(tmp_path):
     # one query, relevant d1 and d3, ranked d1 d2 d3: AP = (1/1 + 2/3) / 2
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\n")
     (tmp_path / "run.txt").write_text("q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 2.0 r\nq1 Q0 d3 3 1.0 r\n")
     mods, out = _imported("evaluate", "qrels.txt", "run.txt", "AP", "--places", "6", cwd=tmp_path)
-    row = next(line.split("\t") for line in out.splitlines() if "\tAP\t" in line)
+    row = next(line.split("\t") for line in out.splitlines() if line.startswith("AP\t"))
     assert float(row[-1]) == pytest.approx((1 + 2 / 3) / 2, abs=1e-6)
     assert {"ranklens.asl.evaluate_cli", "ranklens.io.trec"} <= mods  # it did read and evaluate
     assert not _tops(mods) & {"scipy", "torch", "sklearn", "transformers", "sentence_transformers", "faiss",
@@ -112,3 +129,7 @@ def test_evaluate_imports_only_the_readers_and_kernels_it_uses(tmp_path):
     others = {m for m in _analysis_code(mods, {"declaration"}) if m.split(".")[1] != "asl"}
     assert not others  # no other analysis's code (their declarations name the commands they own)
     assert not {m for m in mods if m.startswith(("ranklens.engine", "ranklens.rankers", "ranklens.embedders"))}
+    # only the TREC reader of ranklens.io: no collection, SMART, ir_datasets or pairs module
+    assert not {m for m in mods if m.startswith("ranklens.io.")} - {"ranklens.io.trec", "ranklens.io._columns",
+                                                                     "ranklens.io._streams", "ranklens.io.frames"}
+    assert "ranklens._entrypoints" not in mods  # no plugin scan: evaluate is found among the built-in declarations

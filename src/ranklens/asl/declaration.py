@@ -33,7 +33,9 @@ class Params:
     k: int = param(100, "depth of the runs made from the models (retrieve / re-rank top k)", min=1)
     measures: tuple[str, ...] = param(_MEASURES, "measures of the evaluation table (ASL forms: ASL, "
                                                  "ASL@g1-N, ASL(rel=2), ASL@CUTOFF; any ir_measures measure)")
-    baseline: str | None = param(None, "model the others are tested against (default: the first)")
+    baseline: str | None = param(None, "model the others are tested against (default: the deepest run -- "
+                                       "most documents per query, median -- the first given among equally "
+                                       "deep ones; never a shallower run, which ASL would favour)")
     compare: tuple[str, ...] = param((), "two models A,B for the distribution and RRIE (default: the "
                                          "baseline and the best other model by ASL)")
     rel: int = param(1, "minimum relevance grade counted as relevant (trec_eval -l)", min=1)

@@ -12,7 +12,25 @@ from ..errors import ValidationError
 from .conventions import COVERAGE, ChainOptions, Conventions
 from .declaration import Params
 
-__all__ = ["run"]
+__all__ = ["default_baseline", "run"]
+
+
+def _median_depth(rr: Any) -> float:
+    """A ranked run's median number of documents per query it answers."""
+    import numpy as np
+
+    n = rr.lengths[rr.in_run]
+    return float(np.median(n)) if n.size else 0.0
+
+
+def default_baseline(ranked: dict[str, Any]) -> str:
+    """The baseline when none is named: the DEEPEST run (largest median number of documents per
+    query), the first given among equally deep ones. ASL counts the non-relevant documents a run
+    lists, so a shallow run scores better by listing less: the rule never makes a shallower run
+    the reference (the alphabetically first run could be a 20-deep one)."""
+    depth = {name: _median_depth(rr) for name, rr in ranked.items()}
+    top = max(depth.values())
+    return next(name for name in ranked if depth[name] == top)
 
 
 def _runs(collection: Any, models: dict[str, dict[str, Any]], p: Params, engine: Any):
@@ -25,7 +43,10 @@ def _runs(collection: Any, models: dict[str, dict[str, Any]], p: Params, engine:
     return runs_for_models(collection, models, p.k, engine)
 
 
-def _pair(names: list[str], baseline: str, p: Params, table: Any) -> tuple[str, str]:
+def _pair(names: list[str], baseline: str, p: Params, table: Any, ranked: dict[str, Any]) -> tuple[str, str]:
+    """The two runs of the distribution and RRIE: ``compare``, else the baseline and the best
+    other run by ASL among those at least as deep as the baseline (the deepest others when none
+    is): a run never wins the pair by listing fewer documents."""
     if p.compare:
         for x in p.compare:
             if x not in names:
@@ -33,8 +54,31 @@ def _pair(names: list[str], baseline: str, p: Params, table: Any) -> tuple[str, 
         return p.compare[0], p.compare[1]
     asl = table.set_index("model")["ASL"] if "ASL" in table else None
     others = [n for n in names if n != baseline]
-    best = min(others, key=lambda n: float(asl.loc[n])) if asl is not None else others[0]
+    depth = {n: _median_depth(ranked[n]) for n in names}
+    deep = [n for n in others if depth[n] >= depth[baseline]]
+    if not deep:
+        most = max(depth[n] for n in others)
+        deep = [n for n in others if depth[n] == most]
+    best = min(deep, key=lambda n: float(asl.loc[n])) if asl is not None else deep[0]
     return baseline, best
+
+
+def _with_baseline_note(ev: Any, baseline: str, ranked: dict[str, Any]) -> Any:
+    """The result with the summary naming how its baseline was chosen; when the runs differ in
+    depth, a warning saying so right after the depth warning (the first lines a user reads)."""
+    from dataclasses import replace
+
+    depths = {n: _median_depth(r) for n, r in ranked.items()}
+    summary = {**ev.summary, "baseline": baseline,
+               "baseline_rule": "deepest run (median documents per query), first given among equals"}
+    warns = list(ev.warnings)
+    if len(set(depths.values())) > 1:
+        note = (f"baseline {baseline!r} (median depth {depths[baseline]:g}) chosen as the deepest run (first "
+                f"given among equals), not the first name: ASL favours shallower runs; name another with "
+                "--baseline NAME (params.baseline)")
+        at = 1 if warns and warns[0].startswith("runs of different depths") else 0
+        warns.insert(at, note)
+    return replace(ev, summary=summary, warnings=tuple(warns))
 
 
 def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
@@ -54,18 +98,21 @@ def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, e
     runs, skipped = _runs(collection, models, p, engine)
     need_models("asl", runs, 1, skipped)
     names = list(runs)
-    baseline = p.baseline or names[0]
-    if baseline not in runs:
-        raise ValidationError(f"params.baseline: {baseline!r} is not one of the models {names}")
+    if p.baseline is not None and p.baseline not in runs:
+        raise ValidationError(f"params.baseline: {p.baseline!r} is not one of the models {names}; name one of "
+                              "them with --baseline NAME")
     conv = Conventions.from_params(p)
     qrels = collection.qrels
     runs = conv.rank(qrels, runs)  # each run ranked once, handed on ranked to every result
+    baseline = p.baseline or default_baseline(runs)
     ev = evaluate(qrels, runs, list(p.measures), baseline=baseline if len(runs) > 1 else None,
                   per_document=True, n_resamples=p.n_resamples, correction=p.correction,
                   confidence=p.confidence, seed=seed, depth_ratio=p.depth_ratio, **conv.kwargs())
+    if len(runs) > 1 and p.baseline is None:
+        ev = _with_baseline_note(ev, baseline, runs)
     results: list[Any] = [ev]
     if len(runs) > 1:
-        a, b = _pair(names, baseline, p, ev.table)
+        a, b = _pair(names, baseline, p, ev.table, runs)
         results.append(asl_distribution(qrels, runs[a], runs[b], name=a, other_name=b, **conv.kwargs()))
         results.append(rrie(qrels, runs[a], runs[b], name_a=a, name_b=b, **conv.kwargs()))
         results.append(map_to_asl_chain(qrels, runs, **conv.kwargs(), **ChainOptions.from_params(p).kwargs()))

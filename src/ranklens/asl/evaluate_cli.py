@@ -1,21 +1,26 @@
 """``ranklens evaluate QRELS RUN [RUN ...] [MEASURE ...]``: trec_eval-style evaluation with ASL,
 a top-level command the ``asl`` analysis declares (``Analysis.commands``).
 
-Options that are ``asl`` parameters (``--ties``, ``--rel``, ``--unretrieved``, ``--collection-size``,
-``--missing``, ``--duplicates``, ``--depth``, ``--grades``, ``--places``, ``--baseline``,
-``--correction``, ``--confidence``, ``--n-resamples``) come from its ``Params``: the same names,
-defaults and checks as ``ranklens asl``. The peers' flags stay as ir_measures / trec_eval spell
-them: ``-m/--measure`` (trec_eval), ``-p`` (ir_measures' places), ``-q/--by-query``,
-``-n/--no_summary``, ``-o/--output_format`` (ir_measures).
+With one run and no other option it prints exactly what the ir_measures CLI prints
+(``measure<TAB>value``, 4 decimal places, the measures in the order given); with several runs
+the same lines with a leading run column. Options that are ``asl`` parameters (``--ties``,
+``--rel``, ``--unretrieved``, ``--collection-size``, ``--missing``, ``--duplicates``,
+``--depth``, ``--grades``, ``--places``, ``--baseline``, ``--correction``, ``--confidence``,
+``--n-resamples``) come from its ``Params``: the same names, defaults and checks as
+``ranklens asl``. The peers' flags stay as ir_measures / trec_eval spell them: ``-m/--measure``
+(trec_eval), ``-p`` (ir_measures' places), ``-n/--no_summary``, ``-o/--output_format``
+(ir_measures); per-query values are ``--per-query`` (ir_measures' ``--by_query``): ``-q`` is
+ranklens's ``--quiet`` before the command, so after ``evaluate`` it is refused, never guessed.
 
 Examples::
 
     ranklens evaluate qrels.txt run.gz nDCG@10 AP ASL ASL@g1-10
-    ranklens evaluate qrels.txt run.gz "nDCG@10 P@5 AP" -q -p 3 -o tsv      # as ir_measures
+    zcat run.gz | ranklens evaluate qrels.txt - nDCG@10 AP            # the run from stdin
+    ranklens evaluate qrels.txt run.gz "nDCG@10 P@5 AP" --per-query -p 3 -o jsonl
     ranklens evaluate qrels.txt run.gz -m ASL -m AP --provider pytrec_eval
     ranklens evaluate qrels.txt runs/ --baseline bm25 --format table
-    ranklens evaluate qrels.txt runs/ --ci --confidence 0.95 --format table
-    ranklens evaluate qrels.txt run.gz -m "ASL(rel=2)@g1-1" --by-query
+    ranklens evaluate qrels.txt runs/ --ci --confidence 0.95 --format tsv
+    ranklens evaluate qrels.txt run.gz NumQ NumRet NumRel NumRelRet --rel 2   # trec_eval -l 2 counts
     ranklens evaluate qrels.txt run.gz --per-document sl.tsv.gz
 """
 
@@ -25,8 +30,6 @@ import argparse
 import sys
 from pathlib import Path
 from typing import Any
-
-from .tools import FORMATS, write_frame
 
 __all__ = ["add_evaluate", "resolve_run_name", "split_runs_and_measures"]
 
@@ -39,48 +42,77 @@ FIELDS = ("ties", "rel", "unretrieved", "collection_size", "missing", "duplicate
 ALIASES = {"n_resamples": ["--resamples"]}
 
 
+_DESCRIPTION = (
+    "Positional arguments after QRELS are run files/directories ('-' reads a run "
+    "from stdin) or measures (anything that is not a path is parsed as measures; "
+    "several may share one argument, separated by spaces, as in ir_measures). "
+    "Measures: ASL, ASL@g1-N, ASL(rel=2), ASL(unretrieved=paper), ASL@CUTOFF and "
+    "any ir_measures measure (AP, nDCG@10, P@20, RR, R@1000, Rprec, Bpref, NumQ, "
+    "NumRet, NumRel, NumRelRet, ...). Default measures: ASL, ASL@g1-1, ASL@g1-10, "
+    "AP, P@20, RR, nDCG@10. Runs and measures are printed in the order given.\n\n"
+    "OUTPUT: by default what the ir_measures CLI prints: measure<TAB>value (one run; "
+    "a leading run column with several runs), query_id<TAB>measure<TAB>value with "
+    "--per-query plus 'all' rows (-n: none). --format tsv gives a table with a header "
+    "(model, measure, value [, ci_low, ci_high with --ci or --baseline] [, delta, "
+    "ttest_p, ttest_p_adj, rand_p, rand_p_adj with --baseline]; the default with "
+    "--ci/--baseline/--show-depth), also jsonl and table. Count measures (NumQ, "
+    "NumRet, NumRel, NumRelRet) are summed over queries, as trec_eval and ir_measures "
+    "sum them; every other measure is a mean.\n\n"
+    "DIFFERENCES FROM THE PEERS: (1) judged queries a run does not answer are left "
+    "out by default (--missing skip, trec_eval's default, warned on stderr); the "
+    "ir_measures CLI zero-fills them (trec_eval -c): --missing zero gives its "
+    "numbers (and trec_eval -c's NumQ/NumRel, which count those queries). (2) --rel "
+    "N is trec_eval's -l N: every relevance measure (AP, P, R, RR, NumRel, "
+    "NumRelRet, ASL, ...) counts grades >= N; NumRet stays every retrieved document; "
+    "nDCG keeps the graded gains. (3) Scores are compared as float32 under --ties "
+    "trec_eval (trec_eval reads them into a C float): a score beyond float32's range "
+    "(|s| > 3.4e38) compares as +-inf and ties with its like, counted in a warning; "
+    "--ties float64 compares the exact values. (4) Duplicate (query, doc) rows are "
+    "an error (--duplicates best keeps the best-ranked). ASL follows the paper (eq. "
+    "3 for unretrieved documents); runs of different depths are warned about first.")
+
+
+def _description() -> str:
+    """The description, each paragraph wrapped (the raw formatter keeps the examples' layout)."""
+    import textwrap
+
+    return "\n\n".join(textwrap.fill(par, 100) for par in _DESCRIPTION.split("\n\n"))
+
+
 def add_evaluate(sub: argparse._SubParsersAction) -> None:
     """Add ``ranklens evaluate`` to the CLI's subparsers (``func`` set)."""
     from ..declare import add_cli_options
     from .declaration import Params
+    from .tools import FORMATS
 
     p = sub.add_parser(
         "evaluate", help="evaluate runs with ASL and the standard measures (trec_eval-like)",
-        description="Positional arguments after QRELS are run files/directories or measures "
-                    "(anything that is not a path is parsed as measures; several may share one "
-                    "argument, separated by spaces, as in ir_measures). Measures: ASL, ASL@g1-N, "
-                    "ASL(rel=2), ASL(unretrieved=paper), ASL@CUTOFF and any ir_measures measure "
-                    "(AP, nDCG@10, P@20, RR, R@1000, Rprec, Bpref, ...). Default measures: ASL, "
-                    "ASL@g1-1, ASL@g1-10, AP, P@20, RR, nDCG@10. Runs and measures are printed in "
-                    "the order given. Formats: tsv (a first line '# unretrieved=... rel=...' names "
-                    "the policies, then a header and the columns model, measure, value [, ci_low, "
-                    "ci_high with --ci or --baseline] [, delta, ttest_p, ttest_p_adj, rand_p, "
-                    "rand_p_adj with --baseline]), jsonl, table, and ir_measures' own outputs "
-                    "(ir_measures = measure<TAB>value, or query_id<TAB>measure<TAB>value with "
-                    "--by-query plus 'all' rows; ir_measures-jsonl; -o tsv / -o jsonl choose them "
-                    "as in ir_measures; with several runs a first run column is added). ASL follows "
-                    "the paper (eq. 3 for unretrieved documents); runs of different depths are "
-                    "warned about.",
+        description=_description(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__.split("Examples::", 1)[1],
     )
     p.add_argument("qrels", help="TREC qrels file (.gz ok) or irds:<id>")
     p.add_argument("runs", nargs="+", metavar="RUN_OR_MEASURE",
-                   help="TREC run files (.gz ok) or directories of runs (runs with the same file "
-                        "name are named by their folders, e.g. official/dl20/p_bm25), and measures")
+                   help="TREC run files (.gz ok; '-' = stdin) or directories of runs (runs with the "
+                        "same file name are named by their folders, e.g. official/dl20/p_bm25), and "
+                        "measures")
     peers = p.add_argument_group("ir_measures / trec_eval flags (spelled as the peers spell them)")
     peers.add_argument("-m", "--measure", action="append", dest="measure_flags",  # trec_eval peer flag
                        help="measure (repeatable), e.g. ASL, ASL@g1-10, AP, nDCG@10")
     peers.add_argument("-o", "--output_format", "--output-format", dest="ir_format",
                        choices=sorted(IR_MEASURES_FORMATS),
-                       help="ir_measures' output format (tsv: measure<TAB>value; jsonl)")
-    peers.add_argument("-q", "--by-query", "--by_query", dest="by_query", action="store_true",
-                       help="per-query values (ir_measures formats: query_id, measure, value)")
+                       help="ir_measures' output format (tsv: measure<TAB>value, the default; jsonl)")
+    peers.add_argument("--per-query", "--by-query", "--by_query", dest="by_query", action="store_true",
+                       help="per-query values (ir_measures' --by_query: query_id, measure, value, then "
+                            "the 'all' rows); ranklens spells it --per-query: -q is --quiet")
+    peers.add_argument("-q", dest="ambiguous_q", action="store_true", help=argparse.SUPPRESS)
     peers.add_argument("-n", "--no_summary", "--no-summary", dest="no_summary", action="store_true",
-                       help="with --by-query in the ir_measures formats: no 'all' rows")
+                       help="with --per-query in the ir_measures formats: no 'all' rows")
     peers.add_argument("-p", dest="p_places", metavar="PLACES",
                        help="decimal places printed (ir_measures' -p; the same as --places)")
-    p.add_argument("--format", default="tsv", choices=[*FORMATS, "ir_measures", "ir_measures-jsonl"])
+    p.add_argument("--format", default=None, choices=[*FORMATS, "ir_measures", "ir_measures-jsonl"],
+                   help="ir_measures (default; tsv with --ci, --baseline or --show-depth), "
+                        "ir_measures-jsonl, tsv (a header, then model, measure, value, ...), jsonl, table")
     p.add_argument("--provider", default="ranklens", choices=["ranklens", "pytrec_eval"],
                    help="standard measures from ranklens's kernels (default; trec_eval 9.0.8 "
                         "definitions) or from pytrec_eval via ir_measures (the oracle); measures "
@@ -101,16 +133,16 @@ def add_evaluate(sub: argparse._SubParsersAction) -> None:
 
 
 def split_runs_and_measures(items: list[str], measures: list[str] | None) -> tuple[list[str], list[str] | None]:
-    """Positional items -> (runs, measures): an existing path is a run, anything else is one
-    or more space-separated measures (checked by the parser). Measures keep their order;
-    a repeated measure is kept once (as ir_measures does)."""
+    """Positional items -> (runs, measures): ``-`` (stdin), ``irds:...`` and an existing path are
+    runs, anything else is one or more space-separated measures (checked by the parser).
+    Measures keep their order; a repeated measure is kept once (as ir_measures does)."""
     from ..errors import ValidationError
     from .measures import parse_measure
 
     runs: list[str] = []
     found: list[str] = list(measures or [])
     for item in items:
-        if item.startswith("irds:") or Path(item).exists():
+        if item == "-" or item.startswith("irds:") or Path(item).exists():
             runs.append(item)
             continue
         for m in item.split():
@@ -141,15 +173,51 @@ def _params(args: argparse.Namespace) -> Any:
     return params_from_args(Params, args, fields=FIELDS)
 
 
+def _format(args: argparse.Namespace) -> str:
+    """The output format: ``-o`` (ir_measures' names), ``--format``, else ir_measures' own output
+    (tsv when --ci, --baseline or --show-depth ask for columns it has no place for)."""
+    if args.ir_format:
+        return IR_MEASURES_FORMATS[args.ir_format]
+    if args.format:
+        return args.format
+    return "tsv" if (args.ci or args.p_baseline is not None or args.show_depth) else "ir_measures"
+
+
+def _conventions_note(conv: Any, provider: str) -> str | None:
+    """One stderr line naming every convention that differs from the declared default (None when
+    all are the defaults): stdout stays the peers' format, the choice is still printed."""
+    from .conventions import Conventions
+
+    default = Conventions()
+    diff = [f"{k}={getattr(conv, k)}" for k in ("unretrieved", "rel", "ties", "missing", "depth", "duplicates",
+                                                 "collection_size")
+            if getattr(conv, k) != getattr(default, k)]
+    if conv.grades:
+        diff.append(f"grades={','.join(conv.grades)}")
+    if provider != "ranklens":
+        diff.append(f"provider={provider}")
+    return "ranklens: conventions: " + " ".join(diff) if diff else None
+
+
 def run(args: argparse.Namespace) -> int:
+    from ..errors import ValidationError
+    from ..io.trec import discover_runs
     from .conventions import Conventions
     from .evaluation import evaluate
-    from ..io.trec import discover_runs
+    from .tools import write_frame
 
+    if args.ambiguous_q:
+        raise ValidationError("-q after `evaluate` is ambiguous in ranklens (before the command it is --quiet); "
+                              "give --per-query for per-query values (ir_measures' -q/--by_query), or put -q "
+                              "before `evaluate` for --quiet")
     params = _params(args)
     conv = Conventions.from_params(params)
-    if args.ir_format:
-        args.format = IR_MEASURES_FORMATS[args.ir_format]
+    args.format = _format(args)
+    extra = [flag for flag, on in (("--ci", args.ci), ("--baseline", params.baseline is not None),
+                                   ("--show-depth", args.show_depth)) if on]
+    if args.format.startswith("ir_measures") and extra:
+        raise ValidationError(f"{', '.join(extra)} add columns that ir_measures' output has no place for; give "
+                              "--format tsv, jsonl or table (the default with these options)")
     run_items, measures = split_runs_and_measures(args.runs, args.measure_flags)
     runs = discover_runs(run_items)
     baseline = resolve_run_name(params.baseline, runs)
@@ -159,30 +227,26 @@ def run(args: argparse.Namespace) -> int:
         args.qrels, runs, measures, baseline=baseline,
         correction=params.correction, n_resamples=params.n_resamples, confidence=params.confidence,
         seed=args.seed, per_document=bool(args.per_document), ci=args.ci, provider=args.provider,
-        **conv.kwargs(),
+        hash_inputs=bool(args.out), **conv.kwargs(),  # the provenance is kept only with --out
     )
+    note = _conventions_note(conv, args.provider)
+    if note:
+        sys.stderr.write(note + "\n")
+    for w in res.warnings:  # before the numbers: the depth mismatch is the first line a user sees
+        sys.stderr.write(f"ranklens: warning: {w}\n")
+    sys.stderr.flush()
     if args.format.startswith("ir_measures"):
         _write_ir_measures(res, args, params.places)
     else:
-        _write_ranklens(res, args, conv, params.places)
-    for w in res.warnings:
-        sys.stderr.write(f"ranklens: warning: {w}\n")
+        write_frame(_long_table(res, args), args.format, places=params.places)
+        if args.show_depth and not args.by_query:
+            write_frame(_in_run_order(res, res.table)[["model", "depth_min", "depth_median", "depth_max",
+                                                       "recall_at_depth"]], args.format, places=params.places)
     if args.per_document:
         _write_per_document(res, args.per_document)
     if args.out:
         res.save(args.out)
     return 0
-
-
-def _write_ranklens(res, args: argparse.Namespace, conv: Any, places: int) -> None:
-    if args.format != "jsonl":
-        sys.stdout.write(f"# unretrieved={conv.unretrieved} rel={conv.rel} ties={conv.ties} missing={conv.missing} "
-                         f"depth={conv.depth or 'as given'} provider={args.provider}"
-                         + (f" grades={','.join(conv.grades)}" if conv.grades else "") + "\n")
-    write_frame(_long_table(res, args), args.format, places=places)
-    if args.show_depth and not args.by_query:
-        write_frame(_in_run_order(res, res.table)[["model", "depth_min", "depth_median", "depth_max",
-                                                   "recall_at_depth"]], args.format, places=places)
 
 
 def resolve_run_name(name: str | None, runs: dict[str, Any]) -> str | None:

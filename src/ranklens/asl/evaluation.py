@@ -35,7 +35,7 @@ from .asl import (
 )
 from .declaration import Params
 from .inputs import _as_qrels_table, load_runs, map_grades, parse_grade_mapping
-from .measures import ASL, higher_is_better, parse_measure, with_default_rel
+from .measures import ASL, higher_is_better, is_summed, measure_at_rel
 from .ranked import RankedRun
 from .ranking import rank_runs, run_source
 
@@ -129,7 +129,7 @@ def per_query_values(
         raise ValidationError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
     judged_q = rr.judged_queries()
     keep_q = judged_q & (rr.in_run if missing == "skip" else True)
-    measures = [with_default_rel(parse_measure(m), rel) for m in measures]
+    measures = [measure_at_rel(m, rel) for m in measures]
     values: dict[str, np.ndarray] = {}
     external = []
     for m in measures:
@@ -246,7 +246,7 @@ def _prepare_measures(measures: Sequence[Any] | None, rel: int) -> list[Any]:
     specs = list(measures) if measures is not None else list(DEFAULTS.measures)
     if not specs:
         raise ValidationError("no measures given; e.g. -m ASL -m AP -m nDCG@10")
-    out = [with_default_rel(parse_measure(s), rel) for s in specs]
+    out = [measure_at_rel(s, rel) for s in specs]
     names = [str(m) for m in out]
     if len(set(names)) != len(names):
         raise ValidationError(f"duplicate measures in {names}")
@@ -275,6 +275,7 @@ def evaluate(
     depth_ratio: float = DEFAULTS.depth_ratio,
     ci: bool = False,
     provider: str = "ranklens",
+    hash_inputs: bool = True,
 ):
     """Evaluate runs with ASL and standard measures; optional paired tests against a baseline.
 
@@ -287,7 +288,8 @@ def evaluate(
             ``Params.measures``; None means the same).
         ties: tie rule (``"trec_eval"`` default, ``"float64"``, ``"input_order"``).
         rel: minimum relevance for binary measures and ASL, unless a measure sets its own
-            (like trec_eval ``-l``; nDCG keeps the graded labels).
+            (like trec_eval ``-l``; nDCG keeps the graded labels; ``NumRet`` stays every
+            retrieved document and ``NumRelRet`` becomes ``NumRet(rel=REL)``).
         unretrieved: ASL policy for unretrieved relevant documents (``"paper"`` = eq. 3, the
             default; ``"lower_bound"``; ``"expected"``).
         collection_size: N for ``unretrieved="expected"``.
@@ -314,10 +316,15 @@ def evaluate(
             P@k, R@k, RR, Rprec, Bpref, Success@k, NumRel; other measures via ir_measures) or
             ``"pytrec_eval"`` (every standard measure via ir_measures' pytrec_eval provider,
             the oracle).
+        hash_inputs: record each input file's sha256 in the provenance (default). False records
+            ``unhashed:PATH`` instead: for a result that is printed and never saved (``ranklens
+            evaluate`` without ``--out``), where hashing a 200 MB run costs ~0.5 s of CPU.
 
     Returns:
         ``Result`` of kind ``"asl-evaluate"``: ``table`` has one row per run (column ``model``,
-        sorted by the first measure, best first) with a column per measure, ``n_queries``,
+        sorted by the first measure, best first) with a column per measure (the mean over
+        queries; the count measures NumQ, NumRet, NumRel, NumRelRet summed, as trec_eval and
+        ir_measures do: :func:`~ranklens.asl.measures.is_summed`), ``n_queries``,
         ``tied_rows`` and the run's depth (``depth_min/median/max``, ``recall_at_depth``);
         ``tables``: ``per_query`` (long), ``ci`` (bootstrap CIs, with ``ci`` or ``baseline``),
         ``significance`` (if
@@ -335,7 +342,7 @@ def evaluate(
                               f"({', '.join(sorted(run_map)[:10])}...)")
     origins = {name: run.origin if isinstance(run, RankedRun) else run for name, run in run_map.items()}
     pool = ThreadPoolExecutor(1)  # input files hashed while the runs are scored (hashlib frees the GIL)
-    hashes = pool.submit(_file_hashes, qrels, origins)
+    hashes = pool.submit(_file_hashes if hash_inputs else _file_names, qrels, origins)
     pool.shutdown(wait=False)
     rr_map = rank_runs(qrels, run_map, ties=ties, duplicates=duplicates, depth=depth, grades=grades)
     conv = {"ties": ties, "rel": rel, "unretrieved": unretrieved, "collection_size": collection_size,
@@ -361,7 +368,7 @@ def evaluate(
         inputs=_inputs(qrels, grades, origins, hashes.result()), seed=seed,
     )
     res = Result(kind="asl-evaluate", summary=summary, table=table, tables=tables, provenance=prov)
-    return res.with_warnings(*evaluation_warnings(info, depth_ratio, unretrieved))
+    return res.with_warnings(*evaluation_warnings(info, depth_ratio, unretrieved, mlist))
 
 
 def _statistics(pq_all: pd.DataFrame, names: Sequence[str], mlist: Sequence[Any], systems: list[str],
@@ -394,21 +401,17 @@ def _summary(table, names, mlist, info, unretrieved, rel, run_order) -> dict[str
     return summary
 
 
-def _coverage(rr: RankedRun, name: str, rel: int, missing: str) -> tuple[str, ...]:
-    """The readers' warnings, then :func:`ranklens.io.check_coverage` on the ranked run's query
-    sets (one row per query: no second pass over the run's rows); raises when the run shares no
-    query with the qrels."""
-    import pyarrow as pa
+def _coverage(rr: RankedRun, name: str, rel: int, missing: str, mlist: Sequence[Any] = ()) -> tuple[str, ...]:
+    """The readers' warnings, then :func:`ranklens.io.trec.coverage_warnings` on the ranked run's
+    query sets (sorted ids, boolean per id: no second pass over the ids or the run's rows);
+    raises when the run shares no query with the qrels."""
+    from ..io.trec import coverage_warnings
 
-    from ..io.trec import check_coverage
-
-    judged = rr.judged_queries()
     top = np.full(len(rr.query_ids), np.iinfo(np.int64).min, np.int64)
     np.maximum.at(top, rr.qrels_q, rr.qrels_rel)
-    run_t = pa.table({QUERY_ID: pa.array(rr.query_ids[rr.in_run].tolist(), pa.string())})
-    qrels_t = pa.table({QUERY_ID: pa.array(rr.query_ids[judged].tolist(), pa.string()),
-                        RELEVANCE: pa.array(top[judged], pa.int64())})
-    return (*rr.reader_warnings, *check_coverage(run_t, qrels_t, rel=rel, run_name=name, missing=missing))
+    asked = [str(m) for m in mlist if not is_summed(m)] or None
+    return (*rr.reader_warnings, *coverage_warnings(rr.query_ids, rr.in_run, rr.judged_queries(), top >= rel,
+                                                    rel=rel, run_name=name, missing=missing, measures=asked))
 
 
 def _score_runs(rr_map: Mapping[str, RankedRun], mlist: Sequence[Any], conv: Mapping[str, Any],
@@ -419,9 +422,10 @@ def _score_runs(rr_map: Mapping[str, RankedRun], mlist: Sequence[Any], conv: Map
     info: dict[str, dict[str, Any]] = {}
     for name, rr in rr_map.items():
         info[name] = {"tied": rr.tied_rows, "dropped": rr.duplicates_dropped,
-                      "coverage": _coverage(rr, run_source(name, rr), conv["rel"], conv["missing"]),
+                      "coverage": _coverage(rr, run_source(name, rr), conv["rel"], conv["missing"], mlist),
                       **depth_stats(rr, conv["rel"]),
-                      "below_optimum": below_optimum(rr, rel=conv["rel"], unretrieved=conv["unretrieved"]),
+                      "below_optimum": below_optimum(rr, rel=conv["rel"], unretrieved=conv["unretrieved"])
+                      if any(isinstance(m, ASL) for m in mlist) else 0,
                       "missing_queries": int(np.count_nonzero(~rr.in_run & rr.judged_queries()))}
         pq = per_query_values(rr, None, mlist, rel=conv["rel"], unretrieved=conv["unretrieved"],
                               collection_size=conv["collection_size"], missing=conv["missing"],
@@ -443,11 +447,14 @@ _DEPTH_COLUMNS = ("depth_min", "depth_median", "depth_max", "recall_at_depth")
 
 def _model_table(pq_all: pd.DataFrame, run_map: Mapping[str, Any], names: Sequence[str],
                  mlist: Sequence[Any], info: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
-    means = pq_all.groupby(["model", "measure"], sort=False)["value"].mean().unstack("measure")
-    counts = pq_all.groupby(["model", "measure"], sort=False)["value"].count().unstack("measure")
+    grouped = pq_all.groupby(["model", "measure"], sort=False)["value"]
+    means = grouped.mean().unstack("measure")
+    sums = grouped.sum().unstack("measure")
+    counts = grouped.count().unstack("measure")
     table = pd.DataFrame({"model": list(run_map)})
-    for n in names:
-        table[n] = table["model"].map(means[n]) if n in means else np.nan
+    for n, m in zip(names, mlist):
+        agg = sums if is_summed(m) else means  # the count measures are summed, as trec_eval does
+        table[n] = table["model"].map(agg[n]) if n in agg else np.nan
     table["n_queries"] = table["model"].map(counts.max(axis=1)).fillna(0).astype(np.int64)
     table["tied_rows"] = table["model"].map({k: v["tied"] for k, v in info.items()}).astype(np.int64)
     for c in _DEPTH_COLUMNS:
@@ -474,24 +481,26 @@ def _ci_table(wide, names, run_map, confidence, n_resamples, seed) -> pd.DataFra
 
 
 def evaluation_warnings(info: Mapping[str, Mapping[str, Any]], depth_ratio: float,
-                        unretrieved: str) -> list[str]:
-    """Runs of different depths (:func:`ranklens.io.depth_warnings`, the one depth warning);
-    ragged runs; eq. 3 scores below the optimum; what each run and the qrels do not share
-    (:func:`ranklens.io.check_coverage`)."""
+                        unretrieved: str, asked: Sequence[Any] | None = None) -> list[str]:
+    """Runs of different depths (:func:`ranklens.io.depth_warnings`, the one depth warning,
+    always first); ragged runs; eq. 3 scores below the optimum; what each run and the qrels do
+    not share (:func:`ranklens.io.check_coverage`). Only about what was asked: the ASL notes
+    appear when ``asked`` (the parsed measures; None: all) holds an ASL measure."""
     from ..io.trec import depth_warnings
 
+    asl = asked is None or any(isinstance(m, ASL) for m in asked)
+    note = ("ASL counts the non-relevant documents a run lists, so a shallow run can score better "
+            "by listing less -- " if asl else "")
     out = list(depth_warnings(
         {k: int(v["depth_max"]) for k, v in info.items()},
-        note="ASL counts the non-relevant documents a run lists, so a shallow run can score better "
-             "by listing less -- cut every run to a common depth (depth=N, --depth N) or compare "
-             "recall_at_depth"))
+        note=note + "cut every run to a common depth (depth=N, --depth N) or compare recall_at_depth"))
     low = {k: v["depth_min"] for k, v in info.items()
            if v["depth_min"] and v["depth_min"] < v["depth_median"] / depth_ratio}
     if low:
         k = next(iter(low))
         out.append(f"{len(low)} run(s) list far fewer documents for some queries than for most (e.g. {k}: "
                    f"{low[k]} vs a median of {info[k]['depth_median']:g})")
-    below = {k: v["below_optimum"] for k, v in info.items() if v["below_optimum"]}
+    below = {k: v["below_optimum"] for k, v in info.items() if v["below_optimum"]} if asl else {}
     if below:
         k = next(iter(below))
         out.append(f"unretrieved={unretrieved} (eq. 3) scores an unretrieved relevant document behind 0 "
@@ -510,6 +519,14 @@ def _file_hashes(qrels: Any, run_map: Mapping[str, Any]) -> dict[str, str]:
            if isinstance(run, (str, os.PathLike))}
     if isinstance(qrels, (str, os.PathLike)) and not str(qrels).startswith("irds:"):
         out["qrels"] = "sha256:" + sha256_file(qrels)
+    return out
+
+
+def _file_names(qrels: Any, run_map: Mapping[str, Any]) -> dict[str, str]:
+    """:func:`_file_hashes`' keys with ``unhashed:PATH`` values (``hash_inputs=False``)."""
+    out = {f"run:{name}": f"unhashed:{run}" for name, run in run_map.items() if isinstance(run, (str, os.PathLike))}
+    if isinstance(qrels, (str, os.PathLike)) and not str(qrels).startswith("irds:"):
+        out["qrels"] = f"unhashed:{qrels}"
     return out
 
 

@@ -20,6 +20,9 @@ The definitions are trec_eval 9.0.8's (the version pytrec_eval wraps), read from
 - nDCG and nDCG@k use the raw grades as gains (positive grades only, whatever ``rel`` is),
   discount ``log2(rank + 1)``, and the ideal ranking of the qrels' positive grades; 0 when
   the ideal is 0;
+- ``NumQ``, ``NumRet``, ``NumRet(rel=R)`` (``NumRelRet``) and ``NumRel`` are trec_eval's
+  ``num_q``, ``num_ret``, ``num_rel_ret`` and ``num_rel`` per query; their summary is a sum
+  (:func:`ranklens.asl.measures.is_summed`), as trec_eval and ir_measures print it;
 - bpref: for each relevant retrieved document, ``1 - min(n, R) / min(N, R)`` with ``n`` the
   judged non-relevant documents (0 <= grade < rel) above it and ``N`` those in the qrels.
 
@@ -51,6 +54,8 @@ KERNELS: dict[str, frozenset[str]] = {
     "Bpref": frozenset({"rel"}),
     "nDCG": frozenset({"cutoff", "dcg"}),
     "NumRel": frozenset({"rel"}),
+    "NumRet": frozenset({"rel"}),
+    "NumQ": frozenset(),
 }
 
 
@@ -70,7 +75,8 @@ def supports(measure: Any) -> bool:
 def standard_per_query(rr, measure: Any) -> np.ndarray:
     """Per-query values (float64[Q], aligned with ``rr.query_ids``) of a supported measure."""
     params = dict(measure.params or {})
-    return _DISPATCH[measure.NAME](rr, params.get("rel", 1), params.get("cutoff"))
+    rel = params.get("rel", None if measure.NAME == "NumRet" else 1)  # NumRet: rel unset = every document
+    return _DISPATCH[measure.NAME](rr, rel, params.get("cutoff"))
 
 
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -97,6 +103,19 @@ def _success(rr, rel: int, cutoff: int | None) -> np.ndarray:
 
 def _num_rel(rr, rel: int, cutoff: int | None) -> np.ndarray:
     return rr.n_relevant(rel).astype(np.float64)
+
+
+def _num_ret(rr, rel: int | None, cutoff: int | None) -> np.ndarray:
+    """trec_eval ``num_ret`` (no ``rel``: every retrieved document) or ``num_rel_ret`` (``rel``:
+    the retrieved documents with grade >= rel); 0 for a query the run does not answer."""
+    if rel is None:
+        return rr.lengths.astype(np.float64)
+    return _count(rr, rr.relevant_ranks(rel)[1]).astype(np.float64)
+
+
+def _num_q(rr, rel: int | None, cutoff: int | None) -> np.ndarray:
+    """trec_eval ``num_q``: 1 per query evaluated (summed, it counts them)."""
+    return np.ones(len(rr.lengths), np.float64)
 
 
 def _ap(rr, rel: int, cutoff: int | None) -> np.ndarray:
@@ -147,8 +166,10 @@ def _ndcg(rr, rel: int, cutoff: int | None) -> np.ndarray:
 
 
 def _ideal_ranking(rr) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each query's qrels grades > 0 in decreasing order: (query, gain, 0-based rank)."""
-    pos = rr.qrels_rel > 0
+    """Each query's qrels grades > 0 in decreasing order: (query, gain, 0-based rank), for the
+    queries the run answers only: an absent query's DCG is 0, so its nDCG is 0 whatever its
+    ideal (qrels of 100k other queries then cost a mask, not a sort)."""
+    pos = (rr.qrels_rel > 0) & rr.in_run[rr.qrels_q]
     qq, gg = rr.qrels_q[pos], rr.qrels_rel[pos]
     o = np.lexsort((-gg, qq))
     out = qq[o], gg[o].astype(np.float64), running_count(qq[o]) - 1
@@ -167,5 +188,5 @@ def _ideal_dcg(rr, cutoff: int | None) -> np.ndarray:
 
 _DISPATCH: dict[str, Callable[[Any, int, int | None], np.ndarray]] = {
     "AP": _ap, "P": _precision, "R": _recall, "Success": _success, "RR": _rr, "Rprec": _rprec,
-    "Bpref": _bpref, "nDCG": _ndcg, "NumRel": _num_rel,
+    "Bpref": _bpref, "nDCG": _ndcg, "NumRel": _num_rel, "NumRet": _num_ret, "NumQ": _num_q,
 }

@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 from ..errors import ValidationError
 from .asl import UNRETRIEVED_POLICIES
 
-__all__ = ["ASL", "higher_is_better", "measure_name", "parse_measure", "with_default_rel"]
+__all__ = ["ASL", "higher_is_better", "is_summed", "measure_at_rel", "measure_name", "parse_measure",
+           "with_default_rel"]
 
 
 @dataclass(frozen=True)
@@ -136,11 +137,39 @@ def higher_is_better(m: Any) -> bool:
     return not isinstance(m, ASL)
 
 
+def is_summed(m: Any) -> bool:
+    """Whether a measure's summary over queries is a sum, not a mean: the count measures
+    ``NumQ``, ``NumRet``, ``NumRel`` and ``NumRelRet`` (= ``NumRet(rel=1)``), as trec_eval
+    (``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``) and ir_measures (their ``SumAgg``
+    aggregator) sum them."""
+    if isinstance(m, ASL) or not hasattr(m, "aggregator"):
+        return False
+    return type(m.aggregator()).__name__ == "SumAgg"
+
+
+#: Measures whose ``rel`` left unset does not mean ``rel=1``: ``NumRet`` counts every retrieved
+#: document (trec_eval ``num_ret``, which ``-l`` does not change).
+_REL_MEANS_ALL = frozenset({"NumRet"})
+
+
 def with_default_rel(m: Any, rel: int) -> Any:
-    """Apply a call-level ``rel`` to ir_measures measures that take it and did not set it."""
+    """Apply a call-level ``rel`` (trec_eval ``-l``) to the relevance measures: ir_measures measures
+    that take ``rel`` and did not set it. ``NumRet`` without ``rel`` counts every retrieved document
+    and stays as it is (trec_eval's ``num_ret`` under ``-l``)."""
     if isinstance(m, ASL) or rel == 1:
         return m
     params = getattr(m, "SUPPORTED_PARAMS", {})
-    if "rel" in params and "rel" not in getattr(m, "params", {}):
+    if "rel" in params and "rel" not in getattr(m, "params", {}) and getattr(m, "NAME", None) not in _REL_MEANS_ALL:
         return m(rel=rel)
     return m
+
+
+def measure_at_rel(spec: Any, rel: int) -> Any:
+    """:func:`parse_measure` then :func:`with_default_rel`; the alias ``NumRelRet`` (trec_eval's
+    ``num_rel_ret``: relevant retrieved at the call's level) becomes ``NumRet(rel=REL)``, where
+    ir_measures would fix it at ``rel=1`` (trec_eval ``-l 2`` counts it at level 2)."""
+    if isinstance(spec, str) and spec.strip() == "NumRelRet":
+        import ir_measures
+
+        return ir_measures.parse_measure("NumRet")(rel=rel)
+    return with_default_rel(parse_measure(spec), rel)

@@ -72,6 +72,7 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULTS.dupl
                 source: str = "run") -> RankedRun:
     import pyarrow as pa
 
+    from ..io.frames import float32_overflow_warning
     from ..io.trec import reader_warnings
 
     rt = _as_run_table(run, source=source)
@@ -81,7 +82,7 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULTS.dupl
     nq = len(all_q)
     jn = _judge(rd, qt, qcode, qr_code)
     pa.default_memory_pool().release_unused()  # the hash kernels' freed buffers (peak memory)
-    order, tied_rows = _rank_order(rt.column(SCORE), qcode, ties, rd)
+    order, tied_rows, n_over = _rank_order(rt.column(SCORE), qcode, ties, rd)
     pa.default_memory_pool().release_unused()
     counts = np.bincount(qcode, minlength=nq).astype(np.int64)
     dup = _find_duplicates(order, qcode, counts, rd) if order.size > 1 else None
@@ -102,7 +103,8 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULTS.dupl
         flat_grades=grades, flat_rows=order, doc_ids=rd, qrels_q=jn["ku"] // jn["nj"],
         qrels_rel=jn["rel_u"], qrels_doc=_col(qt, DOC_ID).take(pa.array(jn["src_u"])),
         qrels_row=qrels_row, ties=ties, tied_rows=tied_rows, scores=rt.column(SCORE),
-        reader_warnings=(*reader_warnings(rt), *reader_warnings(qt)),
+        reader_warnings=(*reader_warnings(rt), *reader_warnings(qt),
+                         *((float32_overflow_warning(n_over, source),) if n_over else ())),
     )
     out.judged_grades  # noqa: B018 -- one pass over the grades here, none in each measure
     return out
@@ -115,14 +117,18 @@ def _query_codes(rq, qq) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    renc = pc.dictionary_encode(rq)
-    if isinstance(renc, pa.ChunkedArray):
-        renc = renc.unify_dictionaries()
-        r_dictionary = renc.chunks[0].dictionary if renc.num_chunks else pa.array([], pa.string())
-        r_indices = (np.concatenate([c.indices.to_numpy() for c in renc.chunks])
-                     if renc.num_chunks else np.zeros(0, np.int32))
+    grouped = _grouped_codes(rq)  # a TREC file lists each query in one block: encode the blocks only
+    if grouped is not None:
+        r_dictionary, r_indices = grouped
     else:
-        r_dictionary, r_indices = renc.dictionary, renc.indices.to_numpy()
+        renc = pc.dictionary_encode(rq)
+        if isinstance(renc, pa.ChunkedArray):
+            renc = renc.unify_dictionaries()
+            r_dictionary = renc.chunks[0].dictionary if renc.num_chunks else pa.array([], pa.string())
+            r_indices = (np.concatenate([c.indices.to_numpy() for c in renc.chunks])
+                         if renc.num_chunks else np.zeros(0, np.int32))
+        else:
+            r_dictionary, r_indices = renc.dictionary, renc.indices.to_numpy()
     qenc = pc.dictionary_encode(qq) if len(qq) else None
     q_dictionary = qenc.dictionary if qenc is not None else pa.array([], pa.string())
     union = pc.unique(pa.concat_arrays([r_dictionary.cast(pa.string()), q_dictionary.cast(pa.string())]))
@@ -135,6 +141,29 @@ def _query_codes(rq, qq) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     else:
         qr_code = np.zeros(0, np.int64)
     return union.to_numpy(zero_copy_only=False).astype(object), qcode, qr_code
+
+
+def _grouped_codes(rq) -> tuple[Any, np.ndarray] | None:
+    """(dictionary, int32 index per row) of the run's query ids from their blocks of equal
+    consecutive ids (Arrow's run-end encoding compares neighbours, ~3x cheaper than hashing every
+    row); None when the ids are not in long blocks (then every row is hashed)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(rq)
+    if n < 1024:
+        return None
+    ree = pc.run_end_encode(rq)
+    chunks = ree.chunks if isinstance(ree, pa.ChunkedArray) else [ree]
+    runs = sum(len(c.values) for c in chunks)
+    if runs * 8 > n:
+        return None
+    values = pa.concat_arrays([c.values for c in chunks]) if chunks else pa.array([], pa.string())
+    lengths = np.concatenate([np.diff(c.run_ends.to_numpy(zero_copy_only=False), prepend=0) for c in chunks]
+                             if chunks else [np.zeros(0, np.int64)])
+    enc = pc.dictionary_encode(values)
+    idx = np.repeat(enc.indices.to_numpy(zero_copy_only=False).astype(np.int32), lengths)
+    return enc.dictionary, idx
 
 
 def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray) -> dict[str, Any]:
@@ -198,18 +227,25 @@ def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray) -> dict[str, Any]:
             "hit_rows": hit_rows, "hit_pos": hit_pos}
 
 
-def _score_keys(scores, ties: str) -> np.ndarray:
+def _score_keys(scores, ties: str) -> tuple[np.ndarray, int]:
     """Negated scores, chunk by chunk (float32 for trec_eval: no float64 copy of the column);
-    -0.0 becomes 0.0 so that it ties with 0.0."""
+    -0.0 becomes 0.0 so that it ties with 0.0. Also the number of finite scores beyond float32's
+    range (the float32 rule, :data:`ranklens.io.frames.FLOAT32_MAX`: they become +-inf), counted
+    only when numpy reports an overflow (no extra pass otherwise)."""
     kdt = np.float32 if ties == "trec_eval" else np.float64
     key = np.empty(len(scores), kdt)
-    at = 0
+    at, n_over = 0, 0
+    flagged: list[str] = []  # numpy calls back once per overflowing operation
     for chunk in scores.chunks:
         c = chunk.to_numpy(zero_copy_only=False)
-        np.negative(c, out=key[at:at + c.size], casting="same_kind")
+        flagged.clear()
+        with np.errstate(over="call", call=lambda err, flag: flagged.append(err)):
+            np.negative(c, out=key[at:at + c.size], casting="same_kind")
+        if flagged:
+            n_over += int(np.count_nonzero(np.isinf(key[at:at + c.size]) & np.isfinite(c)))
         at += c.size
     key += kdt(0.0)
-    return key
+    return key, n_over
 
 
 def _sort_rows(key: np.ndarray, qcode: np.ndarray) -> np.ndarray:
@@ -244,15 +280,16 @@ def _sort_rows(key: np.ndarray, qcode: np.ndarray) -> np.ndarray:
     return order.astype(idt, copy=False)
 
 
-def _rank_order(scores, qcode: np.ndarray, ties: str, rd) -> tuple[np.ndarray, int]:
+def _rank_order(scores, qcode: np.ndarray, ties: str, rd) -> tuple[np.ndarray, int, int]:
     """Run rows in rank order (query ascending, score descending, then the tie rule: doc_id
-    descending in byte order, or input order) and the number of tied rows."""
+    descending in byte order, or input order), the number of tied rows and the number of scores
+    beyond float32's range (``ties="trec_eval"``)."""
     import pyarrow as pa
 
-    key = _score_keys(scores, ties)
+    key, n_over = _score_keys(scores, ties)
     order = _sort_rows(key, qcode)
     if order.size < 2:
-        return order, 0
+        return order, 0, n_over
     ks = key[order]
     del key
     same = ks[1:] == ks[:-1]
@@ -263,7 +300,7 @@ def _rank_order(scores, qcode: np.ndarray, ties: str, rd) -> tuple[np.ndarray, i
     in_tie[:-1] |= same
     tied_rows = int(np.count_nonzero(in_tie))
     if not tied_rows or ties == "input_order":
-        return order, tied_rows
+        return order, tied_rows, n_over
     # doc_id descending, sorting only the rows that tie (usually a small subset)
     pos = np.flatnonzero(in_tie)
     dt = np.int32 if order.size < 2**31 - 1 else np.int64
@@ -273,7 +310,7 @@ def _rank_order(scores, qcode: np.ndarray, ties: str, rd) -> tuple[np.ndarray, i
     if isinstance(taken, pa.ChunkedArray):
         taken = taken.combine_chunks()
     order[pos] = rows[_doc_desc_order(taken, group)]
-    return order, tied_rows
+    return order, tied_rows, n_over
 
 
 def _doc_desc_order(docs, group: np.ndarray) -> np.ndarray:
@@ -302,7 +339,9 @@ def tie_totals(run: Any) -> dict[str, int]:
     q = pc.dictionary_encode(_col(rt, QUERY_ID)).indices.to_numpy().astype(np.int64)
     s = _col(rt, SCORE).to_numpy(zero_copy_only=False).astype(np.float64)
     out: dict[str, int] = {"rows": int(s.size), "queries": int(np.unique(q).size)}
-    for name, key in (("float32", s.astype(np.float32).astype(np.float64)), ("float64", s)):
+    from ..io.frames import as_float32
+
+    for name, key in (("float32", as_float32(s).astype(np.float64)), ("float64", s)):
         o = np.lexsort((key, q))
         qs, ks = q[o], key[o]
         eq = (qs[1:] == qs[:-1]) & (ks[1:] == ks[:-1])

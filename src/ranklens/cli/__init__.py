@@ -43,9 +43,37 @@ def _command(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The full parser; with ``only`` naming a built-in command module (``evaluate``), a parser
-    with that subcommand alone (no analysis registry to load: a fast start for file tools)."""
+class _Absorb:
+    """A parser stand-in that accepts every call and keeps nothing (see :class:`_HelpOnly`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: _Absorb()
+
+
+class _HelpOnly:
+    """A subparsers stand-in: ``add_parser`` adds the subcommand with its one-line ``help`` only; the
+    options its module would add go nowhere. ``ranklens --help`` lists the commands without building
+    each command's options (a command given on the line is built in full, alone)."""
+
+    def __init__(self, sub: argparse._SubParsersAction) -> None:
+        self._sub = sub
+        self.choices = sub.choices
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        self._sub.add_parser(name, help=kwargs.get("help"), aliases=kwargs.get("aliases", ()))
+        return _Absorb()
+
+
+def _modules() -> list[str]:
+    """The built-in command modules of this package (``cache``, ``data``, ...)."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
+
+def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.ArgumentParser:
+    """The full parser; with ``only`` naming a built-in command module or an analysis's command
+    (``evaluate``), a parser with that subcommand alone (no other analysis to load: a fast start);
+    with ``lazy``, every subcommand but ``only`` is listed with its help line and no options (what
+    ``ranklens --help`` shows, without building ~30 parsers)."""
     parser = argparse.ArgumentParser(
         prog="ranklens",
         description="Why ranking models and text embedders behave as they do, beyond nDCG.",
@@ -58,33 +86,58 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--engine", metavar="SPEC", help="where model batches run: local (default), ray (a local "
                         "Ray) or ray:ADDRESS (a cluster); env RANKLENS_ENGINE")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress bars (before the command; `evaluate --per-query` is ir_measures' -q)")
     parser.add_argument("--encoding", metavar="CODEC",
                         help="text encoding of every input file (default: $RANKLENS_ENCODING or utf-8)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_") or (only is not None and info.name != only):
+    modules = _modules()
+    alone = only is not None and (only in modules or _analysis_command(only))
+    for name in modules:
+        if alone and name != only:
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+        module = importlib.import_module(f"{__name__}.{name}")
         register = getattr(module, "register", None)
         if register is not None:
-            register(sub)
-    if only is not None and only in sub.choices:
+            register(sub if not lazy or name == only else _HelpOnly(sub))
+    if only is not None and only in modules:
         return parser
+    if only in _FAST:  # a built-in analysis's command: its declaration alone (no plugin scan)
+        from ..registry import ANALYSES
+
+        for entry in ANALYSES.values():
+            adder = resolve(entry).commands.get(only)
+            if adder is not None:
+                resolve(adder)(sub)
+                return parser
     from ..registry import analyses
     from ._analysis import add_analysis_parser
 
     declared = analyses()
     for analysis in declared.values():
         for command, adder in analysis.commands.items():  # top-level commands an analysis owns
-            if (only is None or command == only) and command not in sub.choices:
-                resolve(adder)(sub)
-    if only is not None:
+            if (not alone or command == only) and command not in sub.choices:
+                resolve(adder)(sub if not lazy or command == only else _HelpOnly(sub))
+    if alone and only not in declared:
         return parser
     for name, analysis in declared.items():
-        if name not in sub.choices:
+        if name in sub.choices or (alone and name != only):
+            continue
+        if lazy and name != only:
+            sub.add_parser(name, help=analysis.help or analysis.title)
+        else:
             add_analysis_parser(sub, analysis)
     return parser
+
+
+def _analysis_command(command: str) -> bool:
+    """Whether ``command`` is a built-in analysis's top-level command (``evaluate``) or name, known
+    without loading the plugins (a plugin's command is built among all the others)."""
+    if command in _FAST:
+        return True
+    from ..registry import ANALYSES
+
+    return command in ANALYSES
 
 
 def _engine(args: argparse.Namespace) -> Any:
@@ -101,7 +154,28 @@ def _engine(args: argparse.Namespace) -> Any:
                          dispatcher=dispatcher or make_dispatcher(os.environ.get("RANKLENS_ENGINE")))
 
 
-_FAST = ("evaluate",)  # commands whose parser is built alone (no other analysis's parser, no engine)
+_FAST = ("evaluate",)  # analysis commands whose parser is built alone (no other analysis's parser, no engine)
+
+
+def _stdout_out_of_room(exc: OSError) -> bool:
+    """Whether standard output is a file at the file-size limit or on a full disk (the likely
+    target of a write error that names no file: every output file is written by ``ranklens.files``)."""
+    import errno
+    import stat
+
+    try:
+        fd = sys.stdout.fileno()
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        if exc.errno == errno.EFBIG:
+            import resource
+
+            soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+            return soft != resource.RLIM_INFINITY and st.st_size >= soft - (1 << 16)
+        return os.fstatvfs(fd).f_bavail == 0
+    except (OSError, ValueError, ImportError, AttributeError):
+        return False
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -110,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command is None and "--version" in argv and not {"-h", "--help"} & set(argv):
         print(f"ranklens {__version__}")  # answered before any parser (or declaration) is built
         return 0
-    parser = build_parser(only=command if command in _FAST else None)
+    parser = build_parser(only=command, lazy=True)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
@@ -137,6 +211,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:  # e.g. standard output redirected to a full disk or over `ulimit -f`
+        from ..files import disk_problem
+
+        if disk_problem(exc) is None or args.debug:
+            raise
+        where = exc.filename or ("standard output" if _stdout_out_of_room(exc) else "an output file")
+        print(f"ranklens: error: {where}: cannot write: {disk_problem(exc)}", file=sys.stderr)
+        try:  # what is still buffered cannot be written either: no second error at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
     except KeyboardInterrupt:
         print("ranklens: interrupted (finished batches are cached; re-run to resume)", file=sys.stderr)
         return 130

@@ -1,37 +1,34 @@
-"""Runs, qrels, queries and corpora: TREC / SMART / TSV / JSONL files, ir_datasets, validation."""
+"""Runs, qrels, queries and corpora: TREC / SMART / TSV / JSONL files, ir_datasets, validation.
+
+Importing the package costs nothing: each name loads its module on first use
+(:func:`ranklens._lazy.lazy_exports`), so ``ranklens evaluate`` importing the TREC reader
+does not import the collection, SMART or ir_datasets modules (nor pandas through them).
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from ..errors import DataFormatError
-from .collection import Collection, DocStore
-from .frames import COLUMN_ALIASES, count_ties, rank_run, validate_qrels, validate_run
-from .irds import IrdsDocStore, irds_qrels, irds_queries, irds_run, load_irds
-from .readers import JsonlDocStore, read_docs, read_queries, read_topics
-from .classic import SMART_COLLECTIONS, detect_smart_collection, load_smart_collection
-from .smart import (
-    parse_npl,
-    parse_smart,
-    read_npl,
-    read_raw_qrels,
-    read_smart,
-)
-from .trec import (
-    check_coverage,
-    depth_warnings,
-    discover_runs,
-    read_qrels,
-    read_qrels_table,
-    read_run,
-    read_run_table,
-    read_runs,
-    reader_warnings,
-    run_name,
-    write_qrels,
-    write_run,
-)
+
+if TYPE_CHECKING:
+    from .collection import Collection
+
+_WHERE = {
+    **dict.fromkeys(("Collection", "DocStore"), ".collection"),
+    **dict.fromkeys(("COLUMN_ALIASES", "count_ties", "rank_run", "validate_qrels", "validate_run"), ".frames"),
+    **dict.fromkeys(("IrdsDocStore", "irds_qrels", "irds_queries", "irds_run", "load_irds"), ".irds"),
+    **dict.fromkeys(("JsonlDocStore", "read_docs", "read_queries", "read_topics"), ".readers"),
+    **dict.fromkeys(("SMART_COLLECTIONS", "detect_smart_collection", "load_smart_collection"), ".classic"),
+    **dict.fromkeys(("parse_npl", "parse_smart", "read_npl", "read_raw_qrels", "read_smart"), ".smart"),
+    **dict.fromkeys(("check_coverage", "depth_warnings", "discover_runs", "read_qrels", "read_qrels_table",
+                     "read_run", "read_run_table", "read_runs", "reader_warnings", "run_name", "write_qrels",
+                     "write_run"), ".trec"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "COLUMN_ALIASES",
@@ -99,6 +96,10 @@ def load_collection(spec: str | os.PathLike, *, include_title: bool = False, str
     Raises:
         DataFormatError: when the spec matches none of these, saying what was expected.
     """
+    from .classic import detect_smart_collection, load_smart_collection
+    from .readers import read_docs, read_queries
+    from .trec import read_qrels
+
     s = str(spec)
     if s == "demo":
         from ..datasets.demo import load_demo

@@ -223,10 +223,31 @@ def _qrels_duplicates(out: pd.DataFrame, source: str) -> pd.DataFrame:
     return kept
 
 
+#: The float32 rule of ``ties="trec_eval"``: trec_eval reads each score into a C ``float``, so
+#: scores compare as float32 -- values closer than float32 resolves tie, and a finite score beyond
+#: float32's range (``|s| > FLOAT32_MAX``, about 3.4e38) becomes +-inf and ties with every other
+#: score so converted. Such scores are counted in a warning (:func:`float32_overflow_warning`);
+#: ``ties="float64"`` compares the exact values.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def as_float32(score: np.ndarray) -> np.ndarray:
+    """Scores as trec_eval compares them (the float32 rule above): no numpy overflow warning."""
+    with np.errstate(over="ignore"):
+        return np.asarray(score, dtype=np.float64).astype(np.float32)
+
+
+def float32_overflow_warning(n: int, source: str) -> str:
+    """The warning for ``n`` finite scores beyond float32's range under ``ties="trec_eval"``."""
+    return (f"{source}: {n} score(s) beyond float32's range (|score| > {FLOAT32_MAX:.4g}) compare as +-inf under "
+            "ties=trec_eval (trec_eval reads scores into a C float) and tie with each other; rescale the scores "
+            "or use ties=float64 (--ties float64) to compare the exact values")
+
+
 def _score_key(run: pd.DataFrame, ties: str) -> np.ndarray:
     score = run[SCORE].to_numpy(dtype=np.float64)
     if ties == "trec_eval":
-        return -(score.astype(np.float32))  # trec_eval keeps scores as C float
+        return -as_float32(score)  # trec_eval keeps scores as C float
     return -score
 
 
@@ -300,7 +321,7 @@ def count_ties(run: pd.DataFrame, *, ties: str = DEFAULT_TIES) -> pd.DataFrame:
     quniq.sort()
     score = out[SCORE].to_numpy(dtype=np.float64)
     if ties == "trec_eval":
-        score = score.astype(np.float32).astype(np.float64)
+        score = as_float32(score).astype(np.float64)
     score = np.where(score == 0.0, 0.0, score)  # -0.0 ties with 0.0
     grp = pd.DataFrame({"q": qcode, "s": score}).groupby(["q", "s"], sort=False).size()
     sizes = grp.to_numpy()

@@ -27,7 +27,7 @@ from ._streams import STDIN, display_name, is_stream, stream_data
 from ..files import atomic_output
 from .frames import rank_run, validate_qrels, validate_run
 
-__all__ = ["RUN_SUFFIXES", "check_coverage", "depth_warnings", "discover_runs", "read_qrels", "read_qrels_table",
+__all__ = ["RUN_SUFFIXES", "check_coverage", "coverage_warnings", "depth_warnings", "discover_runs", "read_qrels", "read_qrels_table",
            "read_run", "read_run_table", "read_runs", "reader_warnings", "run_name", "write_qrels", "write_run"]
 
 PathLike = str | os.PathLike
@@ -315,26 +315,15 @@ def _query_set(obj: Any) -> Any:
     return pc.unique(col.cast(pa.string()))
 
 
-def _minus(a: Any, b: Any, *, keep: bool = False) -> Any:
-    """Ids of ``a`` not in ``b`` (``keep=True``: those in ``b``)."""
-    import pyarrow.compute as pc
-
-    inside = pc.is_in(a, value_set=b)
-    return a.filter(inside if keep else pc.invert(inside))
-
-
 def _examples(ids: Any, k: int = 3) -> str:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    arr = ids if isinstance(ids, (pa.Array, pa.ChunkedArray)) else pa.array(sorted(ids), pa.string())
-    first = arr.take(pc.array_sort_indices(arr)[:k]).to_pylist() if len(arr) else []
-    more = f", ... ({len(arr)} in all)" if len(arr) > k else ""
+    """The first ``k`` of sorted ids (a numpy array already in byte order, or any iterable)."""
+    first = [str(i) for i in ids[:k]] if isinstance(ids, np.ndarray) else sorted(map(str, ids))[:k]
+    more = f", ... ({len(ids)} in all)" if len(ids) > k else ""
     return ", ".join(repr(i) for i in first) + more
 
 
 def check_coverage(run: Any, qrels: Any, *, rel: int = 1, run_name: str = "run", qrels_name: str = "qrels",
-                   missing: str = "skip") -> tuple[str, ...]:
+                   missing: str = "skip", measures: Iterable[str] | None = None) -> tuple[str, ...]:
     """What a run and its qrels do not share, as warnings (``Result.with_warnings``); an error
     when nothing is shared.
 
@@ -342,6 +331,8 @@ def check_coverage(run: Any, qrels: Any, *, rel: int = 1, run_name: str = "run",
         run, qrels: frames or Arrow tables (``query_id``, ``doc_id``, ``score`` / ``relevance``).
         rel: the relevance threshold the measures use.
         missing: the caller's policy for judged queries absent from the run, named in the warning.
+        measures: the measures asked, named in the warning on queries without a relevant
+            document (None: "AP/nDCG/ASL").
 
     Returns:
         Warnings for run queries without qrels (not evaluated), judged queries missing from the
@@ -351,32 +342,51 @@ def check_coverage(run: Any, qrels: Any, *, rel: int = 1, run_name: str = "run",
     Raises:
         ValidationError: empty qrels, or no query of the run in the qrels.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     rq, qq = _query_set(run), _query_set(qrels)
-    if not len(qq):
-        raise ValidationError(f"{qrels_name}: no judgments; every measure would be undefined")
-    if not len(_minus(rq, qq, keep=True)):
-        raise ValidationError(
-            f"none of the {len(rq)} queries of {run_name} is in {qrels_name} (run ids {_examples(rq)}; "
-            f"qrels ids {_examples(qq)}); check that the files belong to the same topics")
-    out = [*reader_warnings(run), *reader_warnings(qrels)]
-    if len(run_only := _minus(rq, qq)):
-        out.append(f"{run_name}: {len(run_only)} of {len(rq)} run queries have no qrels and are not evaluated "
-                   f"({_examples(run_only)})")
-    if len(judged_only := _minus(qq, rq)):
-        out.append(f"{run_name}: {len(judged_only)} of {len(qq)} judged queries are not in the run "
-                   f"(missing={missing!r}; {_examples(judged_only)})")
     if isinstance(qrels, pd.DataFrame):
         has_rel = _query_set(qrels[np.asarray(qrels[RELEVANCE]) >= rel])
     else:
-        import pyarrow.compute as pc
-
         has_rel = _query_set(qrels.filter(pc.greater_equal(qrels.column(RELEVANCE), rel)))
-    if not len(has_rel):
+    ids = pc.unique(pa.concat_arrays([rq, qq]))
+    ids = ids.take(pc.array_sort_indices(ids))
+    masks = [pc.is_in(ids, value_set=v).to_numpy(zero_copy_only=False) for v in (rq, qq, has_rel)]
+    out = (*reader_warnings(run), *reader_warnings(qrels))
+    return out + coverage_warnings(ids.to_numpy(zero_copy_only=False), *masks, rel=rel, run_name=run_name,
+                                   qrels_name=qrels_name, missing=missing, measures=measures)
+
+
+def coverage_warnings(ids: np.ndarray, in_run: np.ndarray, judged: np.ndarray, has_rel: np.ndarray, *,
+                      rel: int = 1, run_name: str = "run", qrels_name: str = "qrels", missing: str = "skip",
+                      measures: Iterable[str] | None = None) -> tuple[str, ...]:
+    """:func:`check_coverage` on query sets already at hand: ``ids`` (sorted, byte order) and, per
+    id, whether the run answers it, the qrels judge it and it has a document at ``rel`` or above
+    (boolean arrays; the evaluation's ranked run holds them: no second pass over the ids)."""
+    if not judged.any():
+        raise ValidationError(f"{qrels_name}: no judgments; every measure would be undefined")
+    if not (in_run & judged).any():
+        raise ValidationError(
+            f"none of the {int(in_run.sum())} queries of {run_name} is in {qrels_name} (run ids "
+            f"{_examples(ids[in_run])}; qrels ids {_examples(ids[judged])}); check that the files belong to the "
+            "same topics")
+    out = []
+    if (run_only := in_run & ~judged).any():
+        out.append(f"{run_name}: {int(run_only.sum())} of {int(in_run.sum())} run queries have no qrels and are "
+                   f"not evaluated ({_examples(ids[run_only])})")
+    if (judged_only := judged & ~in_run).any():
+        out.append(f"{run_name}: {int(judged_only.sum())} of {int(judged.sum())} judged queries are not in the run "
+                   f"(missing={missing!r}; {_examples(ids[judged_only])})")
+    has_rel = has_rel & judged
+    if not has_rel.any():
         out.append(f"{qrels_name}: no document has relevance >= {rel} (all-zero qrels?): every measure is 0 "
                    "or undefined")
-    elif len(no_rel := _minus(qq, has_rel)):
-        out.append(f"{qrels_name}: {len(no_rel)} judged queries have no document with relevance >= {rel} "
-                   f"({_examples(no_rel)}); their AP/nDCG/ASL are 0 or undefined")
+    elif (no_rel := judged & ~has_rel).any():
+        names = list(measures) if measures is not None else []
+        out.append(f"{qrels_name}: {int(no_rel.sum())} judged queries have no document with relevance >= {rel} "
+                   f"({_examples(ids[no_rel])}); their {'/'.join(names) if names else 'AP/nDCG/ASL'} are 0 "
+                   "or undefined")
     return tuple(out)
 
 
