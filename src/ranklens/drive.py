@@ -72,12 +72,15 @@ def models_from_specs(specs: Sequence[str], model_params: Sequence[str] = ()) ->
     return out
 
 
-def run_analysis(analysis: str | Analysis, collection: Any, models: Mapping[str, Mapping[str, Any]],
+def run_analysis(analysis: str | Analysis, collection: Any, models: Mapping[str, Any],
                  params: Any = None, *, engine: Any = None, seed: int = 0, work_dir: str | Path | None = None,
                  ) -> list[Any]:
     """Run one analysis on one collection with the given models; returns its results (unsaved).
 
     ``params`` is the analysis's ``Params`` value or a mapping of overrides (validated).
+    ``models`` maps a name to a spec string, ``{"spec", "params"}``, or a model object
+    (:mod:`ranklens.objects`: rankers, embedders, sentence-transformers and PyTerrier objects,
+    functions; ``{"model": obj, "version": ...}``).
     """
     a = analysis if isinstance(analysis, Analysis) else get_analysis(analysis)
     if params is None or isinstance(params, Mapping):
@@ -85,11 +88,20 @@ def run_analysis(analysis: str | Analysis, collection: Any, models: Mapping[str,
     elif not isinstance(params, a.params):
         raise ValidationError(f"{a.name}: params must be {a.params.__module__}.{a.params.__qualname__}, "
                               f"got {type(params).__name__}")
+    else:  # a Params built in Python is checked as every other door's (ranges, NaN, choices, paths)
+        params = make_params(a.params, params_dict(params))
+    if a.max_models is not None and len(models) > a.max_models:
+        took = "no model" if a.max_models == 0 else f"at most {a.max_models} model(s)"
+        raise ValidationError(f"{a.name} takes {took}, got {sorted(models)}: it would ignore them; remove --model "
+                              f"(models = [...] in an experiment step; see `ranklens {a.name} --help`)")
     if a.needs_qrels and (collection.qrels is None or collection.qrels.empty):
         raise ValidationError(f"{collection.name}: the {a.name} analysis needs qrels")
-    models = {str(k): {"spec": v["spec"], "params": dict(v.get("params") or {})} for k, v in models.items()}
-    results = list(a.driver()(collection, models, params, engine=engine, seed=seed,
-                              work_dir=None if work_dir is None else Path(work_dir)))
+    from .objects import normalise_models, registered
+
+    models, objects = normalise_models(models)  # objects -> "object:<name>#<fingerprint>" specs, for this call
+    with registered(objects):
+        results = list(a.driver()(collection, models, params, engine=engine, seed=seed,
+                                  work_dir=None if work_dir is None else Path(work_dir)))
     notes = tuple((getattr(collection, "meta", None) or {}).get("warnings") or ())  # e.g. irds: conventions mapped
     stamped = params_dict(params)  # the one place Params reach provenance: provenance.analysis_params
     return [r.with_analysis_params(stamped).with_warnings(*notes) for r in results]

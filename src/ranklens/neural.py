@@ -37,21 +37,24 @@ def _dir_revision(path: str, stamp: tuple[tuple[str, int, int], ...]) -> str:
     return "sha256:" + h.hexdigest()
 
 
+_CONFIG_SUFFIXES = (".json", ".txt", ".model", ".yaml", ".yml", ".cfg", ".ini")  # configs, tokenizer, vocab
+
+
 def model_revision(name_or_path: str) -> str:
-    """Identity of a model's weights: sha256 over its weight files for a local directory
-    (cached per path, size and mtime, so a re-saved model gets a new revision), or
+    """Identity of a model: sha256 over its weight files **and every configuration file** in a local
+    directory (``*.json`` anywhere below it -- ``config.json``, ``modules.json``,
+    ``1_Pooling/config.json``, ``sentence_bert_config.json``, tokenizer files --, vocabularies
+    ``*.txt``, sentencepiece ``*.model``, ``*.yaml``), hidden folders (``.cache``, ``.git``) left out;
+    cached per path, size and mtime, so a re-saved model or a changed pooling gets a new revision.
     ``hub:<name>`` for a hub name (the revision then depends on the local HF cache)."""
     p = Path(name_or_path)
     if p.is_dir():
         files = sorted(
             (str(f.relative_to(p)), f.stat().st_size, f.stat().st_mtime_ns)
             for f in p.rglob("*")
-            if f.is_file() and f.suffix in _WEIGHT_SUFFIXES
+            if f.is_file() and f.suffix in (*_WEIGHT_SUFFIXES, *_CONFIG_SUFFIXES)
+            and not any(part.startswith(".") for part in f.relative_to(p).parts)
         )
-        if not files:
-            # no weights file (unusual): fall back to config files so the key still moves
-            files = sorted((str(f.relative_to(p)), f.stat().st_size, f.stat().st_mtime_ns)
-                           for f in p.glob("*.json"))
         return _dir_revision(str(p.resolve()), tuple(files))
     if p.is_file():
         return "sha256:" + sha256_file(p)

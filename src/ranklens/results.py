@@ -280,18 +280,70 @@ class Result:
         """The per-item table (a copy)."""
         return self.table.copy()
 
-    def _repr_html_(self) -> str:  # notebook view
-        import html
+    def plot(self) -> list[Any]:
+        """The kind's declared plots as matplotlib figures (a str in the list: why a chart is left out)."""
+        from .declare import resolve
+        from .registry import kind_info
 
+        info = kind_info(self.kind)
+        out: list[Any] = []
+        for spec in (getattr(info, "plots", None) or ()):
+            figs = resolve(spec)(self)
+            out.extend(figs if isinstance(figs, list) else [figs])
+        return out
+
+    def _repr_html_(self) -> str:  # notebook view: warnings, summary, plots inline, the table's head
+        import base64
+        import html
+        import io
+
+        warn = "".join(f"<li>{html.escape(str(w))}</li>" for w in self.warnings)
         rows = "".join(
-            f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
-            for k, v in self.summary.items()
-            if not isinstance(v, (dict, list))
-        )
-        return (
-            f"<h4>{html.escape(self.kind)}</h4><table>{rows}</table>"
-            + self.table.head(20).to_html(escape=True)
-        )
+            f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(f'{v:.4f}' if isinstance(v, float) else str(v))}"
+            f"</td></tr>" for k, v in self.summary.items() if not isinstance(v, (dict, list)))
+        imgs = []
+        try:
+            import matplotlib.pyplot as plt
+
+            for fig in self.plot():
+                if isinstance(fig, str):
+                    imgs.append(f"<p><i>{html.escape(fig)}</i></p>")
+                    continue
+                fig = getattr(fig, "figure", fig)
+                buf = io.BytesIO()
+                fig.savefig(buf, format="png", dpi=80)
+                plt.close(fig)
+                imgs.append(f'<img src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}"/>')
+        except Exception as exc:  # a display must not fail: say why the plots are missing
+            imgs.append(f"<p><i>plots not shown: {html.escape(type(exc).__name__)}: {html.escape(str(exc))}</i></p>")
+        return (f"<div class='ranklens-result'><h4>{html.escape(self.kind)}</h4>"
+                + (f"<ul class='warnings'>{warn}</ul>" if warn else "") + f"<table>{rows}</table>" + "".join(imgs)
+                + self.table.head(20).to_html(escape=True) + "</div>")
+
+
+class ResultList(list):  # type: ignore[type-arg]
+    """The results of one analysis call: a list of :class:`Result` that displays in a notebook."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """The main tables stacked, with a ``kind`` column."""
+        return pd.concat([r.table.assign(kind=r.kind) for r in self], ignore_index=True) if self else pd.DataFrame()
+
+    def plot(self) -> list[Any]:
+        return [fig for r in self for fig in r.plot()]
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):  # by kind
+            for r in self:
+                if r.kind == key:
+                    return r
+            raise KeyError(f"no result of kind {key!r}; kinds: {[r.kind for r in self]}")
+        return super().__getitem__(key)
+
+    def _repr_html_(self) -> str:
+        return "".join(r._repr_html_() for r in self)
+
+    def __repr__(self) -> str:
+        return "ResultList([" + ", ".join(f"<{r.kind}: {len(r.table)} rows>" for r in self) + "])"
 
 
 def _current_kind(kind: str) -> str:
@@ -357,3 +409,16 @@ def _save_plots(res: Any, specs: Sequence[str], d: Path) -> None:
                     fig.savefig(tmp, dpi=110, format="png")
             finally:
                 plt.close(fig)
+
+
+class _ResultsModule(type(sys)):
+    """``rl.results(DIR)``: this module, called, opens the results store of ``DIR``
+    (:class:`ranklens.store.ResultsStore`) -- the name ``ranklens.results`` is both."""
+
+    def __call__(self, directory: str | os.PathLike[str]) -> Any:
+        import importlib  # not `from .store import`: the store imports this module
+
+        return importlib.import_module(".store", __package__).ResultsStore(directory)
+
+
+sys.modules[__name__].__class__ = _ResultsModule

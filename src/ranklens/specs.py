@@ -238,6 +238,27 @@ SPECS: tuple[ModelSpec, ...] = (
               embedder=_trained("fasttext", False), needs_corpus=True),
 )
 
+OBJECTS: dict[str, Any] = {}  # "object:<name>#<fingerprint>" -> ranklens.objects.ModelObject, per call
+
+
+def _object(role: str) -> Factory:
+    def make(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
+        mo = OBJECTS.get(f"object:{arg}")
+        if mo is None:
+            raise ValidationError(f"model spec 'object:{arg}': no such object in this call; give the object itself "
+                                  f"to drive.run_analysis or an rl.* function (object specs are made there)")
+        built = getattr(mo, role)
+        if built is None:
+            raise ValidationError(f"model {mo.name!r} ({mo.kind}) cannot be used as a {role}")
+        return built
+
+    return make
+
+
+SPECS += (ModelSpec("object", "object:<name>#<fingerprint>", "a Python model object given at a Python door "
+                    "(made by ranklens.objects; not written by hand)", ranker=_object("ranker"),
+                    embedder=_object("embedder"), needs_arg=True),)
+
 _BY_KIND = {name: s for s in SPECS for name in (s.kind, *s.aliases)}
 
 

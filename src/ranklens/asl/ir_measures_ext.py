@@ -20,7 +20,7 @@ from .declaration import Params
 from .measures import ASL, parse_measure
 from .ranking import rank_coded
 
-__all__ = ["as_ir_measure"]
+__all__ = ["as_ir_measure", "asl_directions"]
 
 DEFAULTS = Params()
 
@@ -54,3 +54,33 @@ def as_ir_measure(measure: str | ASL = "ASL", *, ties: str = DEFAULTS.ties, rel:
     return ir_measures.define_byquery(impl, name=str(m), support_cutoff=False)
 
 
+
+
+def asl_directions(table):
+    """``pt.Experiment``'s table with each ASL measure's ``"<m> +"`` and ``"<m> -"`` columns swapped.
+
+    PyTerrier counts ``"+"`` as the queries whose value went up against the baseline, which for
+    every other measure is an improvement; ASL is lower-is-better, so there ``"+"`` would count the
+    queries that got worse. After this call ``"ASL +"`` counts the queries that improved (ASL went
+    down) and ``"ASL -"`` those that got worse, as for nDCG and AP. Returns a new frame (the
+    p-values are unchanged: the paired test is symmetric). Give ``pt.Experiment(..., highlight=None)``
+    (a styled table is not a frame).
+    """
+    import pandas as pd
+
+    if not isinstance(table, pd.DataFrame):
+        from ..errors import ValidationError
+
+        raise ValidationError(f"asl_directions takes pt.Experiment's DataFrame (highlight=None), got {type(table).__name__}")
+    out = table.copy()
+    for col in table.columns:
+        name = str(col)
+        if not name.endswith(" +") or f"{name[:-2]} -" not in table.columns:
+            continue
+        try:
+            is_asl = isinstance(parse_measure(name[:-2]), ASL)
+        except Exception:  # noqa: BLE001 - a measure ranklens does not parse is not ASL
+            is_asl = False
+        if is_asl:
+            out[col], out[f"{name[:-2]} -"] = table[f"{name[:-2]} -"], table[col]
+    return out

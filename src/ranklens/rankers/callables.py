@@ -7,6 +7,14 @@ Fingerprint rule (what enters the cache key of a ``callable:`` ranker or embedde
   names), its defaults, the values in its closure, and the source of its module. Editing the
   function body, a constant, a closed-over value or anything else in its module gives new scores
   instead of stale cached ones;
+  and of every module that module imports (directly or through one another) from the same
+  top-level package or the same folder (:func:`local_modules`): a helper edited in a sibling
+  module changes the fingerprint too;
+- what no fingerprint can see: environment variables, data files, services and modules outside
+  the function's package/folder (installed libraries are covered by the version record in
+  provenance only). Write ``@VERSION`` (``version=`` for an object) and bump it when they change;
+  a :class:`~ranklens.errors.RanklensWarning` says so once per process, when a callable without
+  ``@VERSION`` is first loaded;
 - ``functools.partial``: the wrapped callable's fingerprint plus the bound arguments;
 - an object with ``__call__``: its class's ``__call__`` (as above) plus the object's state;
 - ``module:function@VERSION``: the user's VERSION replaces the code hash (for callables whose code
@@ -27,6 +35,7 @@ import functools
 import hashlib
 import importlib
 import inspect
+import os
 import pickle
 import sys
 import types
@@ -41,6 +50,10 @@ from ..errors import RanklensWarning, ValidationError
 __all__ = ["FingerprintedCallable", "callable_fingerprint", "load_callable"]
 
 _PROCESS_TOKEN = uuid.uuid4().hex
+#: what no fingerprint can see (the rule; printed once per process)
+UNSEEN = ("environment variables, data files and services it reads are not: write @VERSION (version= for an "
+          "object) and bump it when they change")
+_UNSEEN_WARNED: list[str] = []
 
 
 def _code_bytes(code: types.CodeType, h: Any) -> None:
@@ -66,14 +79,44 @@ def _value_bytes(value: Any) -> bytes:
     return pickle.dumps(value, protocol=4)
 
 
-def _module_source(obj: Any) -> bytes:
-    module = sys.modules.get(getattr(obj, "__module__", "") or "")
-    if module is None:
-        return b""
+def _source(module: types.ModuleType) -> bytes:
     try:
         return inspect.getsource(module).encode()
     except (OSError, TypeError):
         return b""
+
+
+def _home(module: types.ModuleType) -> tuple[str, str]:
+    """(top-level package, folder) of a module: its siblings share one or the other."""
+    file = getattr(module, "__file__", None) or ""
+    return (module.__name__.partition(".")[0] if "." in module.__name__ else "",
+            os.path.dirname(os.path.abspath(file)) if file else "")
+
+
+def local_modules(module: types.ModuleType) -> list[types.ModuleType]:
+    """``module`` and every module it imports (transitively) from the same package or folder, by name
+    order after itself: what a callable's fingerprint hashes (the rule in the module docstring)."""
+    pkg, folder = _home(module)
+    seen = {module.__name__: module}
+    todo = [module]
+    while todo:
+        m = todo.pop()
+        for value in list(vars(m).values()):
+            dep = value if isinstance(value, types.ModuleType) else sys.modules.get(getattr(value, "__module__", "") or "")
+            if dep is None or dep.__name__ in seen or not getattr(dep, "__file__", None):
+                continue
+            dep_pkg, dep_folder = _home(dep)
+            if (pkg and dep_pkg == pkg) or (folder and dep_folder == folder):
+                seen[dep.__name__] = dep
+                todo.append(dep)
+    return [module, *(seen[n] for n in sorted(seen) if n != module.__name__)]
+
+
+def _module_source(obj: Any) -> bytes:
+    module = sys.modules.get(getattr(obj, "__module__", "") or "")
+    if module is None:
+        return b""
+    return b"".join(m.__name__.encode() + b"\0" + _source(m) for m in local_modules(module))
 
 
 def _function_digest(fn: types.FunctionType, h: Any) -> None:
@@ -180,6 +223,10 @@ def load_callable(spec: str) -> FingerprintedCallable:
     if not callable(obj):
         raise ValidationError(f"callable {spec!r} resolved to a non-callable {type(obj).__name__}")
     wrapped = FingerprintedCallable(obj, spec.partition("@")[0], version)
+    if version is None and not wrapped.fingerprint_warning and not _UNSEEN_WARNED:
+        _UNSEEN_WARNED.append(spec)
+        warnings.warn(f"callable {spec!r}: its fingerprint covers its code and the modules of its package/folder; "
+                      f"{UNSEEN}", RanklensWarning, stacklevel=2)
     if wrapped.fingerprint_warning:
         FINGERPRINT_WARNINGS.setdefault(spec, wrapped.fingerprint_warning)
         warnings.warn(wrapped.fingerprint_warning, RanklensWarning, stacklevel=2)
