@@ -88,7 +88,7 @@ def document_mode(sizes, reps, ranker):
 
     docs = {s: sentences_doc(s) for s in sizes}
     for m in (1, 3):
-        ex = occ.OcclusionExplainer(granularity="line", long_document=1, chunk_sentences=3, greedy_steps=m)
+        ex = occ.OcclusionExplainer(granularity="line", long_document_sentences=1, chunk_sentences=3, greedy_steps=m)
 
         def run(s, peer=False, ex=ex):
             def go():

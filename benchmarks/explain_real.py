@@ -199,7 +199,8 @@ def run_part(name, docs, queries, qrels, cand, out, args, *, subdoc=None, pool=N
              "neural": ({"minilm": make_ranker(spec("minilm"))}, args.neural_queries)}
     emb = make_embedder("minilm") if subdoc is not None else None
     # the paper's document task: greedy eq. 5 over 3-sentence chunks for every page of > 3 sentences
-    explainer = OcclusionExplainer(samples=args.samples, long_document=3 if maxp else None)
+    explainer = OcclusionExplainer(samples=args.samples, long_document="auto" if maxp else "never",
+                                    long_document_sentences=3)
     for tier, (rankers, nq) in tiers.items():
         if nq == 0:
             continue

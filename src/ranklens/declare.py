@@ -98,7 +98,9 @@ class Analysis:
     help: str = ""                       # one line for `ranklens --help`
     description: str = ""                # paragraph for `ranklens NAME --help`
     needs_qrels: bool = False
+    needs_collection: bool = True        # False: the CLI runs it without --collection (driver gets None)
     min_models: int = 1
+    max_models: int | None = None        # 0: takes no model (a --model would be ignored: refused at every door)
     tools: str | None = None             # "module:function(parser)": extra subcommands of `ranklens NAME`
     commands: Mapping[str, str] = field(default_factory=dict)  # top-level command -> "module:function(sub)"
     #                                      that adds it (e.g. `ranklens evaluate`, owned by asl)

@@ -34,7 +34,8 @@ def demo_experiment(out_dir: str | Path, *, only: list[str] | None = None) -> An
         if unknown:
             raise ValidationError(f"--only {', '.join(unknown)}: unknown analysis; use {', '.join(parts)}")
         parts = [p for p in parts if p in only]
-    steps = tuple(Step(p, "demo", tuple(DEMO_MODELS), dict(registered[p].demo)) for p in parts)
+    steps = tuple(Step(p, "demo", () if registered[p].max_models == 0 else tuple(DEMO_MODELS),
+                       dict(registered[p].demo)) for p in parts)
     return Experiment(title="ranklens demo", results_dir=Path(out_dir), seed=0, models=DEMO_MODELS,
                       datasets={"demo": {"spec": "demo"}}, steps=steps)
 

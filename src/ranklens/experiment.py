@@ -189,7 +189,12 @@ def _validate_analysis(a: Any, where: str, models: Mapping[str, Any], datasets: 
         errors.append(f"{where}.type: {exc}")
         return []
     ds = _names(a, "datasets", datasets, where, errors)
-    ms = _names(a, "models", models, where, errors)
+    # an analysis that takes no model gets none by default (not every model of the file)
+    ms = _names(a, "models", models, where, errors) if "models" in a or analysis.max_models != 0 else []
+    if analysis.max_models is not None and len(ms) > analysis.max_models:
+        errors.append(f"{where}.models: {analysis.name} takes "
+                      f"{'no model' if analysis.max_models == 0 else f'at most {analysis.max_models} model(s)'}, "
+                      f"got {ms}: it would ignore them; remove the step's models list")
     params = a.get("params", {})
     if not isinstance(params, Mapping):
         errors.append(f"{where}.params: must be a table")

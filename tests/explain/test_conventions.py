@@ -230,12 +230,12 @@ def test_document_mode_under_a_window_granularity_is_warned():
     from ranklens.testing import OverlapRanker
 
     res = explanation_consistency({"mx": maxp(OverlapRanker())}, {"q": "cats"}, LONG_DOCS, ks=(2,),
-                                  explainer=OcclusionExplainer(long_document=3), engine=_engine())
+                                  explainer=OcclusionExplainer(long_document_sentences=3), engine=_engine())
     warned = [w for w in res.warnings if "explained by sentence" in w]
     assert len(warned) == 1 and "window:5" in warned[0] and "2 of 2 documents" in warned[0]
     # the sentence rows are the paper's document mode itself: no warning for them
     sent = explanation_consistency({"mx": maxp(OverlapRanker())}, {"q": "cats"}, LONG_DOCS, ks=(2,),
-                                   granularities=("sentence",), explainer=OcclusionExplainer(long_document=3),
+                                   granularities=("sentence",), explainer=OcclusionExplainer(long_document_sentences=3),
                                    engine=_engine())
     assert not any("explained by sentence" in w for w in sent.warnings)
 

@@ -100,7 +100,7 @@ def test_all_texts_in_one_call_and_cached_rerun():
 def test_document_mode_greedy_maxp_hand_computed():
     # 4 sentences, chunks of 2: c0 = s0 s1, c1 = s2 s3.
     doc = "X x x now. Y here. X x now. X now."
-    ex = OcclusionExplainer(long_document=3, chunk_sentences=2, greedy_steps=2)
+    ex = OcclusionExplainer(long_document_sentences=3, chunk_sentences=2, greedy_steps=2)
     [e] = ex.explain(X_RANKER, ["q"], [doc], engine=_engine())
     # chunk scores: c0 = 1+3 = 4, c1 = 1+3 = 4 -> theta = 4
     assert e.mode == "document" and e.score == 4.0
@@ -115,7 +115,7 @@ def test_document_mode_greedy_maxp_hand_computed():
 
 
 def test_short_documents_stay_in_passage_mode():
-    ex = OcclusionExplainer(long_document=3, n=1)
+    ex = OcclusionExplainer(long_document_sentences=3, n=1)
     [e] = ex.explain(X_RANKER, ["q"], [DOC], engine=_engine())
     assert e.mode == "passage"
 
@@ -178,7 +178,7 @@ def test_document_mode_greedy_equals_brute_force(seed):
     lines = [" ".join(rnd.choice(["x", "y", "z"]) for _ in range(rnd.randint(1, 4))) for _ in range(rnd.randint(4, 13))]
     doc = "\n".join(lines)
     size, steps = rnd.choice([1, 2, 3]), rnd.randint(1, 6)
-    ex = OcclusionExplainer(granularity="line", long_document=1, chunk_sentences=size, greedy_steps=steps)
+    ex = OcclusionExplainer(granularity="line", long_document_sentences=1, chunk_sentences=size, greedy_steps=steps)
     [e] = ex.explain(X_RANKER, ["q"], [doc], engine=_engine())
     order, weights = _greedy_reference(X_RANKER, "q", doc, size, steps)
     assert e.mode == "document"

@@ -144,7 +144,7 @@ def test_document_mode_explains_the_maxp_ranking_score():
     docs = {"long": LONG, "short": "X a. Nothing b."}
     q = pd.DataFrame({"query_id": ["q"], "text": ["x"]})
     ranker = maxp(X_RANKER, 3)
-    ex = OcclusionExplainer(long_document=3, chunk_sentences=3)
+    ex = OcclusionExplainer(long_document_sentences=3, chunk_sentences=3)
     res = explanation_consistency({"maxp": ranker}, q, docs, granularities=("sentence",), m=1, ks=(2,),
                                   explainer=ex, engine=_engine())
     run_scores = dict(zip(res.tables["rationales"]["doc_id"], res.tables["rationales"]["score"]))

@@ -52,7 +52,10 @@ def _run(args: argparse.Namespace) -> int:
     if len(models) < analysis.min_models:
         raise ValidationError(f"{analysis.name} needs at least {analysis.min_models} --model")
     entry: dict[str, Any] = {"spec": args.collection, "qrels": args.qrels, "runs": args.track_runs}
-    coll = load_dataset(args.collection or "cli", entry)
+    if args.collection or args.qrels or args.track_runs or analysis.needs_collection:
+        coll = load_dataset(args.collection or "cli", entry)
+    else:  # an analysis that runs on its own inputs (neighbors --sentences FILE)
+        coll = None
     results = run_analysis(analysis, coll, models, params, engine=None, seed=args.seed)
     dirs = save_results(results, args.out, plots=not args.no_plots)
     sys.stdout.write(summary_text(results, dirs))

@@ -33,7 +33,13 @@ def run(args: argparse.Namespace) -> int:
         return _diff(args)
     store = ResultsStore(args.dir)
     if args.action == "reindex":
-        print(f"indexed {store.reindex()} results in {store.root}")
+        import sys
+
+        edited: list[str] = []
+        n = store.reindex(warnings=edited)
+        for w in edited:  # a result edited after saving is indexed, never without a word
+            print(f"ranklens: warning: {w}", file=sys.stderr)
+        print(f"indexed {n} results in {store.root}")
         return 0
     if args.action == "show":
         if not args.id:

@@ -96,20 +96,30 @@ def _prepare(rankers, queries, docs, pairs, runs, engine, ties):
     return qmap, out
 
 
-def _explainer_ranker(name: str, ranker: Any, explainer: OcclusionExplainer, warnings: list[str]) -> Any:
-    """The ranker whose scores the occlusion explains: in document mode the base of a
-    ``maxp:SPEC:N`` ranker (chunk scores), so θ = the ranking score; any other ranker is
-    explained as given, with a warning (its ranking score is not the explained max over chunks)."""
-    if explainer.long_document is None:
-        return ranker
+def _document_mode_warnings(name: str, ranker: Any, gspec: str, n_long: int, n_docs: int, m: int,
+                            explainer: OcclusionExplainer) -> list[str]:
+    """What the document mode (eq. 5) changed for one model and granularity: which documents took
+    it (``auto``), whether the model ranks by the explained score (``maxp:SPEC:N``), and whole
+    sentences in the rows of a word-window granularity."""
+    if not n_long:
+        return []
     from ..rankers.passages import is_maxp
 
-    if is_maxp(ranker, explainer.chunk_sentences):
-        return ranker.base
-    warnings.append(f"model {name}: long_document explains the max over {explainer.chunk_sentences}-sentence "
-                    f"chunks, but the model ranks by another score; use maxp:SPEC:{explainer.chunk_sentences} "
-                    "so that ranking and explanation use the same score")
-    return ranker
+    c = explainer.chunk_sentences
+    out = []
+    if explainer.long_document == "auto":
+        out.append(f"{name} ({gspec}): {n_long} of {n_docs} explained documents have more than "
+                   f"{explainer.long_document_sentences} sentences and were explained by the paper's document mode "
+                   f"(eq. 5: greedy sentence removal, theta = max over {c}-sentence chunks; long_document=auto, "
+                   "long_document_sentences sets the threshold, never keeps the passage protocol)")
+    if not is_maxp(ranker, c):
+        out.append(f"model {name}: the document mode explains the max over {c}-sentence chunks, but the model ranks "
+                   f"by another score; use maxp:SPEC:{c} so that ranking and explanation use the same score")
+    if not gspec.startswith(("sentence", "line")):
+        out.append(f"{name}: {n_long} of {n_docs} documents were explained by sentence (the paper's document mode: "
+                   f"rationales no finer than sentences), not by {gspec}; their {m} rationale(s) are whole sentences "
+                   f"in the {gspec} rows")
+    return out
 
 
 def _granularity_sets(name, ranker, top, qmap, docs, ms, granularities, explainer, rationales, engine, acc):
@@ -119,18 +129,14 @@ def _granularity_sets(name, ranker, top, qmap, docs, ms, granularities, explaine
         user = [_ms_for(m, "sentence") for m in ms]  # user rationales: m as for sentences
         return [("user", {m: cut_rationales(rationales[name], m) for m in user})]
     out = []
-    scorer = _explainer_ranker(name, ranker, explainer, acc["warnings"])
     for gspec in granularities:
         gm = [_ms_for(m, str(gspec)) for m in ms]
         ex = replace(explainer, granularity=str(gspec), greedy_steps=max(max(gm), 1))
-        exps = _explain_top(scorer, top, qmap, docs, ex, engine)
+        exps = _explain_top(ranker, top, qmap, docs, ex, engine)
         long_docs = sum(e.mode == "document" for e in exps.values())
-        if long_docs and not str(gspec).startswith(("sentence", "line")):
-            acc["warnings"].append(
-                f"{name}: {long_docs} of {len(exps)} documents are longer than long_document="
-                f"{explainer.long_document} sentences and were explained by sentence (the paper's document "
-                f"mode: rationales no finer than sentences), not by {gspec}; their {max(gm)} rationale(s) are "
-                f"whole sentences in the {gspec} rows")
+        acc["warnings"].extend(_document_mode_warnings(name, ranker, str(gspec), long_docs, len(exps), max(gm),
+                                                       explainer))
+        acc["document_mode"][f"{name}/{gspec}"] = int(long_docs)
         acc["guarded"] += int(sum(e.guarded for e in exps.values()))
         acc["occluded_documents"] += len(exps)
         acc["units"].extend(_unit_rows(name, str(gspec), max(gm), exps))
@@ -168,6 +174,36 @@ def _short_list_warnings(name: str, top: pd.DataFrame, mer_ks: Sequence[int], mi
     return out
 
 
+def _short_mrc_warnings(name: str, top: pd.DataFrame, ks: Sequence[int]) -> list[str]:
+    """Queries whose ranked list is shorter than an MRC cut-off: MRC@k is then a correlation over
+    fewer than k documents (e.g. a pool smaller than k), not what the label says."""
+    sizes = top.groupby("query_id").size()
+    out = []
+    for k in ks:
+        short = sizes[sizes < k]
+        if len(short):
+            out.append(f"{name}: {len(short)} of {len(sizes)} queries rank fewer than {k} documents (at most "
+                       f"{int(short.max())}); their MRC@{k} is computed over the documents they rank, not {k} "
+                       "(raise the pool or lower k)")
+    return out
+
+
+def _unjudged_subdoc_warning(name: str, top: pd.DataFrame, subdoc: pd.DataFrame) -> list[str]:
+    """The sub-document relevance judges none of a model's explained documents: MER is 0 (or
+    undefined) by construction, not by the explanations."""
+    rel = subdoc[subdoc["relevant"] > 0]
+    if "query_id" in rel.columns:
+        hit = set(zip(rel["query_id"].astype(str), rel["doc_id"].astype(str)))
+        n = sum((q, d) in hit for q, d in zip(top["query_id"].astype(str), top["doc_id"].astype(str)))
+    else:
+        n = int(top["doc_id"].astype(str).isin(set(rel["doc_id"].astype(str))).sum())
+    if n:
+        return []
+    return [f"{name}: the sub-document relevance marks no relevant unit in any of the {len(top)} explained "
+            "documents; its MER is 0 (or left out with mer_missing=skip) by construction: check that the subdoc "
+            "file's doc_id (and query_id) match the collection's"]
+
+
 def _run_grid(
     rankers: Mapping[str, Any], qmap, docs, runs, qrels, subdoc, *, granularities, ms, ks, mer_k, method, p,
     explainer: OcclusionExplainer, rationales, embedder, engine, ties, mer_missing,
@@ -181,13 +217,16 @@ def _run_grid(
     rows: list[dict] = []
     rat_tables = []
     doc_tables = []
-    extra: dict[str, Any] = {"guarded": 0, "occluded_documents": 0, "units": [], "warnings": []}
+    extra: dict[str, Any] = {"guarded": 0, "occluded_documents": 0, "document_mode": {}, "units": [],
+                             "warnings": []}
     for name, ranker in rankers.items():
         run = runs[name]
         top = run[run["rank"] <= kmax]
         ndcg = _ndcg10(run, qrels)
+        extra["warnings"].extend(_short_mrc_warnings(name, top, ks))
         if subdoc is not None and embedder is not None:
             extra["warnings"].extend(_short_list_warnings(name, top, mer_ks, mer_missing))
+            extra["warnings"].extend(_unjudged_subdoc_warning(name, top, subdoc))
         grans = _granularity_sets(name, ranker, top, qmap, docs, ms, granularities, explainer, rationales,
                                   engine, extra)
         for gname, sets in grans:
@@ -237,6 +276,14 @@ def _provenance(rankers, embedder, explainer, params, qmap, docs, extra, *, ties
         "normalize_rule": {"abs": "drop / max(|theta|, eps)", "none": "raw drop",
                            "shift": "drop / (theta - min score of the query + eps)"}[explainer.normalize],
         "aggregate": explainer.aggregate,
+        "long_document": explainer.long_document,
+        "long_document_rule": {
+            "never": "every document by the passage protocol (eq. 4)",
+            "auto": f"documents with more than {explainer.long_document_sentences} sentences by the document mode "
+                    f"(eq. 5, greedy, theta = max over {explainer.chunk_sentences}-sentence chunks), the others by eq. 4",
+            "always": f"every document by the document mode (eq. 5, greedy, theta = max over "
+                      f"{explainer.chunk_sentences}-sentence chunks)"}[explainer.long_document],
+        "mrc_short_lists": "a query ranking fewer than k documents: MRC@k over the documents it ranks (warned)",
         "ties": ties,
         "ties_rule": _TIES_RULE[ties],
         "pseudo_document": f"top-m rationale texts in {pseudo_order} order joined by one space",
@@ -258,7 +305,7 @@ def _provenance(rankers, embedder, explainer, params, qmap, docs, extra, *, ties
 def _segmenter(granularities: Sequence[str], explainer: OcclusionExplainer) -> str | None:
     from ..text import segmenter_name
 
-    sentences = any(str(g).startswith("sent") for g in granularities) or explainer.long_document is not None
+    sentences = any(str(g).startswith("sent") for g in granularities) or explainer.long_document != "never"
     return segmenter_name() if sentences else None
 
 

@@ -7,7 +7,9 @@ Only :class:`Params` and :data:`ANALYSIS` live here; the driver is :mod:`ranklen
 Defaults follow the paper: every model re-ranks the BM25 top-1000 of every query; the top 10 and
 50 are explained by occlusion (every combination of 1..2 units masked, eq. 4 summed) with
 sentence rationales (m = 1) and 5-word windows (m = 6, Table 1); MRC is Kendall's τ; MER (with
-sub-document relevance) counts documents without relevant units as 0 (eq. 3).
+sub-document relevance) counts documents without relevant units as 0 (eq. 3). Documents with more
+than 20 sentences are explained by the paper's document mode (eq. 5 over 3-sentence chunks;
+``long_document`` auto | always | never).
 """
 
 from __future__ import annotations
@@ -48,9 +50,14 @@ class Params:
     method: str = param("kendall", "rank correlation of MRC", choices=("kendall", "spearman", "rbo"))
     rbo_p: float = param(0.9, "RBO persistence (method rbo)", min=0.0, max=1.0)
     ties: str = param("trec_eval", "tie rule ordering every ranking", choices=("trec_eval", "float64", "input_order"))
-    long_document: int | None = param(None, "documents with more than S sentences: the paper's document mode "
-                                      "(greedy eq. 5 over chunks); rank with maxp:SPEC:3 so the ranking score is "
-                                      "the explained one", min=1)
+    long_document: str = param("auto", "the paper's document mode (eq. 5: greedy sentence removal, theta = max "
+                               "over --chunk-sentences chunks) for documents with more than --long-document-sentences "
+                               "sentences (auto, warned), for every document (always) or none (never: the passage "
+                               "protocol, eq. 4); rank with maxp:SPEC:3 so the ranking score is the explained one",
+                               choices=("never", "auto", "always"))
+    long_document_sentences: int = param(20, "auto: documents with more sentences than this take the document mode "
+                                         "(20: every DL19 MS MARCO passage, at most 19 sentences, keeps the paper's "
+                                         "passage protocol; MS MARCO documents average 55.7)", min=1)
     chunk_sentences: int = param(3, "sentences per chunk in document mode (paper: 3)", min=1)
     subdoc: str | None = param(None, "sub-document relevance file for MER (doc_id, unit, relevant), or 'demo'",
                                path=True)

@@ -50,8 +50,25 @@ def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, e
         results.append(explanation_sweep(rankers, queries, collection.docs, pairs=cand,
                                          ms=p.sweep_m or (p.m or 1,), windows=p.sweep_w,
                                          granularities=p.granularities if p.sweep_m else (), **kw))
-    warn = skipped_warnings(skipped)
+    warn = [*skipped_warnings(skipped), *_degenerate(collection, p)]
     return [r.with_warnings(*warn) for r in results]
+
+
+def _degenerate(collection: Any, p: Params) -> list[str]:
+    """Warnings for what the parameters make of the measures: a pool shallower than an MRC
+    cut-off, and MER left out for want of sub-document relevance."""
+    out = []
+    if p.candidates in ("pool", "run") and p.pool < max(p.k):
+        deep = [k for k in p.k if k > p.pool]
+        out.append(f"pool {p.pool} is smaller than the MRC cut-off(s) {deep}: each model re-ranks at most {p.pool} "
+                   f"documents per query, so MRC@{deep[0]} is a correlation over at most {p.pool} documents "
+                   f"(the paper re-ranks BM25's top 1000); raise --pool or lower --k")
+    if p.subdoc is None:
+        name = getattr(collection, "name", "the collection")
+        out.append(f"MER ({', '.join(f'MER@{k}' for k in p.mer_k)}) not computed: no sub-document relevance was "
+                   f"given for {name} (the paper computes MER only where relevant passages inside documents are "
+                   "judged); give --subdoc FILE (doc_id, unit, relevant) to compute it")
+    return out
 
 
 def _candidates(collection: Any, queries: pd.DataFrame, rankers: Mapping[str, Any], p: Params, engine: Any,
@@ -102,6 +119,7 @@ def _common(collection: Any, rankers: Mapping[str, Any], p: Params, seed: int, e
         rationales = {next(iter(rankers)): read_rationales(p.rationales, docs=collection.docs)}
     explainer = OcclusionExplainer(n=p.n, samples=p.samples, seed=seed, normalize=p.normalize,
                                    aggregate=p.aggregate, long_document=p.long_document,
+                                   long_document_sentences=p.long_document_sentences,
                                    chunk_sentences=p.chunk_sentences)
     return dict(qrels=collection.qrels, ks=p.k, mer_k=p.mer_k, method=p.method, p=p.rbo_p, explainer=explainer,
                 rationales=rationales, subdoc=subdoc, mer_missing=p.mer_missing, ties=p.ties,

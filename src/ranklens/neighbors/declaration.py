@@ -133,6 +133,7 @@ ANALYSIS = Analysis(
                                         prefix="vs ")),
     ),
     min_models=1,
+    needs_collection=False,  # `ranklens neighbors --sentences FILE`: the sentence files are the corpus
     demo={"k": 5, "ks": (2, 3, 4, 5), "n_queries": 20, "n_samples": 3, "queries": "all", "sentences": ("demo",),
           "embedders": ("word2vec", "minilm-cls=hf:minilm:cls"), "pairs": ("demo",), "genre": None,
           "m": 3, "ranker_k": 5},

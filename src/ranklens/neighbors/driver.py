@@ -39,12 +39,23 @@ def neighbor_corpus(collection: Any, p: Any, seed: int) -> tuple[SentenceCorpus,
         head = build_corpus([docs[i] for i in pick], split=p.split, min_tokens=p.min_tokens)
     extra = [(f"s:{i}", t) for f in p.sentences for i, t in read_sentences(f)]
     if head is None and not extra:
-        raise ValidationError("neighbors: the corpus is empty; give a collection with documents or sentences = [...]")
+        raise ValidationError("neighbors: the corpus is empty; give a collection with documents (--collection) or "
+                              "sentence files, one sentence per line (--sentences FILE; sentences = [...] in an "
+                              "experiment file)")
     tail = build_corpus(extra, split=False, min_tokens=p.min_tokens) if extra else None
     corpus = _join(head, tail)
     if corpus.n_duplicates:
         notes.append(f"{corpus.n_duplicates} exact duplicate sentences removed ({len(corpus)} kept)")
     return corpus, {i for i in corpus.ids if i.startswith("s:")}, notes
+
+
+def _no_collection() -> Any:
+    """An empty collection: the corpus is the ``sentences`` files alone."""
+    import pandas as pd
+
+    from ..io import Collection, DocStore
+
+    return Collection("sentences", DocStore({}, name="sentences"), pd.DataFrame({"query_id": [], "text": []}, dtype=str))
 
 
 def _join(a: SentenceCorpus | None, b: SentenceCorpus | None) -> SentenceCorpus:
@@ -155,6 +166,8 @@ def run(collection: Any, models: Mapping[str, Mapping[str, Any]], params: Any, *
     from .steps import run_steps
 
     p = params
+    if collection is None:  # sentence files alone (`ranklens neighbors --sentences FILE`, no --collection)
+        collection = _no_collection()
     corpus, from_files, notes = neighbor_corpus(collection, p, seed)
     pool, pool_name = query_pool(corpus, p, from_files)
     k, nq, more = _fit(p, corpus, pool)

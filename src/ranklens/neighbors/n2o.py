@@ -161,6 +161,34 @@ def base_params(corpus: SentenceCorpus, k: int, n_queries: int, n_samples: int, 
     }
 
 
+CHANCE_WARNING = 0.1
+"""N2O that random neighbour sets reach on average, ``k / (corpus - 1)``, from which on a result
+says that its N2O values are inflated by a corpus small for ``k``."""
+
+
+def degenerate_warnings(k: int, n_corpus: int, zero: Mapping[str, np.ndarray], what: str = "N2O",
+                        whole: str = "every N2O is 1 by construction") -> list[str]:
+    """The warnings of a neighbour result whose numbers say little: ``k`` close to (or at) the
+    corpus size, where every neighbour set is most (or all) of the corpus, and queries an embedder
+    maps to the zero vector (no neighbour set; left out, counted)."""
+    out = []
+    others = max(n_corpus - 1, 1)
+    if k >= others:
+        out.append(f"k = {k} neighbours of a corpus of {n_corpus} sentences: every neighbour set is the whole corpus "
+                   f"but the query, so {whole} (it says nothing about the embedders); give "
+                   "a corpus much larger than k (the paper: k = 50 among ~10^5 sentences)")
+    elif k / others >= CHANCE_WARNING:
+        out.append(f"k = {k} neighbours of a corpus of {n_corpus} sentences: random neighbour sets already overlap "
+                   f"{k / others:.2f} on average (k / (corpus - 1)), so {what} values are inflated; give a corpus much "
+                   "larger than k or a smaller k")
+    for name, z in zero.items():
+        n = int(np.count_nonzero(z))
+        if n:
+            out.append(f"model {name}: {n} of {len(z)} sampled queries are zero vectors (no word it knows): they "
+                       f"have no neighbours and are left out of every {what} with {name} (n_queries counts the rest)")
+    return out
+
+
 def _summary(agg: pd.DataFrame, names: list[str], n_zero: dict[str, int], tests: pd.DataFrame) -> dict[str, Any]:
     defined = agg.dropna(subset=["n2o_mean"])
     if defined.empty:
@@ -215,7 +243,7 @@ def n2o_matrix(vectors: Mapping[str, Any] | Sequence[Any], corpus: SentenceCorpu
         "ci": f"percentile bootstrap over distinct sampled queries, {n_bootstrap} resamples, {confidence}",
         "paired_tests": f"sign-flip randomization ({n_resamples} resamples), Holm over all (A, B, C)"}
     return Result(
-        kind="neighbors-matrix", summary=summary, table=agg,
+        kind="neighbors-matrix", summary=summary, table=agg, warnings=tuple(degenerate_warnings(k, len(corpus), zero)),
         tables={"matrix": pair_matrix(names, {(r.model, r.other_model): r.n2o_mean for r in agg.itertuples()}, 1.0),
                 "std_matrix": pair_matrix(names, {(r.model, r.other_model): r.n2o_std for r in agg.itertuples()}, 0.0),
                 "per_sample": per, "per_query": perq, "paired_tests": tests, "search": search_tab},
@@ -272,5 +300,6 @@ def n2o_robustness(vectors: Mapping[str, Any], corpus: SentenceCorpus, *,
     params = base_params(corpus, max(ks), n_queries, n_samples, search, pool_name) | {
         "ks": ks, "sample_comparison_k": ks[-1]}
     return Result(kind="neighbors-robustness", summary=summary, table=table, tables={"values": vals},
+                  warnings=tuple(degenerate_warnings(max(ks), len(corpus), zero)),
                   provenance=make_provenance(params=params, components=dict(components or {}),
                                              inputs={"corpus": f"sha256:{corpus.hash}"}, seed=seed))

@@ -13,7 +13,7 @@ from ..errors import ValidationError
 from ..results import Result, make_provenance
 from ..text import content_terms, tokenize
 from .corpus import SentenceCorpus
-from .n2o import base_params, tie_rule
+from .n2o import base_params, degenerate_warnings, tie_rule
 from ..engine import ScoringEngine
 from .search import NeighborSearch, as_vectors, neighbors_of, sample_queries
 from .declaration import Params
@@ -120,6 +120,8 @@ def token_overlap(vectors: Mapping[str, Any], corpus: SentenceCorpus, *, k: int 
         "overlap": _TERM_DOC[terms], "terms": terms, "ci": f"Student t over per-query means, {confidence}",
         "random_baseline": "k corpus rows drawn uniformly per query, default_rng(seed + 1)"}
     return Result(kind="neighbors-token-overlap", summary=summary, table=table, tables={"per_query": per_df},
+                  warnings=tuple(degenerate_warnings(k, len(corpus), zero, "token overlap",
+                                                     "every embedder's token overlap is that of the whole corpus")),
                   provenance=make_provenance(params=params, components=dict(components or {}),
                                              inputs={"corpus": f"sha256:{corpus.hash}"}, seed=seed))
 

@@ -102,10 +102,13 @@ ANALYSIS = Analysis(
     params=Params,
     run="ranklens.regimes.driver:run",
     help="interpolation vs extrapolation: resampled train/test queries, retrained models, both regimes",
-    description=("ReSTrain / ReSTTest resampling and evaluation of retrained models (Zhan et al.). File tools: "
+    description=("ReSTrain / ReSTTest resampling and evaluation of retrained models (Zhan et al.). It takes no "
+                 "--model: --trainers make the models trained on every training set (bm25, memorizing, "
+                 "bi-encoder[:MODEL], cross-encoder[:MODEL], callable:MODULE:FUNC). File tools: "
                  "ranklens regimes --out DIR {diagnose,restrain,resttest,train,evaluate,annotations} ..."),
     needs_qrels=True,
     min_models=0,
+    max_models=0,  # the trainers (--trainers) make the models; a --model would be ignored: refused
     tools="ranklens.regimes.tools:add_tools",
     kinds=(
         ResultKind("regimes-table", "Interpolation vs extrapolation", findings="ranklens.regimes.findings:regimes_table",

@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import ValidationError
 from .declaration import Params
 
-__all__ = ["make_trainer", "make_trainers", "run"]
+__all__ = ["make_trainer", "make_trainers", "read_query_file", "run"]
 
 
 def _pools(collection: Any, p: Params, seed: int) -> tuple[Any, Any, Any, Any]:
@@ -49,11 +49,32 @@ def _train_queries(spec: str) -> Any:
 
         q = load_demo_train()[0]
     else:
-        from ..io import read_queries
-
-        q = read_queries(spec)
+        q = read_query_file(spec)
     return pd.DataFrame({"query_id": q["query_id"].astype(str).to_numpy(dtype=object),
                          "text": q["text"].astype(str).to_numpy(dtype=object)})
+
+
+def read_query_file(path: str | Path) -> Any:
+    """:func:`ranklens.io.read_queries`, refusing a headerless TSV with more than two columns:
+    the reader would make the third column part of the query text (a query id, a label, a
+    split name ... in every similarity and every trained model). The error names the file, the
+    line and the fix."""
+    from ..errors import DataFormatError
+    from ..io import read_queries
+
+    q = read_queries(path)
+    folded = q["text"].astype(str).str.contains("\t", regex=False)
+    if folded.any():
+        qid = str(q.loc[folded, "query_id"].iloc[0])
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
+        lineno, line = next(((i, t) for i, t in enumerate(lines, 1) if t.split("\t", 1)[0].strip() == qid),
+                            (None, ""))
+        raise DataFormatError(
+            f"{line.count(chr(9)) + 1} tab-separated columns (query {qid!r}; {int(folded.sum())} such lines) where a "
+            "queries file has 2, query_id<TAB>text: the extra columns would become part of the query text; keep "
+            "only the id and text columns, or start the file with a header line (query_id<TAB>text<TAB>...) so the "
+            "extra columns are read as columns", path=path, line=lineno)
+    return q
 
 
 def _diagnostics(test: Any, pool: Any, qrels: Any, sim: Any, p: Params, engine: Any) -> list[Any]:
@@ -160,6 +181,11 @@ def _one_seed(collection: Any, p: Params, seed: int, engine: Any, models_dir: Pa
     sim = similarity_method(p.similarity)
     results = _diagnostics(test, pool, qrels, sim, p, engine) if first else []
     splits, warns = _splits(pool, test, sim, p, seed, collection.name, engine)
+    tabbed = int(allq["text"].astype(str).str.contains("\t", regex=False).sum())
+    if tabbed:
+        warns.append(f"{tabbed} queries of {collection.name} hold a tab in their text (a queries file with more "
+                     "than two columns and no header folds the extra columns into the text): their similarity and "
+                     "the trained models read those columns as words; give the queries file a header line")
     if first:
         results += _pca_results(splits, allq, sim, seed, engine, pool, test, p)
     variants = train_variants(make_trainers(p, seed), splits, allq, qrels, collection.docs, models_dir, engine=engine)
@@ -198,8 +224,8 @@ def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, e
     """Interpolation vs. extrapolation on one collection: diagnostics of the test queries against
     the training pool, ReSTrain / ReSTTest splits, the trainers' models trained on every training
     set (resumable under ``work_dir/models``) and evaluated in both regimes; with ``seeds`` the
-    protocol repeats per seed and the regime table gives mean +- sd over seeds. ``models`` are not
-    used: the trainers make the models."""
+    protocol repeats per seed and the regime table gives mean +- sd over seeds. ``models`` is empty:
+    the trainers make the models (the door refuses a model given to regimes: ``Analysis.max_models`` 0)."""
     import tempfile
 
     from .evaluation import combine_seeds

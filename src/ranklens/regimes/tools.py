@@ -137,7 +137,6 @@ def _read_queries(path: str | None, what: str):
     import pandas as pd
 
     from ..errors import ValidationError
-    from ..io import read_queries
 
     if not path:
         raise ValidationError(f"--{what} is required for this action")
@@ -145,7 +144,9 @@ def _read_queries(path: str | None, what: str):
         from .driver import _train_queries
 
         return _train_queries(path)
-    q = read_queries(path)
+    from .driver import read_query_file
+
+    q = read_query_file(path)
     if len(q) and q["query_id"].iloc[0] in {"query_id", "qid", "id"}:  # unrecognised header row
         q = q.iloc[1:].reset_index(drop=True)
     return pd.DataFrame({"query_id": q["query_id"].astype(str).to_numpy(dtype=object),

@@ -211,7 +211,7 @@ def check_doors(analysis: Any, *, work_dir: str | Path, collection: str = "demo"
 
     a = _analysis(analysis)
     work = Path(work_dir)
-    models = dict(models or {"bm25": "bm25", "tfidf": "tfidf"})
+    models = dict(models or ({} if a.max_models == 0 else {"bm25": "bm25", "tfidf": "tfidf"}))
     values = {**dict(a.demo), **dict(params or {})}
     # each door's results as a user reads them back: saved, then loaded (an empty string and a
     # missing value are one thing once stored)
