@@ -108,7 +108,8 @@ def run_analysis(analysis: str | Analysis, collection: Any, models: Mapping[str,
 
 
 def summary_text(results: Sequence[Any], dirs: Sequence[Path] | None = None) -> str:
-    """What every analysis command prints: per result its kind, directory and summary numbers."""
+    """What every analysis command prints on stdout: per result its kind, directory and summary
+    numbers (the warnings go to stderr, once, from the command)."""
     lines = []
     for i, res in enumerate(results):
         where = f"\t{dirs[i]}" if dirs is not None else ""
@@ -119,8 +120,6 @@ def summary_text(results: Sequence[Any], dirs: Sequence[Path] | None = None) -> 
             elif isinstance(v, (dict, list)):
                 v = json.dumps(v, default=str)
             lines.append(f"{k}\t{v}")
-        for w in res.warnings:
-            lines.append(f"warning\t{w}")
     return "\n".join(lines) + "\n"
 
 

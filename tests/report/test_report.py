@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import io
 import re
 
 import pandas as pd
@@ -218,3 +219,31 @@ def test_concurrent_report_saves_do_not_clash(tmp_path):
         paths = list(pool.map(lambda _: report.save(out, format="md"), range(8)))
     assert paths == [out] * 8 and out.read_text() == report.render_markdown()
     assert sorted(p.name for p in out.parent.iterdir()) == ["report.md"]  # no temp file left
+
+
+def test_cli_compare_takes_the_metric_as_a_positional(tmp_path, capsys):
+    """`ranklens results compare DIR METRIC` selects METRIC (it used to be ignored: the output was
+    every metric's, whatever was given); a second, different --metric is an error."""
+    prov = make_provenance()
+    Result(kind="asl-evaluate", summary={}, provenance=prov, table=pd.DataFrame(
+        {"model": ["bm25", "minilm"], "ASL": [6.0, 3.0], "AP": [0.25, 0.5], "n_queries": [4, 4]})).save(tmp_path / "r" / "ev")
+    ResultsStore(tmp_path / "r").add(tmp_path / "r" / "ev", dataset="demo")
+    capsys.readouterr()
+    outs = {}
+    for metric in ("ASL", "AP"):
+        assert main(["results", "compare", str(tmp_path / "r"), metric]) == 0
+        outs[metric] = pd.read_csv(io.StringIO(capsys.readouterr().out), sep="\t")
+    assert set(outs["ASL"]["metric"]) == {"ASL"} and set(outs["AP"]["metric"]) == {"AP"}
+    assert outs["AP"]["minilm"].tolist() == [0.5]
+    assert main(["results", "compare", str(tmp_path / "r"), "AP", "--metric", "ASL"]) == 1
+    assert "given twice" in capsys.readouterr().err
+
+
+def test_analysis_command_prints_each_warning_once_on_stderr(tmp_path, capsys):
+    """Warnings go to stderr once; stdout carries the summary only."""
+    assert main(["asl", "--collection", "demo", "--model", "bm25", "--model", "tfidf", "--k", "5",
+                 "--out", str(tmp_path / "o"), "--no-plots"]) == 0
+    cap = capsys.readouterr()
+    assert "warning" not in cap.out.lower()
+    lines = [x for x in cap.err.splitlines() if x.startswith("ranklens: warning:")]
+    assert lines and len(lines) == len(set(lines))  # this run warns (eq. 3 cases at depth 5), each once

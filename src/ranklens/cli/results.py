@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("action", choices=["list", "show", "compare", "reindex", "diff"])
     p.add_argument("dir", help="results directory")
     p.add_argument("id", nargs="?", help="with show: result id (prefix) or name; with diff: the second results "
-                   "directory (B)")
+                   "directory (B); with compare: the metric (as --metric)")
     p.add_argument("--kind", help="filter by analysis kind (trailing * = prefix)")
     p.add_argument("--model", help="filter by model (with compare: comma-separated model columns)")
     p.add_argument("--dataset")
@@ -49,7 +49,10 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "list":
         frame = store.list(kind=args.kind, model=args.model, dataset=args.dataset)
     else:
-        frame = store.compare(args.metric, analysis=args.kind).reset_index()
+        if args.id and args.metric and args.id != args.metric:
+            raise ValidationError(f"results compare: the metric is given twice ({args.id!r} and --metric "
+                                  f"{args.metric!r}); give one")
+        frame = store.compare(args.id or args.metric, analysis=args.kind).reset_index()
         if args.dataset and "dataset" in frame:
             frame = frame[frame["dataset"] == args.dataset]
         if args.model:
