@@ -297,6 +297,7 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
     collections: dict[str, Any] = {}
     done, ran = 0, 0
     seconds: dict[str, float] = {}
+    warned: list[str] = []  # each result's warnings, once, for the door to print
     bar = progress(total=len(exp.steps), desc="experiment", unit="step", show=show_progress)
     try:
         for step in exp.steps:
@@ -315,6 +316,7 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
                                    seed=exp.seed, work_dir=out / ".work")
             dirs = save_results(results, out)
             seconds[step.step_id] = round(time.perf_counter() - t0, 2)
+            warned.extend(f"{step.step_id}: {r.kind}: {w}" for r in results for w in r.warnings)
             for d in dirs:
                 store.add(d, dataset=step.dataset, model=_model_of(d, step.models))
             marker.write_text(json.dumps({"step": step.step_id, "results": [str(Path(d).relative_to(root)) for d in dirs]}))
@@ -330,7 +332,7 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
 
         report_path = Report.from_dirs([root], title=exp.title).save(root / "report.html")
     return {"results_dir": str(root), "steps_run": ran, "steps_skipped": done, "report": str(report_path),
-            "seconds": seconds}
+            "seconds": seconds, "warnings": warned}
 
 
 def _step_engine(exp: Experiment, engine: Any) -> tuple[Any, bool]:

@@ -157,3 +157,22 @@ def test_a_model_name_given_another_spec_is_another_step(tmp_path):
     assert step_id('spec = "tfidf"') != base
     assert step_id('spec = "bm25"\nparams = { k1 = 1.2 }') != base
     assert step_id('spec = "bm25"', f'spec = "demo"\nqrels = "{tmp_path / "e.toml"}"') != base
+
+
+def test_run_prints_each_warning_once_on_stderr(tmp_path, capsys):
+    """`ranklens run` prints the results' warnings (it printed none), once each, on stderr."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 c 2\n2 0 b 1\n")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "deep").write_text("1 Q0 a 1 3.0 g\n1 Q0 c 2 2.0 g\n1 Q0 b 3 1.0 g\n2 Q0 b 1 1.0 g\n2 Q0 z 2 0.5 g\n")
+    (runs / "shallow").write_text("1 Q0 b 1 3.0 x\n2 Q0 a 1 1.0 x\n")
+    f = tmp_path / "track.toml"
+    f.write_text(f'results = "out"\n[datasets.t]\nqrels = "{qrels}"\nruns = "{runs}"\n'
+                 '[[analyses]]\ntype = "asl"\nparams = { n_resamples = 50 }\n')
+    capsys.readouterr()
+    assert main(["-q", "run", str(f), "--no-report"]) == 0
+    cap = capsys.readouterr()
+    warned = [x for x in cap.err.splitlines() if x.startswith("ranklens: warning: asl-t-")]
+    assert warned and len(warned) == len(set(warned))
+    assert "ranklens: warning" not in cap.out and "\"warnings\"" not in cap.out

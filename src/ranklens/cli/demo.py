@@ -17,6 +17,8 @@ def run(args: argparse.Namespace) -> int:
     from ..demo import run_demo
 
     info = run_demo(args.out, only=args.only)
+    for w in info.get("warnings", []):
+        print(f"ranklens: warning: {w}", file=sys.stderr)
     for name, secs in info["seconds"].items():
         print(f"  {name:<10} {secs:8.1f} s", file=sys.stderr)
     print(f"report: {info['report']}")

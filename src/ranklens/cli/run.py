@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,5 +25,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{s.step_id}\t{'done' if done else 'todo'}\t{','.join(s.models)}")
         return 0
     info = run_experiment(exp, report=not args.no_report)
+    for w in info.pop("warnings", []):  # once, on stderr, as every analysis command does
+        print(f"ranklens: warning: {w}", file=sys.stderr)
     print(json.dumps(info, indent=2))
     return 0
