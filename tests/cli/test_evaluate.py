@@ -112,8 +112,15 @@ def test_asl_tools_write_results(files, capsys, tmp_path):
     capsys.readouterr()
     assert main(["asl", "--out", str(tmp_path / "r"), "--unretrieved", "lower_bound", "rrie", q, a, b,
                  "--format", "tsv"]) == 0
-    out = capsys.readouterr().out
-    assert "# asl-rrie: unretrieved=lower_bound" in out
+    cap = capsys.readouterr()
+    out = cap.out
+    assert "ranklens: asl-rrie: unretrieved=lower_bound" in cap.err  # the policies on stderr
+    assert not out.startswith("#")  # stdout is the table as it is: pandas.read_csv reads it
+    import io
+
+    import pandas as pd
+
+    assert pd.read_csv(io.StringIO(out), sep="\t").columns.tolist()[:3] == ["model", "other_model", "measure"]
     assert tsv(out).columns.tolist()[:3] == ["model", "other_model", "measure"]
     assert main(["asl", "--out", str(tmp_path / "c"), "chain", q, a, b]) == 0
     assert (tmp_path / "c" / "asl-chain" / "result.json").is_file()

@@ -143,7 +143,7 @@ def _tool_results(args: argparse.Namespace, p: Any) -> list[Any]:
 
 
 def run_tool(args: argparse.Namespace) -> int:
-    """Run one file tool: print each result's table (with a header line naming the policies),
+    """Run one file tool: print each result's table on stdout (the line naming the policies on stderr),
     save the results under ``--out`` (with their plots) and print the warnings to stderr."""
     from ..declare import params_dict, params_from_args
     from ..results import save_results
@@ -154,8 +154,10 @@ def run_tool(args: argparse.Namespace) -> int:
     stamped = params_dict(p)  # as the door stamps an analysis's results: provenance.analysis_params
     results = [r.with_analysis_params(stamped) for r in _tool_results(args, p)]
     header = Conventions.from_params(p).header()
-    for res in results:
-        sys.stdout.write(f"# {res.kind}: {header}\n")
+    for i, res in enumerate(results):  # stdout: the tables as they are (pandas.read_csv reads one as is)
+        sys.stderr.write(f"ranklens: {res.kind}: {header}\n")
+        if i:
+            sys.stdout.write("\n")  # tables of several results are separated by a blank line
         write_frame(res.table, args.asl_format, places=p.places)
     dirs = save_results(results, Path(args.out), plots=not args.no_plots)
     for res, d in zip(results, dirs):
