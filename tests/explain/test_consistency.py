@@ -177,7 +177,7 @@ def test_ndcg_beside_and_roundtrip(tiny, tmp_path):
         ks=(3,), engine=_engine(),
     )
     # q3 "dog bark": d2 (the only relevant doc) is the only doc with a query term -> rank 1 -> nDCG 1
-    assert res.table.set_index("query_id").loc["q3", "ndcg@10"] == pytest.approx(1.0)
+    assert res.table.set_index("query_id").loc["q3", "nDCG@10"] == pytest.approx(1.0)
     back = Result.load(res.save(tmp_path / "r"))
     assert back.kind == "explain-consistency"
     pd.testing.assert_frame_equal(back.table, res.table, check_dtype=False)

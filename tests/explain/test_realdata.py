@@ -41,7 +41,7 @@ def test_dl19_full_rationales_reproduce_ranking_and_windows_do_not(shared_data):
                                    granularities=("sentence",), m=100, ks=(10, 50), engine=eng)
     assert full.table["mrc@10"].tolist() == pytest.approx([1.0, 1.0])
     assert full.table["mrc@50"].tolist() == pytest.approx([1.0, 1.0])
-    nd = full.table["ndcg@10"]
+    nd = full.table["nDCG@10"]
     assert ((nd > 0) & (nd <= 1)).all()
     win = explanation_consistency({"bm25": bm25}, queries, docs, qrels=qrels, pairs=cand,
                                   granularities=("window:5",), m=2, ks=(10, 50), engine=eng,

@@ -156,7 +156,7 @@ def _query_rows(name, gname, sets, top, mrc, mer, ks, ndcg, qmap) -> list[dict]:
             for mk, per_q in (mer or {}).items():
                 hit = per_q[(per_q["set"] == m) & (per_q["query_id"] == q)]
                 row[f"mer@{mk}"] = float(hit["mer"].iloc[0]) if len(hit) else np.nan
-            row["ndcg@10"] = ndcg.get(q, np.nan) if ndcg else np.nan
+            row["nDCG@10"] = ndcg.get(q, np.nan) if ndcg else np.nan
             rows.append(row)
     return rows
 
@@ -255,7 +255,7 @@ def _statistics(table: pd.DataFrame, measures: Sequence[str], extra: dict[str, A
     if int(extra.get("guarded", 0)):
         warns.append(f"{extra['guarded']} explanation(s) had |score| below eps: the weights of those documents "
                      "were divided by eps (their rationales are unaffected)")
-    scored = [c for c in measures if c != "ndcg@10"]
+    scored = [c for c in measures if c != "nDCG@10"]
     tables = {"units": units, "unit_diagnostics": diag,
               "ci": ci_table(table, measures, confidence=stats.get("confidence", 0.95),
                              n_resamples=stats.get("ci_resamples", 2000), seed=stats.get("seed", 0)),
@@ -366,7 +366,7 @@ def explanation_consistency(
 
     Returns:
         Result ``"explain-consistency"``: ``table`` per (model, granularity, m, query; with the query text) with
-        ``mrc@k``, ``mer@k``, ``ndcg@10``; tables ``summary``, ``ci``, ``comparisons`` (paired
+        ``mrc@k``, ``mer@k``, ``nDCG@10``; tables ``summary``, ``ci``, ``comparisons`` (paired
         tests), ``units`` and ``unit_diagnostics``, ``correlations`` (vs nDCG@10),
         ``rationales`` (top-m spans and weights) and ``documents`` (the display set's texts).
     """
@@ -383,7 +383,7 @@ def explanation_consistency(
         pseudo_order=pseudo_order,
     )
     measures = [f"mrc@{k}" for k in ks] + ([f"mer@{k}" for k in _mer_ks(mer_k)] if subdoc is not None else []) + [
-        "ndcg@10"]
+        "nDCG@10"]
     found = {"units": extra.pop("units"), "warnings": extra.pop("warnings"), "guarded": extra.get("guarded", 0)}
     prov = _provenance(rankers, embedder, explainer, {
         "granularities": [str(g) for g in granularities], "m": _m_param(m), "ks": list(ks), "mer_k": list(_mer_ks(mer_k)),
@@ -399,7 +399,7 @@ def _consistency_result(table: pd.DataFrame, measures: list[str], extra: dict[st
     """The explain-consistency Result: summary means, correlations, CIs, paired tests, unit
     diagnostics and their warnings."""
     summ = _summary_table(table, measures)
-    corr = _correlations(table, [c for c in measures if c != "ndcg@10"])
+    corr = _correlations(table, [c for c in measures if c != "nDCG@10"])
     more, warns = _statistics(table, measures, extra, stats)
     summary: dict[str, Any] = {}
     for _, r in summ.iterrows():
@@ -476,13 +476,13 @@ def explanation_sweep(
         engine=engine, ties=ties, mer_missing=mer_missing, pseudo_order=pseudo_order,
     )
     measures = [f"mrc@{k}" for k in ks] + ([f"mer@{k}" for k in _mer_ks(mer_k)] if subdoc is not None else []) + [
-        "ndcg@10"]
+        "nDCG@10"]
     summ = _summary_table(table, measures)
     diag, dwarns = _sweep_diagnostics(pd.DataFrame(extra.pop("units"), columns=_UNIT_COLUMNS), ms)
     warns = [*extra.pop("warnings"), *dwarns]
     summary = {
         f"{r['model']}/{r['granularity']}/m={int(r['m'])}/{c}": None if pd.isna(r[c]) else round(float(r[c]), 6)
-        for _, r in summ.iterrows() for c in measures if c != "ndcg@10"
+        for _, r in summ.iterrows() for c in measures if c != "nDCG@10"
     }
     prov = _provenance(rankers, embedder, explainer, {
         "granularities": grans, "ms": sorted({int(x) for x in ms}), "windows": [int(w) for w in windows],

@@ -32,6 +32,6 @@ def explain_consistency(result: Any) -> list[str]:
 
 def sig_explain_consistency(result: Any, baseline: str) -> pd.DataFrame:
     t = result.table
-    metrics = [c for c in t.columns if str(c).startswith(("mrc@", "mer@", "ndcg@"))]
+    metrics = [c for c in t.columns if str(c).startswith(("mrc@", "mer@", "nDCG@"))]
     parts = [long_frame(t, "query_id", None, c, ("granularity",), metric_name=c) for c in metrics]
     return paired_vs_baseline(pd.concat(parts, ignore_index=True) if parts else long_frame(None, "", "", ""), baseline)

@@ -95,7 +95,7 @@ def plot_sweep(result: Result, measure: str | None = None, *, x: str | None = No
 
 
 def plot_relevance_scatter(
-    result: Result, measure: str | None = None, *, against: str = "ndcg@10", ax: Any = None
+    result: Result, measure: str | None = None, *, against: str = "nDCG@10", ax: Any = None
 ):
     """Per-query ``measure`` vs nDCG@10 (paper Figs. 4-6), Pearson/Spearman in the legend.
 
@@ -170,7 +170,7 @@ def plot_mer_scatter(result: Result, *, ax: Any = None) -> Any:
     no nDCG (no sub-document relevance or no qrels)."""
     table = result.table if result.kind == "explain-consistency" else result.tables.get("per_query")
     measure = _first_measure(getattr(table, "columns", ()), ("mer@",))
-    if measure is None or table[measure].isna().all() or table["ndcg@10"].isna().all():
+    if measure is None or table[measure].isna().all() or table["nDCG@10"].isna().all():
         return []
     return plot_relevance_scatter(result, measure, ax=ax)
 

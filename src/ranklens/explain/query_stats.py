@@ -42,7 +42,7 @@ def _ndcg10(run: pd.DataFrame, qrels: pd.DataFrame | None) -> dict[str, float]:
     return {m.query_id: float(m.value) for m in ir_measures.iter_calc([nDCG @ 10], qr, rn)}
 
 
-def _correlations(table: pd.DataFrame, measures: Sequence[str], against: str = "ndcg@10") -> pd.DataFrame:
+def _correlations(table: pd.DataFrame, measures: Sequence[str], against: str = "nDCG@10") -> pd.DataFrame:
     from scipy import stats
 
     rows = []
