@@ -236,6 +236,11 @@ def _validate_engine(raw: Any, errors: list[str]) -> dict[str, Any] | None:
         return None
     from .engine import make_dispatcher
 
+    bad = [f"engine.{k}: must be a string, got {v!r} (e.g. type = \"ray\", address = \"auto\" or \"HOST:PORT\")"
+           for k, v in raw.items() if k in ("type", "address") and not isinstance(v, str)]
+    if bad:
+        errors.extend(bad)
+        return None
     try:
         make_dispatcher(raw)  # builds, starts nothing
     except ValidationError as exc:

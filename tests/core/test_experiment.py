@@ -176,3 +176,18 @@ def test_run_prints_each_warning_once_on_stderr(tmp_path, capsys):
     warned = [x for x in cap.err.splitlines() if x.startswith("ranklens: warning: asl-t-")]
     assert warned and len(warned) == len(set(warned))
     assert "ranklens: warning" not in cap.out and "\"warnings\"" not in cap.out
+
+
+def test_check_names_a_bad_measure_and_a_bad_engine_address_with_their_keys(tmp_path, capsys):
+    """`run --check` stops on a measure the run would fail on 69 s later (with trec_eval's name
+    mapped in the hint) and on an [engine] address that is not a string, naming each key."""
+    f = tmp_path / "e.toml"
+    f.write_text(f'results = "{tmp_path / "out"}"\n[models.bm25]\nspec = "bm25"\n[datasets.d]\nspec = "demo"\n'
+                 '[[analyses]]\ntype = "asl"\nparams = { measures = ["ndcg_cut_10", "AP"] }\n'
+                 '[engine]\naddress = 5\n')
+    assert main(["run", str(f), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "analyses[0].params: measures: 'ndcg_cut_10'" in err and "is nDCG@10 here" in err
+    assert "engine.address: must be a string, got 5" in err
+    assert "'AP'" not in err  # a valid measure is not reported
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

@@ -52,6 +52,7 @@ from .._arrays import running_count
 from ..errors import ValidationError
 from ..types import DOC_ID, QUERY_ID, RANK, RELEVANCE
 from .declaration import Params
+from .measures import UNRETRIEVED_POLICIES
 from .ranked import RankedRun, _pa_idx, _within_cutoff
 
 __all__ = [
@@ -65,7 +66,6 @@ __all__ = [
 ]
 
 DEFAULTS = Params()
-UNRETRIEVED_POLICIES: tuple[str, ...] = ("lower_bound", "paper", "expected")
 DEFAULT_UNRETRIEVED = DEFAULTS.unretrieved  # eq. 3 of the paper
 
 

@@ -82,6 +82,13 @@ class Params:
             parse_grade_mapping(self.grades)
         except ValidationError as exc:
             out.append(str(exc))
+        from .measures import parse_measure, trec_hint
+
+        for m in self.measures:  # checked here, so `run --check` and every door stop before any work
+            try:
+                parse_measure(m)
+            except ValidationError as exc:
+                out.append(f"measures: {m!r}: {exc}{trec_hint(m)}")
         return out
 
 
@@ -123,3 +130,4 @@ ANALYSIS = Analysis(
     ),
     demo={"k": 50, "compare": ("bm25", "minilm")},
 )
+

@@ -11,7 +11,9 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from ..errors import ValidationError
-from .asl import UNRETRIEVED_POLICIES
+
+#: How ASL places a relevant document the run did not retrieve (eq. 3: ``paper``); ``asl.asl`` uses this tuple.
+UNRETRIEVED_POLICIES: tuple[str, ...] = ("lower_bound", "paper", "expected")
 
 __all__ = ["ASL", "higher_is_better", "is_summed", "measure_at_rel", "measure_name", "parse_measure",
            "with_default_rel"]
@@ -173,3 +175,14 @@ def measure_at_rel(spec: Any, rel: int) -> Any:
 
         return ir_measures.parse_measure("NumRet")(rel=rel)
     return with_default_rel(parse_measure(spec), rel)
+
+
+def trec_hint(name: str) -> str:
+    """``; trec_eval's ndcg_cut_10 is nDCG@10 here`` when ``name`` is a trec_eval measure name."""
+    try:
+        import ir_measures
+
+        parsed = ir_measures.parse_trec_measure(name)
+    except Exception:  # not a trec_eval name either: no hint
+        return ""
+    return f"; trec_eval's {name} is {', '.join(str(m) for m in parsed)} here" if parsed else ""
