@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import RanklensWarning, ValidationError
+from .rankers.callables import positional_arity
 
 __all__ = ["ACCEPTED", "ModelObject", "adapt", "normalise_models", "object_fingerprint"]
 
@@ -110,18 +111,6 @@ def object_fingerprint(obj: Any) -> str:
     return "sha256:" + h.hexdigest()[:16]
 
 
-def _positional_arity(fn: Any) -> int | None:
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
-    ps = [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-          and p.default is p.empty]
-    if any(p.kind is p.VAR_POSITIONAL for p in sig.parameters.values()):
-        return None
-    return len(ps)
-
-
 def _is(obj: Any, module: str, cls: str) -> bool:
     return any(c.__name__ == cls and c.__module__.startswith(module) for c in type(obj).__mro__)
 
@@ -175,7 +164,7 @@ def adapt(name: str, obj: Any, version: str | None = None, params: Mapping[str, 
     if callable(obj) and not inspect.isclass(obj) and not _is(obj, "torch", "Module"):
         from .rankers.callables import callable_fingerprint
 
-        arity = _positional_arity(obj)
+        arity = positional_arity(obj)
         if arity not in (1, 2):
             raise ValidationError(f"model {name!r}: a function must take (queries, texts) -> scores (a ranker) or "
                                   f"(texts) -> vectors (an embedder); {getattr(obj, '__name__', obj)!r} takes "

@@ -137,11 +137,25 @@ def _hf(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
     return HFPoolingEmbedder(model=target, **params)
 
 
+def _callable_role(fn: Any, arg: str | None, role: str) -> Any:
+    """``fn`` when its signature fits ``role`` (a ranker takes two positional arguments, an
+    embedder one); else a ValidationError, so a spec that fits either role is never tried as the
+    wrong one and fails later with a TypeError."""
+    from .rankers.callables import positional_arity
+
+    n, want = positional_arity(getattr(fn, "__wrapped__", fn)), {"ranker": 2, "embedder": 1}[role]
+    if n is not None and n != want:
+        other = {2: "a ranker fn(queries, texts)", 1: "an embedder fn(texts)"}.get(n, f"{n} positional arguments")
+        raise ValidationError(f"callable:{arg}: takes {n} positional argument(s), so it is {other}, not "
+                              f"{'a ranker' if role == 'ranker' else 'an embedder'}")
+    return fn
+
+
 def _callable_ranker(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
     from .rankers.base import FunctionRanker
     from .rankers.callables import load_callable
 
-    return FunctionRanker(fn=load_callable(str(arg)), name_=str(arg), **params)
+    return FunctionRanker(fn=_callable_role(load_callable(str(arg)), arg, "ranker"), name_=str(arg), **params)
 
 
 def _callable_pair_ranker(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:
@@ -179,7 +193,7 @@ def _callable_embedder(arg: str | None, corpus: Any, params: dict[str, Any]) -> 
     from .embedders.base import FunctionEmbedder
     from .rankers.callables import load_callable
 
-    return FunctionEmbedder(fn=load_callable(str(arg)), name_=str(arg), **params)
+    return FunctionEmbedder(fn=_callable_role(load_callable(str(arg)), arg, "embedder"), name_=str(arg), **params)
 
 
 def _wordvec(arg: str | None, corpus: Any, params: dict[str, Any]) -> Any:

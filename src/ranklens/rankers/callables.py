@@ -47,7 +47,7 @@ from typing import Any
 from .._hashing import FINGERPRINT_WARNINGS
 from ..errors import RanklensWarning, ValidationError
 
-__all__ = ["FingerprintedCallable", "callable_fingerprint", "load_callable"]
+__all__ = ["FingerprintedCallable", "callable_fingerprint", "load_callable", "positional_arity"]
 
 _PROCESS_TOKEN = uuid.uuid4().hex
 #: what no fingerprint can see (the rule; printed once per process)
@@ -231,3 +231,17 @@ def load_callable(spec: str) -> FingerprintedCallable:
         FINGERPRINT_WARNINGS.setdefault(spec, wrapped.fingerprint_warning)
         warnings.warn(wrapped.fingerprint_warning, RanklensWarning, stacklevel=2)
     return wrapped
+
+
+def positional_arity(fn: Any) -> int | None:
+    """How many positional arguments ``fn`` requires (``None``: unknown, or ``*args``): 2 for a
+    ranker ``fn(queries, texts)``, 1 for an embedder ``fn(texts)``."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    ps = [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+          and p.default is p.empty]
+    if any(p.kind is p.VAR_POSITIONAL for p in sig.parameters.values()):
+        return None
+    return len(ps)
