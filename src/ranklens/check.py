@@ -367,6 +367,7 @@ def _model_key(value: Any) -> Any:
 def _run_steps(exps: Expectations, models: Mapping[str, Any], engine: Any) -> dict[tuple[str, str], list[Path]]:
     """Run the steps whose results are missing; (analysis, dataset) -> result directories."""
     from .drive import load_dataset, run_analysis, safe_name, save_results, step_params
+    from .files import write_text_atomic
 
     exp = exps.experiment
     out: dict[tuple[str, str], list[Path]] = {}
@@ -384,7 +385,7 @@ def _run_steps(exps: Expectations, models: Mapping[str, Any], engine: Any) -> di
             results = run_analysis(step.analysis, collections[step.dataset], used, step.params, engine=engine,
                                    seed=exp.seed, work_dir=d / ".work")
             dirs = save_results(results, d, plots=False)
-            marker.write_text(json.dumps([str(p.relative_to(d)) for p in dirs]), encoding="utf-8")
+            write_text_atomic(marker, json.dumps([str(p.relative_to(d)) for p in dirs]), what="check step marker")
         out.setdefault((step.analysis, step.dataset), []).extend(d / p for p in json.loads(marker.read_text()))
     return out
 

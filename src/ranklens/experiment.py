@@ -293,6 +293,7 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
                    show_progress: bool | None = None) -> dict[str, Any]:
     """Run the missing steps of ``exp``, index every result, render the report."""
     from .drive import load_dataset, run_analysis, save_results
+    from .files import write_text_atomic
     from .store import ResultsStore
 
     root = exp.results_dir
@@ -324,7 +325,8 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
             warned.extend(f"{step.step_id}: {r.kind}: {w}" for r in results for w in r.warnings)
             for d in dirs:
                 store.add(d, dataset=step.dataset, model=_model_of(d, step.models))
-            marker.write_text(json.dumps({"step": step.step_id, "results": [str(Path(d).relative_to(root)) for d in dirs]}))
+            write_text_atomic(marker, json.dumps({"step": step.step_id, "results": [str(Path(d).relative_to(root))
+                                                                                for d in dirs]}), what="step marker")
             ran += 1
             bar.update(1)
     finally:
