@@ -133,3 +133,24 @@ def test_evaluate_imports_only_the_readers_and_kernels_it_uses(tmp_path):
     assert not {m for m in mods if m.startswith("ranklens.io.")} - {"ranklens.io.trec", "ranklens.io._columns",
                                                                      "ranklens.io._streams", "ranklens.io.frames"}
     assert "ranklens._entrypoints" not in mods  # no plugin scan: evaluate is found among the built-in declarations
+
+
+def test_a_ranklens_warning_is_one_line_on_stderr_once(capsys):
+    """A RanklensWarning raised while a command runs prints as ``ranklens: warning: TEXT`` once
+    (not Python's file:line and source line); --debug keeps Python's format."""
+    import warnings
+
+    import ranklens.cli as cli
+    from ranklens.errors import RanklensWarning
+
+    def fake(args):
+        for _ in range(3):
+            warnings.warn("the same note", RanklensWarning, stacklevel=1)
+        return 0
+
+    with cli._warnings_as_lines(False):
+        fake(None)
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["ranklens: warning: the same note"]
+    with pytest.warns(RanklensWarning), cli._warnings_as_lines(True):  # --debug: Python's own handling
+        fake(None)

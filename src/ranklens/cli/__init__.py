@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import contextlib
 import os
 import pkgutil
 import sys
@@ -178,6 +179,34 @@ def _stdout_out_of_room(exc: OSError) -> bool:
         return False
 
 
+@contextlib.contextmanager
+def _warnings_as_lines(debug: bool):
+    """ranklens's own warnings, raised while a command runs, printed as one line on stderr
+    (``ranklens: warning: ...``, each text once) instead of Python's file, line and source line;
+    ``--debug`` keeps Python's format."""
+    import warnings
+
+    from ..errors import RanklensWarning
+
+    if debug:
+        yield
+        return
+    seen: set[str] = set()
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001 - warnings' signature
+        if not issubclass(category, RanklensWarning):
+            return shown(message, category, filename, lineno, file, line)
+        text = str(message)
+        if text not in seen:
+            seen.add(text)
+            print(f"ranklens: warning: {text}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(argv) if argv is not None else sys.argv[1:]
     command = _command(argv)
@@ -200,7 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             previous = default_engine()
             set_default_engine(engine)
-        with progress_setting(False if args.quiet else None), encoding_setting(args.encoding):
+        with progress_setting(False if args.quiet else None), encoding_setting(args.encoding), \
+                _warnings_as_lines(args.debug):
             return int(args.func(args) or 0)
     except RanklensError as exc:
         if args.debug:
