@@ -135,22 +135,17 @@ def test_evaluate_imports_only_the_readers_and_kernels_it_uses(tmp_path):
     assert "ranklens._entrypoints" not in mods  # no plugin scan: evaluate is found among the built-in declarations
 
 
-def test_a_ranklens_warning_is_one_line_on_stderr_once(capsys):
+def test_a_ranklens_warning_is_one_line_on_stderr_once():
     """A RanklensWarning raised while a command runs prints as ``ranklens: warning: TEXT`` once
-    (not Python's file:line and source line); --debug keeps Python's format."""
-    import warnings
+    (Python's default filter: once per place), not Python's file:line and source line; --debug
+    keeps Python's format. Run in a fresh process, outside pytest's own warning recorder."""
+    import subprocess
+    import sys
 
-    import ranklens.cli as cli
-    from ranklens.errors import RanklensWarning
-
-    def fake(args):
-        for _ in range(3):
-            warnings.warn("the same note", RanklensWarning, stacklevel=1)
-        return 0
-
-    with cli._warnings_as_lines(False):
-        fake(None)
-    err = capsys.readouterr().err
-    assert err.splitlines() == ["ranklens: warning: the same note"]
-    with pytest.warns(RanklensWarning), cli._warnings_as_lines(True):  # --debug: Python's own handling
-        fake(None)
+    code = ("import warnings\nfrom ranklens.cli import _warnings_as_lines\nfrom ranklens.errors import RanklensWarning\n"
+            "def f():\n    warnings.warn('the same note', RanklensWarning, stacklevel=1)\n"
+            "with _warnings_as_lines({debug}):\n    for _ in range(3):\n        f()\n")
+    quiet = subprocess.run([sys.executable, "-c", code.format(debug=False)], capture_output=True, text=True)
+    assert quiet.returncode == 0 and quiet.stderr.splitlines() == ["ranklens: warning: the same note"]
+    debug = subprocess.run([sys.executable, "-c", code.format(debug=True)], capture_output=True, text=True)
+    assert "RanklensWarning: the same note" in debug.stderr and "ranklens: warning:" not in debug.stderr

@@ -182,8 +182,9 @@ def _stdout_out_of_room(exc: OSError) -> bool:
 @contextlib.contextmanager
 def _warnings_as_lines(debug: bool):
     """ranklens's own warnings, raised while a command runs, printed as one line on stderr
-    (``ranklens: warning: ...``, each text once) instead of Python's file, line and source line;
-    ``--debug`` keeps Python's format."""
+    (``ranklens: warning: TEXT``) instead of Python's file, line and source line; ``--debug``
+    keeps Python's format. Only the format changes (``warnings.formatwarning``): where warnings
+    go, and any recorder (``pytest.warns``, ``catch_warnings(record=True)``), are left alone."""
     import warnings
 
     from ..errors import RanklensWarning
@@ -191,20 +192,18 @@ def _warnings_as_lines(debug: bool):
     if debug:
         yield
         return
-    seen: set[str] = set()
-    shown = warnings.showwarning
+    fmt = warnings.formatwarning
 
-    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001 - warnings' signature
-        if not issubclass(category, RanklensWarning):
-            return shown(message, category, filename, lineno, file, line)
-        text = str(message)
-        if text not in seen:
-            seen.add(text)
-            print(f"ranklens: warning: {text}", file=sys.stderr)
+    def one_line(message, category, filename, lineno, line=None):  # noqa: ANN001 - warnings' signature
+        if isinstance(category, type) and issubclass(category, RanklensWarning):
+            return f"ranklens: warning: {message}\n"
+        return fmt(message, category, filename, lineno, line)
 
-    with warnings.catch_warnings():
-        warnings.showwarning = show
+    warnings.formatwarning = one_line
+    try:
         yield
+    finally:
+        warnings.formatwarning = fmt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
