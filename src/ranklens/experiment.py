@@ -5,6 +5,7 @@ An experiment file (TOML or YAML)::
     title = "Cranfield and DL"
     results = "results/cranfield"      # relative to the file
     seed = 0
+    keep_work = false                  # true: keep a finished step's .work (fine-tuned models, checkpoints)
 
     [models.bm25]
     spec = "bm25"                      # any ranklens.specs.make_ranker / make_embedder spec
@@ -37,6 +38,7 @@ indexed in the results store, and ``report.html`` is rendered at the end.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -51,7 +53,7 @@ from .registry import get_analysis
 
 __all__ = ["Experiment", "Step", "load_experiment", "run_experiment"]
 
-_TOP_KEYS = {"title", "results", "seed", "models", "datasets", "analyses", "engine"}
+_TOP_KEYS = {"title", "results", "seed", "models", "datasets", "analyses", "engine", "keep_work"}
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class Experiment:
     source: Path | None = None
     engine: Mapping[str, Any] | None = None  # the [engine] table: where model batches run
     extra: Mapping[str, Any] = field(default_factory=dict)
+    keep_work: bool = False  # keep a finished step's work folder (fine-tuned models, checkpoints)
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -273,8 +276,12 @@ def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experi
     results_dir = Path(results) if Path(results).is_absolute() else base / results
     _check_writable(results_dir, errors)
     engine = _validate_engine(data.get("engine"), errors)
+    keep_work = data.get("keep_work", False)
+    if not isinstance(keep_work, bool):
+        errors.append(f"keep_work: must be true or false, got {keep_work!r}")
+        keep_work = False
     exp = Experiment(title=str(data.get("title", "ranklens experiment")), results_dir=results_dir, seed=seed,
-                     models=models, datasets=datasets, steps=tuple(steps), engine=engine)
+                     models=models, datasets=datasets, steps=tuple(steps), engine=engine, keep_work=keep_work)
     return exp, errors
 
 
@@ -327,6 +334,8 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
                 store.add(d, dataset=step.dataset, model=_model_of(d, step.models))
             write_text_atomic(marker, json.dumps({"step": step.step_id, "results": [str(Path(d).relative_to(root))
                                                                                 for d in dirs]}), what="step marker")
+            if not exp.keep_work:  # a finished step needs no checkpoints: the results hold what it found
+                shutil.rmtree(out / ".work", ignore_errors=True)
             ran += 1
             bar.update(1)
     finally:

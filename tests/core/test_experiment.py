@@ -69,6 +69,9 @@ def test_cheap_experiment_runs_every_analysis_resumes_and_reports(small_experime
     html = (exp.results_dir / "report.html").read_text()
     assert html.count("<svg") >= 5 and "No per-model summary rows" not in html
 
+    # a finished step keeps no work folder (regimes' fine-tuned models and checkpoints)
+    assert not [p for p in exp.results_dir.rglob(".work") if p.is_dir()]
+    assert not [p for p in exp.results_dir.rglob("*") if p.suffix in (".safetensors", ".bin", ".pt")]
     again = run_experiment(exp, show_progress=False, report=False)
     assert (again["steps_run"], again["steps_skipped"]) == (0, 5)
     # the CLI --check lists every step as done
@@ -191,3 +194,40 @@ def test_check_names_a_bad_measure_and_a_bad_engine_address_with_their_keys(tmp_
     assert "engine.address: must be a string, got 5" in err
     assert "'AP'" not in err  # a valid measure is not reported
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+
+def test_keep_work_is_checked_and_keeps_the_work_folder(tmp_path):
+    from ranklens.experiment import validate
+
+    base = {"models": {"bm25": {"spec": "bm25"}}, "datasets": {"d": {"spec": "demo"}},
+            "analyses": [{"type": "asl"}], "results": str(tmp_path / "out")}
+    _, errors = validate({**base, "keep_work": "yes"})
+    assert any(e.startswith("keep_work: must be true or false") for e in errors)
+    exp, errors = validate({**base, "keep_work": True})
+    assert not errors and exp.keep_work
+    assert validate(base)[0].keep_work is False
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_a_finished_step_leaves_no_checkpoints_unless_kept(tmp_path, monkeypatch, keep):
+    """What a step writes under its work folder (a trainer's checkpoints) is removed once the step
+    is done; keep_work = true keeps it."""
+    import ranklens.drive as drive
+    from ranklens.experiment import validate
+
+    real = drive.run_analysis
+
+    def training(*args, work_dir=None, **kwargs):  # a step that saves a checkpoint, as regimes does
+        (work_dir / "models").mkdir(parents=True)
+        (work_dir / "models" / "model.safetensors").write_bytes(b"\0" * 1024)
+        return real(*args, work_dir=work_dir, **kwargs)
+
+    monkeypatch.setattr(drive, "run_analysis", training)
+    exp, errors = validate({"models": {"bm25": {"spec": "bm25"}}, "datasets": {"d": {"spec": "demo"}},
+                            "analyses": [{"type": "asl", "params": {"n_resamples": 20}}],
+                            "results": str(tmp_path / "out"), "keep_work": keep})
+    assert not errors
+    run_experiment(exp, show_progress=False, report=False)
+    kept = list((tmp_path / "out").rglob("model.safetensors"))
+    assert (len(kept) == 1) if keep else (kept == [] and not list((tmp_path / "out").rglob(".work")))
