@@ -189,10 +189,12 @@ class Result:
         prov = dataclasses.replace(self.provenance, analysis_params=dict(params))
         return dataclasses.replace(self, provenance=prov)
 
-    def save(self, directory: str | os.PathLike[str]) -> Path:
+    def save(self, directory: str | os.PathLike[str], *, plots: Sequence[str] = ()) -> Path:
         """Write the result directory atomically: a unique temp dir (``mkdtemp``) renamed into
         place, so concurrent saves of one target never clash and a reader sees a whole result.
         The directory gets the usual permissions under the umask (not ``mkdtemp``'s 0700).
+        ``plots`` (``module:function`` specs) are drawn into the temp dir too, so a concurrent
+        save of the same target never swaps the directory away under a half-written chart.
 
         Raises:
             OutputError: the target or a parent is a file, or the location is not writable.
@@ -210,6 +212,8 @@ class Result:
             raise OutputError(f"cannot write here ({exc.strerror}); choose a writable --out", path=target) from None
         try:
             self._write_into(tmp)
+            if plots:
+                _save_plots(self, plots, tmp)
             os.chmod(tmp, umask_mode(0o777))
             _swap_into_place(tmp, target)
         except BaseException as exc:
@@ -378,11 +382,10 @@ def save_results(results: Sequence[Any], out_dir: str | Path, *, plots: bool = T
     seen: dict[str, int] = {}
     for res in results:
         n = seen[res.kind] = seen.get(res.kind, 0) + 1
-        d = res.save(out / (safe_name(res.kind) if n == 1 else f"{safe_name(res.kind)}-{n}"))
-        dirs.append(Path(d))
         info = kind_info(res.kind)
-        if plots and info is not None:
-            _save_plots(res, info.plots, Path(d))
+        d = res.save(out / (safe_name(res.kind) if n == 1 else f"{safe_name(res.kind)}-{n}"),
+                     plots=info.plots if plots and info is not None else ())
+        dirs.append(Path(d))
     return dirs
 
 
