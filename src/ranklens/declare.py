@@ -94,7 +94,10 @@ class Analysis:
     params: type
     run: str
     kinds: tuple[ResultKind, ...] = ()
-    demo: Mapping[str, Any] = field(default_factory=dict)  # Params overrides for `ranklens demo`
+    demo: Mapping[str, Any] = field(default_factory=dict)  # Params overrides for `ranklens demo` (quick:
+    #                                      small models, tiny budgets, sample caps; about a minute in all)
+    demo_full: Mapping[str, Any] = field(default_factory=dict)  # Params overrides for `ranklens demo --full`
+    #                                      (larger caps, the neural trainer, every sweep; minutes)
     help: str = ""                       # one line for `ranklens --help`
     description: str = ""                # paragraph for `ranklens NAME --help`
     needs_qrels: bool = False

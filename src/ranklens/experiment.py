@@ -91,6 +91,7 @@ class Experiment:
     engine: Mapping[str, Any] | None = None  # the [engine] table: where model batches run
     extra: Mapping[str, Any] = field(default_factory=dict)
     keep_work: bool = False  # keep a finished step's work folder (fine-tuned models, checkpoints)
+    notes: tuple[str, ...] = ()  # lines shown under the report's title (the demo: its settings)
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -346,7 +347,7 @@ def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
     if report:
         from .report import Report
 
-        report_path = Report.from_dirs([root], title=exp.title).save(root / "report.html")
+        report_path = Report.from_dirs([root], title=exp.title, notes=exp.notes).save(root / "report.html")
     return {"results_dir": str(root), "steps_run": ran, "steps_skipped": done, "report": str(report_path),
             "seconds": seconds, "warnings": warned}
 

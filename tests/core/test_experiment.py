@@ -126,6 +126,35 @@ def test_demo_is_a_built_in_experiment_that_resumes(tmp_path, monkeypatch):
     assert len(calls) == 1 and again["steps_skipped"] == 1 and again["seconds"] == {}
     with pytest.raises(ValidationError, match="--only astl: unknown analysis"):
         run_demo(tmp_path / "d", only=["astl"])
+    # the settings in force are printed at the top of the report
+    html = (tmp_path / "d" / "report.html").read_text()
+    assert "Quick demo" in html and "asl: k=50, compare=bm25,minilm" in html
+    # --full: the declaration's demo_full settings, a step of its own, said so in the report
+    full = run_demo(tmp_path / "f", only=["asl"], show_progress=False, full=True)
+    assert calls[-1][2] == asl.params(**dict(asl.demo_full)) and asl.demo_full != asl.demo
+    assert full["steps_run"] == 1 and "Full demo" in (tmp_path / "f" / "report.html").read_text()
+
+
+def test_demo_cli_says_which_settings_ran_and_full_writes_elsewhere(tmp_path, monkeypatch, capsys):
+    """``ranklens demo`` prints that it ran the quick settings and how to run the larger ones;
+    ``--full`` defaults to its own results folder (the two never mix in one report)."""
+    import ranklens.demo as demo_mod
+    from ranklens.cli import main
+
+    seen = []
+
+    def fake_run_demo(out, *, only=None, full=False, **kw):
+        seen.append((str(out), full))
+        exp = demo_mod.demo_experiment(out, only=only, full=full)
+        return {"report": str(tmp_path / "r.html"), "seconds": {}, "warnings": [], "notes": list(exp.notes)}
+
+    monkeypatch.setattr(demo_mod, "run_demo", fake_run_demo)
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--only", "asl"]) == 0
+    assert "ranklens demo --full" in capsys.readouterr().err
+    assert main(["demo", "--full", "--only", "asl"]) == 0
+    assert "Full demo" in capsys.readouterr().err
+    assert seen == [("ranklens-demo", False), ("ranklens-demo-full", True)]
 
 
 def test_neighbors_step_samples_documents_when_the_corpus_is_too_big(tmp_path):

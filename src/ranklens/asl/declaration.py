@@ -129,5 +129,6 @@ ANALYSIS = Analysis(
         ResultKind("asl-ties", "Score ties"),
     ),
     demo={"k": 50, "compare": ("bm25", "minilm")},
+    demo_full={"k": 100, "compare": ("bm25", "minilm")},
 )
 

@@ -113,6 +113,9 @@ ANALYSIS = Analysis(
         ResultKind("explain-rationales", "Rationales", extra_html="ranklens.explain.display:result_html"),
         ResultKind("explain-sweep", "Sweep", plots=(f"{_E}:plot_sweep", f"{_E}:plot_sweep_w")),
     ),
-    demo={"subdoc": "demo", "pool": 20, "max_queries": 10, "m": 3, "k": (10,), "mer_k": (10,), "samples": 12,
+    demo={"subdoc": "demo", "granularities": ("sentence",), "pool": 10, "max_queries": 4, "m": 3, "k": (10,),
+          "mer_k": (10,), "samples": 8,
+          "sweep_m": (1, 3)},
+    demo_full={"subdoc": "demo", "pool": 20, "max_queries": 10, "m": 3, "k": (10,), "mer_k": (10,), "samples": 12,
           "sweep_m": (1, 2, 3, 4)},
 )

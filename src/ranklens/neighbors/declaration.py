@@ -135,6 +135,8 @@ ANALYSIS = Analysis(
     min_models=1,
     needs_collection=False,  # `ranklens neighbors --sentences FILE`: the sentence files are the corpus
     demo={"k": 5, "ks": (2, 3, 4, 5), "n_queries": 20, "n_samples": 3, "queries": "all", "sentences": ("demo",),
+          "embedders": ("word2vec",), "pairs": ("demo",), "genre": None, "m": 3, "ranker_k": 5, "max_sentences": 600},
+    demo_full={"k": 5, "ks": (2, 3, 4, 5), "n_queries": 20, "n_samples": 3, "queries": "all", "sentences": ("demo",),
           "embedders": ("word2vec", "minilm-cls=hf:minilm:cls"), "pairs": ("demo",), "genre": None,
           "m": 3, "ranker_k": 5},
     renamed_kinds={"n2o-matrix": "neighbors-matrix", "n2o-needle": "neighbors-needle", "n2o-popular-outliers": "neighbors-popular-outliers", "n2o-robustness": "neighbors-robustness", "n2o-token-overlap": "neighbors-token-overlap", "ranker-overlap": "neighbors-ranker-overlap"},  # result kinds before the one-name rename still load

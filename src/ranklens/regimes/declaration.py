@@ -120,7 +120,9 @@ ANALYSIS = Analysis(
         ResultKind("regimes-ood-correlation", "Out-of-distribution correlation", plots=(f"{_P}:plot_ood",)),
         ResultKind("regimes-split-pca", "Split (PCA)", plots=(f"{_P}:plot_split_pca_result",)),
     ),
-    demo={"train_queries": "demo", "trainers": ("bm25", "memorizing", "bi-encoder"), "max_steps": 5,
+    demo={"train_queries": "demo", "trainers": ("bm25", "memorizing"),
           "methods": ("restrain",), "k_nn": 5},
+    demo_full={"train_queries": "demo", "trainers": ("bm25", "memorizing", "bi-encoder"), "max_steps": 5,
+               "methods": ("restrain",), "k_nn": 5},
     renamed_kinds={"regime-table": "regimes-table", "split-pca": "regimes-split-pca", "query-similarity": "regimes-query-similarity", "ood-correlation": "regimes-ood-correlation", "label-overlap": "regimes-label-overlap", "annotation-summary": "regimes-annotation-summary"},  # result kinds before the one-name rename still load
 )

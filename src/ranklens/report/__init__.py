@@ -96,10 +96,12 @@ class Report:
 
     ``places``: decimals of every number (default ``None``: 3 significant digits);
     ``baseline``: the model the headline's significance marks compare with (default: the
-    result's own baseline, else ``bm25``, else its first model)."""
+    result's own baseline, else ``bm25``, else its first model); ``notes``: lines shown under the
+    title (e.g. the demo's settings)."""
 
     results: Sequence[tuple[Path, Result]]
     title: str = "ranklens report"
+    notes: Sequence[str] = ()
     max_rows: int = MAX_ROWS
     places: int | None = None
     baseline: str | None = None
@@ -159,7 +161,7 @@ class Report:
         blocks = self._blocks(items)
         tmpl = Environment(autoescape=True).from_string(_asset("templates/report.html.j2"))
         return tmpl.render(
-            title=self.title, version=__version__, n_results=len(items),
+            title=self.title, notes=list(self.notes), version=__version__, n_results=len(items),
             generated=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             sections=list(sections.values()), headline=headline_html(blocks, self.places) if blocks else "",
             legend=LEGEND if self.places is None else LEGEND.replace("3 significant digits", f"{self.places} decimals"),
@@ -175,6 +177,8 @@ class Report:
         ids = Ids()
         items = self._items(ids)
         out = [f"# {_md_text(self.title)}", ""]
+        if self.notes:
+            out += [*(f"> {_md_text(n)}  " for n in self.notes), ""]
         blocks = self._blocks(items)
         if blocks:
             out += ["## Headline", "", headline_markdown(blocks, self.places), f"_{_md_text(LEGEND)}_", ""]

@@ -56,9 +56,10 @@ def check_declaration(analysis: Any) -> list[str]:
     if undocumented:
         raise _fail(a, f"Params fields without a doc (declare them with ranklens.declare.param): {undocumented}")
     make_params(a.params, {})
-    _, problems = param_problems(a.params, dict(a.demo), where="demo")
-    if problems:
-        raise _fail(a, f"demo parameters are not valid Params: {problems}")
+    for where, values in (("demo", a.demo), ("demo_full", a.demo_full)):
+        _, problems = param_problems(a.params, dict(values), where=where)
+        if problems:
+            raise _fail(a, f"{where} parameters are not valid Params: {problems}")
     done.append("params")
     targets = [a.run, *([a.tools] if a.tools else []), *a.commands.values(), *a.listings.values()]
     for k in a.kinds:
