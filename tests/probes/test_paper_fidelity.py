@@ -138,9 +138,9 @@ def test_bonferroni_over_every_cell_of_a_joined_table():
         assert np.allclose(mm.p_adjusted, 2 * p) and mm.significant.all()
     txt = paper_tables(results, tables=[1, 3])
     mm_rows = [ln.split() for ln in txt.splitlines() if "Length" in ln.split()]
-    assert len(mm_rows) == 4 and all(c[-2].endswith("*") for c in mm_rows)  # no cell significant
+    assert len(mm_rows) == 4 and all(not c[-2].endswith("*") for c in mm_rows)  # no cell significant
     pair_row = next(ln.split() for ln in txt.splitlines() if ln.startswith("pairs"))
-    assert not pair_row[-2].endswith("*")
+    assert pair_row[-2].endswith("*")
     assert "every cell of each joined table (2 results" in txt
 
     from ranklens.probes.paper import joined_correction
@@ -154,7 +154,7 @@ def test_bonferroni_over_every_cell_of_a_joined_table():
         assert t.loc["pairs", "p_adjusted"] == pytest.approx(p) and t.loc["pairs", "significant"]
     # one result alone keeps its own correction
     alone = paper_tables(results[:1], tables=[1])
-    assert "joined" not in alone and all(not ln.split()[-2].endswith("*") for ln in alone.splitlines()
+    assert "joined" not in alone and all(ln.split()[-2].endswith("*") for ln in alone.splitlines()
                                          if "Length" in ln)
 
 

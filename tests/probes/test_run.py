@@ -123,7 +123,7 @@ def test_table_sweep_seed_variance_plots(tiny):
     assert md.startswith("| probe (dataset) | s1 | s2 | n |")
     # the paper's convention: non-significant cells carry a '*'
     for r in res.table.itertuples():
-        cell = f"{r.score:+.2f}" + ("" if r.significant else "*")
+        cell = f"{r.score:+.2f}" + ("*" if r.significant else "")
         assert cell in txt
     sw = delta_sweep(res, percentiles=[0, 50, 100])
     assert sw.kind == "probes-delta-sweep" and set(sw.table.percentile) == {0, 50, 100}

@@ -7,8 +7,9 @@ results, e.g. Cranfield and DL19 passages side by side, in text, Markdown, LaTeX
 * Table 2, textual manipulation: one row per manipulation and dataset;
 * Table 3, dataset transfer: one row per probe.
 
-Cells follow the paper: signed scores (the paraphrase probe unsigned), ``*`` marks a score that
-is *not* significant; a legend states the test, the correction, each model's δ and how it was
+Cells follow the paper: signed scores (the paraphrase probe unsigned). ``*`` marks a
+*significant* score, as everywhere in ranklens (the headline, LaTeX tables): one convention in one
+report, where the paper marks the non-significant cells instead (the legend says so); a legend states the test, the correction, each model's δ and how it was
 calibrated, and every non-default parameter of the runs.
 
 The paper applies "a Bonferroni correction over each table" (§3.4). Each result is corrected
@@ -78,18 +79,18 @@ def paper_table(result: Result, *, models: Sequence[str] | None = None) -> pd.Da
 
 
 def _cell(score: float, sig: bool, symmetric: bool, digits: int = 2) -> str:
-    """The paper's cell: a signed score (unsigned for symmetric probes), ``*`` when *not*
-    significant, ``-`` without samples."""
+    """The paper's cell: a signed score (unsigned for symmetric probes), ``*`` when significant
+    (ranklens's one convention; the paper marks the other cells), ``-`` without samples."""
     if score != score:
         return "-"
     txt = f"{score:.{digits}f}" if symmetric else f"{score:+.{digits}f}"
-    return txt if sig else txt + "*"
+    return txt + "*" if sig else txt
 
 
 def format_table(result: Result, *, fmt: str = "text", models: Sequence[str] | None = None,
                  digits: int = 2) -> str:
     """The probe table as text or markdown: rows = probe (dataset), columns = models, cells =
-    score, marked with ``*`` when *not* significant (the paper's convention), last column = number
+    score, marked with ``*`` when significant (the paper marks the non-significant ones), last column = number
     of samples. For the paper's Tables 1-3 over one or several results see :func:`paper_tables`.
     """
     if fmt not in ("text", "markdown"):
@@ -116,8 +117,8 @@ def _legend(results: Sequence[Result], *, joined: bool = False) -> str:
                  "p-values; a transfer cell repeated identically in several results counts once)"
                  if r0.summary.get("correction_scope", "table") == "table" else
                  f"every cell of the {len(results)} joined results (re-applied to the raw p-values)")
-    parts = [f"* = not significant (two-sided paired t-test, {corr} correction over {scope}, p < {alpha}); "
-             "- = no samples. " + ("Symmetric probes: t-test of |diff| against 0. "
+    parts = [f"* = significant (two-sided paired t-test, {corr} correction over {scope}, p < {alpha}; the paper "
+             "marks the non-significant cells instead); - = no samples. " + ("Symmetric probes: t-test of |diff| against 0. "
                                    if r0.summary.get("symmetric_test", "abs") == "abs" else "")
              + str(r0.summary.get("sign_convention", ""))]
     for r in results:
