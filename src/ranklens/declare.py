@@ -72,7 +72,8 @@ class ResultKind:
     extra_html: str | None = None        # "module:function", fn(result) -> escaped HTML fragment
     paper_table: str | None = None       # "module:function", fn(result) -> frame with X_sig columns
     model_rows: ModelRows | None = None  # per-model headline rows for the store and the overview
-    higher_is_better: Mapping[str, bool] = field(default_factory=dict)  # metric -> direction
+    higher_is_better: Mapping[str, bool | None] = field(default_factory=dict)  # headline metric -> direction;
+    #                                      None: no direction (a similarity, an effect score): shown, never "best"
     findings: str | None = None          # "module:function", fn(result) -> list[str]: the report's
     #                                      first sentences (numbers with n and significance)
     significance: str | None = None      # "module:function", fn(result, baseline) -> frame with

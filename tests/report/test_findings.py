@@ -170,3 +170,23 @@ def test_cli_baseline_and_places(tmp_path, capsys):
     assert "| metric | good (base) | bm25 | same |" in md
     assert main(["report", str(tmp_path / "ev"), "-o", str(tmp_path / "r.md"), "--places", "11"]) == 1
     assert "--places" in capsys.readouterr().err
+
+
+def test_headline_shows_rows_without_a_direction_and_never_bolds_them():
+    """Probe effect scores and N2O similarities are headline rows (the probes were missing) but have
+    no better direction: no arrow, no bold, while ASL rows keep both."""
+    probes = Result(kind="probes-table", summary={}, provenance=make_provenance(), table=pd.DataFrame(
+        {"probe": ["tr-shuffle-words", "tr-shuffle-words"], "dataset": ["demo", "demo"], "model": ["bm25", "minilm"],
+         "score": [0.0, -0.4], "ci_low": [0.0, -0.5], "ci_high": [0.0, -0.3], "n": [20, 20],
+         "significant": [False, True]}))
+    block = headline_block(probes, section="Probes", label="", anchor="p1")
+    assert block is not None and [r["metric"] for r in block.rows] == ["score"]
+    assert block.rows[0]["higher"] is None and block.rows[0]["values"] == {"bm25": 0.0, "minilm": -0.4}
+    res, _ = _evaluate_result()
+    html = Report([(Path("pr"), probes), (Path("ev"), res)]).render_html()
+    cards = html.split('class="hcard"')[1:]
+    card = next(c for c in cards if "tr-shuffle-words" in c)
+    assert "num best" not in card and "score ↑" not in card and "score ↓" not in card
+    assert "<th scope=\"row\">score · tr-shuffle-words/demo</th>" in card
+    asl_card = next(c for c in cards if "ASL ↓" in c)
+    assert "num best" in asl_card

@@ -115,7 +115,7 @@ ANALYSIS = Analysis(
                    plots=(f"{_N}:plot_n2o_matrix", f"{_N}:plot_n2o_distribution"),
                    model_rows=ModelRows("model", ("n2o_mean",), items=("other_model",), ci=("ci_low", "ci_high"),
                                         n="n_queries", prefix="vs "),
-                   higher_is_better={"n2o_mean": True}),
+                   higher_is_better={"n2o_mean": None}),  # a similarity, not a quality: no "best"
         ResultKind("neighbors-robustness", "Robustness", plots=(f"{_N}:plot_robustness",)),
         ResultKind("neighbors-token-overlap", "Token overlap", findings="ranklens.neighbors.findings:neighbors_token_overlap",
                    significance="ranklens.neighbors.findings:sig_neighbors_token_overlap", plots=(f"{_N}:plot_token_overlap",),

@@ -1,8 +1,9 @@
 """The headline table: per analysis result, one row per headline metric and one column per model
 of that result, the best value in bold, significance marks against a baseline.
 
-Headline metrics are the metrics a result kind declares a direction for
-(``ResultKind.higher_is_better``) among its per-model rows (``ResultKind.model_rows``, read by
+Headline metrics are the metrics a result kind declares in ``ResultKind.higher_is_better``
+(with a direction, or ``None`` for a number without one: a similarity, an effect score, shown
+without an arrow and never in bold) among its per-model rows (``ResultKind.model_rows``, read by
 :func:`ranklens.store.model_rows`). Significance: the kind's ``significance`` function (paired
 tests against the baseline over queries, Holm-adjusted within the result)."""
 
@@ -79,7 +80,7 @@ def headline_block(res: Any, *, section: str, label: str, anchor: str, dataset: 
     for item, metric in keys[:MAX_METRIC_ROWS]:
         g = rows[(rows["item"].astype(str) == item) & (rows["metric"] == metric)]
         vals = dict(zip(g["model"].astype(str), g["value"].astype(float)))
-        out.append({"metric": metric, "item": item, "higher": bool(info.higher_is_better[metric]), "values": vals,
+        out.append({"metric": metric, "item": item, "higher": _direction(info.higher_is_better[metric]), "values": vals,
                     "p": {m: pvals.get((item, metric, m)) for m in vals}})
     shown = _pick_models(models, base, out[0])
     return Block(section=section, label=label, anchor=anchor, baseline=base, models=shown, rows=out,
@@ -87,9 +88,13 @@ def headline_block(res: Any, *, section: str, label: str, anchor: str, dataset: 
                  notes=notes)
 
 
+def _direction(value: Any) -> bool | None:
+    return None if value is None else bool(value)
+
+
 def _pick_models(models: list[str], base: str, first: dict[str, Any]) -> list[str]:
-    if len(models) <= MAX_MODELS:
-        return [base] + [m for m in models if m != base]
+    if len(models) <= MAX_MODELS or first["higher"] is None:
+        return [base] + [m for m in models if m != base][:MAX_MODELS - 1]
     vals = first["values"]
     ranked = sorted((m for m in models if m != base and m in vals), key=lambda m: vals[m], reverse=first["higher"])
     return [base] + ranked[:MAX_MODELS - 1]
@@ -99,7 +104,7 @@ def _best(row: dict[str, Any], models: list[str]) -> set[str]:
     """The shown models holding the best value of the row over ALL its models (a hidden model
     that is better leaves the row without bold)."""
     vals = {m: v for m, v in row["values"].items() if v == v}
-    if len(vals) < 2:
+    if len(vals) < 2 or row["higher"] is None:  # no direction: no "best"
         return set()
     target = max(vals.values()) if row["higher"] else min(vals.values())
     return {m for m in models if vals.get(m) == target}
@@ -116,8 +121,8 @@ def _cell(row: dict[str, Any], m: str, places: int | None) -> str:
 
 
 def _row_label(row: dict[str, Any]) -> str:
-    arrow = "↑" if row["higher"] else "↓"
-    return f"{row['metric']} {arrow}" + (f" · {row['item']}" if row["item"] else "")
+    arrow = {True: " ↑", False: " ↓", None: ""}[row["higher"]]
+    return f"{row['metric']}{arrow}" + (f" · {row['item']}" if row["item"] else "")
 
 
 def headline_html(blocks: list[Block], places: int | None = None) -> str:
@@ -148,7 +153,8 @@ def headline_html(blocks: list[Block], places: int | None = None) -> str:
     return f'<div class="hcards">{"".join(cards)}</div>'
 
 
-LEGEND = ("bold: best value of the row (↑ higher is better, ↓ lower is better); *, **, ***: differs from the "
+LEGEND = ("bold: best value of the row (↑ higher is better, ↓ lower is better; a row without an arrow has no "
+          "better direction: a similarity or an effect score); *, **, ***: differs from the "
           "baseline (base) at p < 0.05, 0.01, 0.001 (paired test over queries, Holm-adjusted within the result); "
           "numbers to 3 significant digits")
 
