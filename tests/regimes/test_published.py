@@ -103,3 +103,25 @@ def test_published_restrain_sizes(shared_data):
         assert not i & e
         assert 0.9 * nominal < len(i) <= nominal and 0.9 * nominal < len(e) <= 1.01 * nominal
         assert len(s.test_ids(INTERPOLATION)) == 97
+
+
+def test_splits_named_by_the_data_registry(layout, tmp_path, monkeypatch):
+    """``--splits restrain-splits`` reads the registry's copy (``$RANKLENS_DATA/restrain_splits``),
+    the same splits as the folder itself; without a copy, the error names the resource and the fix."""
+    from ranklens.datareg import MissingDataError
+    from ranklens.regimes.tools import _load_splits
+
+    root = tmp_path / "data"
+    (root / "restrain_splits").mkdir(parents=True)
+    os.symlink(layout / "restrain_files", root / "restrain_splits" / "restrain_files")
+    monkeypatch.setenv("RANKLENS_DATA", str(root))
+    monkeypatch.chdir(tmp_path)  # no folder named restrain-splits here
+    got = _load_splits("restrain-splits", test_ids=["t1", "t2"])
+    want = _load_splits(str(layout / "restrain_files"), test_ids=["t1", "t2"])
+    assert [s.name for s in got] == [s.name for s in want] == ["restrain-14k"]
+    assert got[0].regimes == want[0].regimes
+    assert got[0].train_ids(INTERPOLATION) == _ref_ids(layout / "restrain_files/msmarco-passage/14k/interpolate.train-qrel.txt")
+    monkeypatch.setenv("RANKLENS_DATA", str(tmp_path / "empty"))
+    monkeypatch.setenv("RANKLENS_DATA_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(MissingDataError, match="restrain-splits.*ranklens data add PATH"):
+        _load_splits("restrain-splits", test_ids=["t1"])

@@ -96,11 +96,17 @@ def published_split_dirs(root: str | os.PathLike[str]) -> list[Path]:
     r = Path(root)
     if is_published_split(r):
         return [r]
-    dirs = sorted({p.parent for p in r.rglob("*-qrel.txt") if is_published_split(p.parent)},
+    dirs = sorted({p.parent for p in qrel_files(r) if is_published_split(p.parent)},
                   key=lambda p: (len(p.parts), _natural(p)))
     if not dirs:
         raise DataFormatError("no split directory of the authors' layout (*-qrel.txt) below", path=r)
     return dirs
+
+
+def qrel_files(root: str | os.PathLike[str]) -> list[Path]:
+    """Every ``*-qrel.txt`` below ``root``, following symbolic links (a data folder is often a
+    link to a shared copy; ``Path.rglob`` does not follow them before Python 3.13)."""
+    return [Path(d) / f for d, _, files in os.walk(root, followlinks=True) for f in files if f.endswith("-qrel.txt")]
 
 
 def _natural(p: Path) -> list[Any]:

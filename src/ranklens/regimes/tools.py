@@ -65,6 +65,9 @@ class _Deprecated(argparse.Action):
             setattr(namespace, self.dest, True)
 
 
+
+PUBLISHED_RESOURCE = "restrain-splits"  # the data registry's name for the authors' published splits
+
 def _common(t: argparse.ArgumentParser) -> None:
     t.add_argument("--test-queries", help="test queries (TSV id<TAB>text, JSONL, topics)")
     t.add_argument("--qrels", dest="t_qrels", action="append", default=None, metavar="FILE",
@@ -102,7 +105,8 @@ def add_tools(parser: argparse.ArgumentParser) -> None:
         t = _tool(sub, name, "train models on split folders" + (" and evaluate both regimes"
                                                                   if name == "evaluate" else ""))
         t.add_argument("--splits", help="folder holding split folders (from restrain/resttest), or the authors' "
-                       "published restrain_files/... / resttest_files/... folders (jingtaozhan/extrapolate-eval)")
+                       "published restrain_files/... / resttest_files/... folders (jingtaozhan/extrapolate-eval); "
+                       "'restrain-splits' = the data registry's copy of them (`ranklens data info restrain-splits`)")
         t.add_argument("--published-test-set", default="dev", choices=["dev", "trec19", "trec20"],
                        help="published ReSTTest buckets: which test qrels to read (default: dev)")
         t.add_argument("--corpus", help="documents: JSONL/TSV (corpus.tsv with sentence_id/sentence works too)")
@@ -316,16 +320,20 @@ def _load_splits(path: str | None, test_ids: Any = None, test_set: str = "dev"):
     (extrapolate-eval: ReSTrain sizes take the test queries' ids, ReSTTest buckets ``test_set``)."""
     from ..errors import ValidationError
     from . import Split, read_published_splits
-    from .published import is_published_split
+    from .published import is_published_split, qrel_files
 
     if not path:
         raise ValidationError("--splits is required (a folder written by `ranklens regimes restrain|resttest`, or "
                               "the authors' restrain_files/... or resttest_files/... folders)")
     d = Path(path)
+    if path == PUBLISHED_RESOURCE and not d.exists():  # the registry's copy: --data-dir/$RANKLENS_DATA, the cache
+        from ..datareg import resolve
+
+        d = resolve(PUBLISHED_RESOURCE)
     dirs = [d] if (d / "split.json").is_file() else sorted(p.parent for p in d.glob("*/split.json"))
     if dirs:
         return [Split.load(p) for p in dirs]
-    if is_published_split(d) or any(d.rglob("*-qrel.txt")):
+    if is_published_split(d) or qrel_files(d):
         return read_published_splits(d, test_ids=test_ids, test_set=test_set)
     raise ValidationError(f"{d}: no split folders (split.json) and no published split files (*-qrel.txt) found")
 
