@@ -40,9 +40,17 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
 @lru_cache(maxsize=None)
 def _stopwords() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    # scikit-learn's ENGLISH_STOP_WORDS, shipped as package data (stopwords/sklearn.txt; a test
+    # checks it equals the installed scikit-learn's): importing scikit-learn for a word list cost
+    # every BM25 process seconds
+    return _shipped("sklearn.txt")
 
-    return frozenset(ENGLISH_STOP_WORDS)
+
+def _shipped(name: str) -> frozenset[str]:
+    from importlib.resources import files
+
+    text = files("ranklens").joinpath("stopwords", name).read_text(encoding="utf-8")
+    return frozenset(w.strip().lower() for w in text.splitlines() if w.strip())
 
 
 #: the named stop-word lists of :func:`stopword_list`
@@ -58,18 +66,15 @@ def stopword_list(name: str = "sklearn") -> frozenset[str]:
     if name == "sklearn":
         return _stopwords()
     if name == "terrier":
-        from importlib.resources import files
-
-        text = files("ranklens").joinpath("stopwords", "terrier.txt").read_text(encoding="utf-8")
-        return frozenset(w.strip().lower() for w in text.splitlines() if w.strip())
+        return _shipped("terrier.txt")
     from .errors import ValidationError
 
     raise ValidationError(f"unknown stop-word list {name!r}; use one of {STOPWORD_LISTS}")
 
 
 def __getattr__(name: str) -> frozenset[str]:
-    """``STOPWORDS``: scikit-learn's English stopword list (318 words), lower case. Loaded on first use:
-    importing scikit-learn costs about a second, which ``import ranklens.explain`` must not pay."""
+    """``STOPWORDS``: scikit-learn's English stopword list (318 words), lower case. Read on first use
+    (from the shipped copy: no scikit-learn import)."""
     if name == "STOPWORDS":
         return _stopwords()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

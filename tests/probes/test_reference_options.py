@@ -93,6 +93,18 @@ def test_terrier_list_is_terriers_file():
         stopword_list("nltk")
 
 
+def test_shipped_default_list_is_the_installed_scikit_learn_list():
+    """The default list is read from the shipped copy (no scikit-learn import) and equals
+    scikit-learn's ENGLISH_STOP_WORDS exactly."""
+    import subprocess
+    import sys
+
+    sk = pytest.importorskip("sklearn.feature_extraction.text")
+    assert stopword_list("sklearn") == frozenset(sk.ENGLISH_STOP_WORDS) and len(STOPWORDS) == 318
+    code = "import sys, ranklens.text as t; t.stopword_list('sklearn'); print('sklearn' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+
+
 def _ref_terms(text: str, stop: set[str]) -> list[str]:
     return [stem(w) for w in re.findall(r"[^\W_]+(?:['’][^\W_]+)*", text.lower()) if w not in stop]
 
