@@ -239,3 +239,23 @@ def test_chain_t_test_is_paired_and_recorded_as_ranklens_reading():
     assert n[("ASL", "A")] == int(expect_better) and n[("ASL", "B")] == 0
     t_test = res.provenance.params["t_test"]
     assert "paired" in t_test and "does not say paired" in t_test
+
+
+def test_best_by_asl_never_names_a_shallower_run():
+    """summary["best"] for ASL is chosen among the deepest runs: a 2-deep run that stops after one
+    of the two relevant documents has the lowest ASL (1.5 against 2.5 and 3.0 under the paper's
+    policy: its unretrieved document costs nothing it listed) but is not the best; AP keeps every run."""
+    qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["r1", "r2"], "relevance": [1, 1]})
+    rows = []
+    for name, docs in (("deep_a", ["n1", "r1", "n2", "r2"]), ("deep_b", ["n1", "n2", "r1", "r2"]),
+                       ("shallow", ["n1", "r1"])):
+        rows += [{"query_id": "1", "doc_id": d, "rank": i + 1, "score": 10.0 - i, "run": name}
+                 for i, d in enumerate(docs)]
+    runs = {n: g.drop(columns="run") for n, g in pd.DataFrame(rows).groupby("run")}
+    res = evaluate(qrels, runs, ["ASL", "AP"])
+    asl = res.table.set_index("model")["ASL"]
+    assert asl.idxmin() == "shallow"  # the trap: lowest ASL by listing less
+    best = res.summary["best"]
+    assert best["ASL"]["model"] == "deep_a" and "deepest runs" in best["ASL"]["among"]
+    ap = res.table.set_index("model")["AP"]
+    assert best["AP"]["model"] == ap.idxmax() and "among" not in best["AP"]

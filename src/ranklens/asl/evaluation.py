@@ -391,7 +391,7 @@ def _summary(table, names, mlist, info, unretrieved, rel, run_order) -> dict[str
     summary: dict[str, Any] = {
         "n_runs": len(table), "measures": names, "unretrieved": unretrieved, "rel": rel,
         "run_order": list(run_order),
-        "best": {n: _best(table, n, m) for n, m in zip(names, mlist)},
+        "best": {n: _best(table, n, m, info) for n, m in zip(names, mlist)},
     }
     if len(table) == 1:
         summary.update({n: float(table[n].iloc[0]) for n in names})
@@ -547,12 +547,24 @@ def _inputs(qrels: Any, grades: Any, run_map: Mapping[str, Any], file_hashes: Ma
         inputs["qrels"] = "sha256:" + sha256_frame(map_grades(qrels, grades).to_pandas())
     return inputs
 
-def _best(table: pd.DataFrame, name: str, m: Any) -> dict[str, Any]:
+def _best(table: pd.DataFrame, name: str, m: Any, info: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The best run by ``m``. For an ASL measure only the deepest runs (largest median documents
+    per query) compete: ASL counts the non-relevant documents a run lists, so a shallower run
+    would "win" by listing less (``among`` says so when runs were left out)."""
     col = table[name]
+    among = None
+    if isinstance(m, ASL):
+        depth = {str(k): float(v.get("depth_median", 0) or 0) for k, v in info.items()}
+        if len(set(depth.values())) > 1:
+            top = max(depth.values())
+            keep = table["model"].astype(str).map(lambda r: depth.get(r, top) == top)
+            col = col[keep.to_numpy()]
+            among = f"the deepest runs (median {top:g} documents per query): ASL favours shallower runs"
     if col.isna().all():
         return {"model": None, "value": None}
     i = col.idxmax() if higher_is_better(m) else col.idxmin()
-    return {"model": str(table.loc[i, "model"]), "value": float(col.loc[i])}
+    out = {"model": str(table.loc[i, "model"]), "value": float(col.loc[i])}
+    return {**out, "among": among} if among else out
 
 
 def _significance(wide, names, mlist, systems, baseline, correction, n_resamples, seed):
