@@ -27,9 +27,10 @@ def test_grouped_codes_equal_hashed_codes(blocks, chunks, monkeypatch):
     hashed = ranking._query_codes(rq, qq)
     for a, b in zip(grouped, hashed):
         assert np.array_equal(a, b)
-    union, qcode, _ = grouped
+    union, qcode, _, order = grouped
     assert list(union) == sorted(set(blocks) | {"q7"})
     assert [union[c] for c in qcode] == ids.tolist()  # every row keeps its own query
+    assert [union[c] for c in order] == list(dict.fromkeys(blocks))  # the order the run lists them first
 
 
 def test_rows_not_in_blocks_are_hashed():

@@ -42,6 +42,29 @@ def test_single_run_output_is_byte_equal_to_the_ir_measures_cli(shared_data):
     assert b"ASL" not in ours.stderr and b"eq. 3" not in ours.stderr  # no ASL warning: ASL was not asked
 
 
+@pytest.mark.realdata
+def test_per_query_rows_come_in_the_run_order_as_the_ir_measures_cli_prints_them(shared_data, tmp_path):
+    """--per-query lists the queries in the order the run first lists them (ir_measures prints
+    pytrec_eval's dict order, which is the run's): a DL19 run with its query blocks reversed gives
+    the same query order and the same values as the ir_measures CLI, one measure at a time."""
+    qrels = shared_data / "trec_dl_msmarco_passage" / "qrels.dl19-passage.txt"
+    lines = gzip.decompress((shared_data / "trec_dl_runs" / "official" / "dl19" / "TUA1-1.top100.run.gz")
+                            .read_bytes()).decode().splitlines(keepends=True)
+    blocks: dict[str, list[str]] = {}
+    for ln in lines:
+        blocks.setdefault(ln.split()[0], []).append(ln)
+    run = tmp_path / "reversed.run"
+    run.write_text("".join(ln for q in reversed(list(blocks)) for ln in blocks[q]))
+    for measure in ("AP", "nDCG@10"):
+        ours = _cli("ranklens", "evaluate", str(qrels), str(run), measure, "--per-query")
+        peer = _cli("ir_measures", str(qrels), str(run), measure, "-q")
+        assert ours.returncode == 0 and peer.returncode == 0, ours.stderr
+        assert ours.stdout == peer.stdout
+        order = [ln.split(b"\t")[0].decode() for ln in ours.stdout.splitlines()[:-1]]
+        assert order == [q for q in reversed(list(blocks)) if q in order]  # not sorted: the run's order
+        assert order != sorted(order)
+
+
 def test_dash_reads_the_run_from_stdin(files):
     want = _cli("ranklens", "evaluate", str(files / "qrels.txt"), str(files / "run.txt"), "AP", "P@2")
     got = _cli("ranklens", "evaluate", str(files / "qrels.txt"), "-", "AP", "P@2", stdin=gzip.compress(RUN.encode()))

@@ -104,7 +104,9 @@ def add_evaluate(sub: argparse._SubParsersAction) -> None:
                        help="ir_measures' output format (tsv: measure<TAB>value, the default; jsonl)")
     peers.add_argument("--per-query", "--by-query", "--by_query", dest="by_query", action="store_true",
                        help="per-query values (ir_measures' --by_query: query_id, measure, value, then "
-                            "the 'all' rows); ranklens spells it --per-query: -q is --quiet")
+                            "the 'all' rows), queries in the order the run lists them as ir_measures prints "
+                            "them; within a query the measures in the order given (ir_measures: its "
+                            "provider's order); ranklens spells it --per-query: -q is --quiet")
     peers.add_argument("-q", dest="ambiguous_q", action="store_true", help=argparse.SUPPRESS)
     peers.add_argument("-n", "--no_summary", "--no-summary", dest="no_summary", action="store_true",
                        help="with --per-query in the ir_measures formats: no 'all' rows")
@@ -327,6 +329,8 @@ def _write_ir_measures(res, args: argparse.Namespace, places: int) -> None:
     ``all`` rows (unless --no_summary); with several runs a leading run column."""
     import json
 
+    import pandas as pd
+
     names = list(res.summary["measures"])
     runs = list(res.summary["run_order"])
     pq = res.tables["per_query"]
@@ -338,7 +342,9 @@ def _write_ir_measures(res, args: argparse.Namespace, places: int) -> None:
         if args.by_query:
             sub = pq[pq["model"] == run_name]
             rank = {m: i for i, m in enumerate(names)}  # per query, the measures in the order given
-            sub = sub.assign(_m=sub["measure"].map(rank)).sort_values(["query_id", "_m"], kind="stable")
+            # queries in the order the run lists them (the per-query table's order), as ir_measures prints
+            sub = sub.assign(_q=pd.factorize(sub["query_id"])[0], _m=sub["measure"].map(rank))
+            sub = sub.sort_values(["_q", "_m"], kind="stable")
             rows.extend(sub[["query_id", "measure", "value"]].itertuples(index=False, name=None))
         if not (args.by_query and args.no_summary):
             rows.extend(("all", n, float(means.loc[run_name, n])) for n in names)

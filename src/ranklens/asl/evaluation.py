@@ -431,7 +431,7 @@ def _score_runs(rr_map: Mapping[str, RankedRun], mlist: Sequence[Any], conv: Map
                               collection_size=conv["collection_size"], missing=conv["missing"],
                               provider=conv["provider"])
         pq.insert(0, "model", name)
-        per_query.append(pq)
+        per_query.append(_in_run_order(pq, rr))
         if per_document:
             sl, _ = per_document_values(rr, rel=conv["rel"], unretrieved=conv["unretrieved"],
                                         collection_size=conv["collection_size"], missing=conv["missing"])
@@ -440,6 +440,16 @@ def _score_runs(rr_map: Mapping[str, RankedRun], mlist: Sequence[Any], conv: Map
     pq_all = pd.concat(per_query, ignore_index=True)
     pq_all["model"] = pq_all["model"].astype("str")
     return pq_all, per_doc, info
+
+
+def _in_run_order(pq: pd.DataFrame, rr: RankedRun) -> pd.DataFrame:
+    """Per-query rows in the order the run first lists its queries (as ir_measures prints them),
+    queries the run leaves out after, in id order; within a query the measures keep their order."""
+    if rr.run_order is None or pq.empty:
+        return pq
+    rank = {str(rr.query_ids[c]): i for i, c in enumerate(rr.run_order)}
+    pos = pq["query_id"].astype(str).map(rank).fillna(len(rank)).to_numpy()
+    return pq.iloc[np.argsort(pos, kind="stable")].reset_index(drop=True)
 
 
 _DEPTH_COLUMNS = ("depth_min", "depth_median", "depth_max", "recall_at_depth")

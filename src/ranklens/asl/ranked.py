@@ -70,6 +70,8 @@ class RankedRun:
     reader_warnings: tuple[str, ...] = ()
     origin: Any = field(default=None, repr=False)  # the run as given (path or frame): provenance, messages
     ranked_under: tuple = ()  # (ties, duplicates, depth, grade mapping) when ranked by rank_runs
+    run_order: Any = field(default=None, repr=False)  # int32 codes of the run's queries in the order the run
+    #                                                    lists them first (ir_measures' per-query order)
 
     def memoised(self, key: str, make):
         """``make()`` once per ranked run and ``key`` (derived arrays the measures share; a

@@ -78,7 +78,7 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULTS.dupl
     rt = _as_run_table(run, source=source)
     qt = _as_qrels_table(qrels)
     rd = rt.column(DOC_ID)  # stays chunked (no 10M-string copy); Arrow kernels take it
-    all_q, qcode, qr_code = _query_codes(rt.column(QUERY_ID), _col(qt, QUERY_ID))
+    all_q, qcode, qr_code, run_order = _query_codes(rt.column(QUERY_ID), _col(qt, QUERY_ID))
     nq = len(all_q)
     jn = _judge(rd, qt, qcode, qr_code)
     pa.default_memory_pool().release_unused()  # the hash kernels' freed buffers (peak memory)
@@ -102,7 +102,7 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULTS.dupl
         query_ids=all_q, in_run=counts > 0, lengths=counts,
         flat_grades=grades, flat_rows=order, doc_ids=rd, qrels_q=jn["ku"] // jn["nj"],
         qrels_rel=jn["rel_u"], qrels_doc=_col(qt, DOC_ID).take(pa.array(jn["src_u"])),
-        qrels_row=qrels_row, ties=ties, tied_rows=tied_rows, scores=rt.column(SCORE),
+        qrels_row=qrels_row, ties=ties, tied_rows=tied_rows, scores=rt.column(SCORE), run_order=run_order,
         reader_warnings=(*reader_warnings(rt), *reader_warnings(qt),
                          *((float32_overflow_warning(n_over, source),) if n_over else ())),
     )
@@ -110,9 +110,10 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULTS.dupl
     return out
 
 
-def _query_codes(rq, qq) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _query_codes(rq, qq) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Sorted union of run and qrels query ids (object array, byte order = code-point order);
-    int32 codes of the run rows, int64 codes of the qrels rows. One dictionary encoding per
+    int32 codes of the run rows, int64 codes of the qrels rows; the run's query codes in the
+    order the run first lists them (Arrow's dictionaries keep first-seen order). One dictionary encoding per
     column; the union, its sort and the code maps stay in Arrow (no Python dict of ids)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -140,7 +141,7 @@ def _query_codes(rq, qq) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         qr_code = q_map[qenc.indices.to_numpy()]
     else:
         qr_code = np.zeros(0, np.int64)
-    return union.to_numpy(zero_copy_only=False).astype(object), qcode, qr_code
+    return union.to_numpy(zero_copy_only=False).astype(object), qcode, qr_code, run_map
 
 
 def _grouped_codes(rq) -> tuple[Any, np.ndarray] | None:
