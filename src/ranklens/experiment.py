@@ -162,11 +162,20 @@ def _validate_datasets(raw: Any, base: Path, errors: list[str]) -> dict[str, dic
                 entry[key] = value
                 continue
             path = Path(str(value)) if Path(str(value)).is_absolute() else base / str(value)
+            if key == "spec" and not path.exists() and str(value) in _named_collections():
+                entry[key] = value  # a named collection (cranfield, ...): the data registry finds it
+                continue
             if not path.exists():
                 errors.append(f"datasets.{name}.{key}: {path} does not exist")
             entry[key] = str(path)
         datasets[name] = entry
     return datasets
+
+
+def _named_collections() -> set[str]:
+    from .io.classic import SMART_COLLECTIONS
+
+    return set(SMART_COLLECTIONS)
 
 
 def _names(a: Mapping[str, Any], key: str, defined: Mapping[str, Any], where: str, errors: list[str]) -> list[str]:

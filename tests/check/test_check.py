@@ -133,3 +133,44 @@ def test_non_inferiority_is_the_one_sided_paired_test_shifted_by_the_margin(shif
     assert v.p_value == pytest.approx(ref, rel=1e-9)
     assert v.passed == (ref < 0.05)
     assert v.value == pytest.approx(cand.mean() - base.mean())
+
+
+CRANFIELD = Path(__file__).with_name("cranfield.toml")
+
+
+@pytest.fixture
+def cranfield_gate(tmp_path, shared_data, monkeypatch) -> Path:
+    monkeypatch.setenv("RANKLENS_DATA", str(shared_data))  # the named collection, found by the registry
+    monkeypatch.setenv("RANKLENS_CACHE_DIR", str(tmp_path / "cache"))
+    shutil.copy(CRANFIELD, tmp_path / "cranfield.toml")
+    return tmp_path / "cranfield.toml"
+
+
+@pytest.mark.realdata
+@pytest.mark.slow
+def test_cranfield_example_minilm_and_a_sound_first_stage_pass(cranfield_gate, capsys):
+    """docs/check.md's Cranfield gate: MiniLM is sensitive to word order (whole-document shuffle,
+    200 samples) and BM25 (k1 1.2, b 0.75) is not worse than BM25 (k1 0.9, b 0.4) on ASL."""
+    assert main(["-q", "check", str(cranfield_gate)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("PASS") == 2 and "2 passed, 0 failed" in out
+    report = check(cranfield_gate)  # Python: the same verdicts, from the stored results
+    order, asl = report.verdicts
+    assert order.passed and order.value <= -0.2 and order.detail == "significant"
+    assert asl.passed and asl.type == "non_inferior" and asl.value < 0 and asl.p_value < 0.05
+
+
+@pytest.mark.realdata
+def test_cranfield_example_bag_of_words_and_a_degraded_first_stage_fail(cranfield_gate, capsys, tmp_path):
+    """The same gate with a bag-of-words candidate (shuffling changes nothing: score exactly 0)
+    and a first stage that reads four words of each document fails both rows, exit 1, from the
+    CLI and from Python."""
+    junit = tmp_path / "gate.xml"
+    assert main(["-q", "check", str(cranfield_gate), "--model", f"candidate={BOW}",
+                 "--model", f"first_stage={DEGRADED}", "--junit", str(junit)]) == 1
+    assert capsys.readouterr().out.count("FAIL") == 2
+    assert len(ET.parse(junit).getroot().findall("testsuite/testcase/failure")) == 2
+    report = check(cranfield_gate, models={"candidate": BOW, "first_stage": DEGRADED})
+    order, asl = report.verdicts
+    assert not order.passed and order.value == 0.0
+    assert not asl.passed and asl.value > 1.972 and asl.p_value > 0.05  # ASL grows by more than the margin

@@ -88,8 +88,9 @@ def load_collection(spec: str | os.PathLike, *, include_title: bool = False, str
             layout; a Cranfield/CISI/CACM/NPL ``derived/`` folder is loaded with the same
             conventions as its raw files, see :func:`load_smart_collection`), a raw
             Cranfield/CISI/CACM/NPL directory, or one of the names
-            ``cranfield``, ``cisi``, ``cacm``, ``npl`` (looked up under ``$RANKLENS_SHARED_DATA``;
-            collections with both ``raw/`` and ``derived/`` load from raw).
+            ``cranfield``, ``cisi``, ``cacm``, ``npl`` (looked up by the data registry:
+            ``$RANKLENS_DATA``, then the user data cache; collections with both ``raw/`` and
+            ``derived/`` load from raw).
         include_title: For the derived layout, put each doc's ``title`` in front of its text.
         stream_docs: For the derived layout, keep docs on disk (:class:`JsonlDocStore`).
 
