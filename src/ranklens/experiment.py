@@ -92,6 +92,8 @@ class Experiment:
     extra: Mapping[str, Any] = field(default_factory=dict)
     keep_work: bool = False  # keep a finished step's work folder (fine-tuned models, checkpoints)
     notes: tuple[str, ...] = ()  # lines shown under the report's title (the demo: its settings)
+    objects: Mapping[str, Any] = field(default_factory=dict)  # model objects given from Python (load_experiment's
+    #                                      models=): "object:NAME#FINGERPRINT" spec -> ranklens.objects.ModelObject
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -295,20 +297,41 @@ def validate(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Experi
     return exp, errors
 
 
-def load_experiment(path: str | Path) -> Experiment:
-    """Read and validate an experiment file; raises one error listing every problem."""
+def load_experiment(path: str | Path, *, models: Mapping[str, Any] | None = None) -> Experiment:
+    """Read and validate an experiment file; raises one error listing every problem.
+
+    ``models`` (from Python) adds or replaces the file's ``[models.NAME]`` by objects or specs, as
+    :func:`ranklens.drive.run_analysis` takes them (a ``CrossEncoder`` or ``SentenceTransformer``
+    object, a PyTerrier transformer, a callable, a ranklens model, a spec string). An object's
+    fingerprint is part of its spec (``object:NAME#sha256:...``), so a step id -- and the reuse
+    of finished steps -- follows the object's weights."""
+    from .objects import normalise_models, registered
+
     p = Path(path)
     if not p.is_file():
         raise ValidationError(f"{p}: experiment file not found")
-    exp, errors = validate(_read(p), base=p.parent)
+    data = _read(p)
+    specs, objects = normalise_models(models) if models else ({}, {})
+    if specs:
+        file_models = data.get("models", {})
+        data = {**data, "models": {**(dict(file_models) if isinstance(file_models, Mapping) else {}), **specs}}
+    with registered(objects):  # the objects' specs resolve while the file is checked
+        exp, errors = validate(data, base=p.parent)
     if errors:
         raise ValidationError(f"{p}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
-    return Experiment(**{**exp.__dict__, "source": p})
+    return Experiment(**{**exp.__dict__, "source": p, "objects": objects})
 
 
 def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
                    show_progress: bool | None = None) -> dict[str, Any]:
     """Run the missing steps of ``exp``, index every result, render the report."""
+    from .objects import registered
+
+    with registered(exp.objects):  # model objects given from Python resolve by their specs
+        return _run_steps(exp, engine=engine, report=report, show_progress=show_progress)
+
+
+def _run_steps(exp: Experiment, *, engine: Any, report: bool, show_progress: bool | None) -> dict[str, Any]:
     from .drive import load_dataset, run_analysis, save_results
     from .files import write_text_atomic
     from .store import ResultsStore

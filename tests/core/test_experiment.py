@@ -260,3 +260,34 @@ def test_a_finished_step_leaves_no_checkpoints_unless_kept(tmp_path, monkeypatch
     run_experiment(exp, show_progress=False, report=False)
     kept = list((tmp_path / "out").rglob("model.safetensors"))
     assert (len(kept) == 1) if keep else (kept == [] and not list((tmp_path / "out").rglob(".work")))
+
+
+def test_an_experiment_file_takes_model_objects_from_python(tmp_path):
+    """load_experiment(path, models={NAME: object}) adds an object to the file's models: it runs
+    through the one door, its fingerprint is in its spec (so the step id follows the object: the
+    same object reuses the finished step, another object runs anew), and the file's models stay."""
+    import numpy as np
+
+    from ranklens.experiment import load_experiment, run_experiment
+
+    f = tmp_path / "e.toml"
+    f.write_text('results = "res"\n[models.bm25]\nspec = "bm25"\n[datasets.demo]\nspec = "demo"\n'
+                 '[[analyses]]\ntype = "asl"\nparams = { k = 10, measures = ["AP"] }\n')
+
+    def longest(query, texts):
+        return np.array([float(len(t)) for t in texts])
+
+    def shortest(query, texts):
+        return np.array([-float(len(t)) for t in texts])
+
+    exp = load_experiment(f, models={"mine": {"model": longest, "version": "1"}})
+    assert exp.models["bm25"]["spec"] == "bm25" and exp.models["mine"]["spec"].startswith("object:mine#")
+    info = run_experiment(exp, show_progress=False)
+    assert info["steps_run"] == 1
+    res = Result.load(next((tmp_path / "res").glob("asl-demo-*/asl-evaluate")))
+    assert set(res.table["model"]) == {"bm25", "mine"}
+    again = run_experiment(load_experiment(f, models={"mine": {"model": longest, "version": "1"}}), show_progress=False)
+    assert again["steps_run"] == 0 and again["steps_skipped"] == 1
+    other = load_experiment(f, models={"mine": {"model": shortest, "version": "2"}})
+    assert [s.step_id for s in other.steps] != [s.step_id for s in exp.steps]
+    assert run_experiment(other, show_progress=False)["steps_run"] == 1
