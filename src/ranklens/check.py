@@ -38,9 +38,10 @@ per-model rows, or a kind), ``model``, the item columns (``probe``, ``other_mode
 ...) and the metric. A row with ``max_change = X`` fails when its number moved more than X from
 the reference recorded by ``--update-baseline``.
 
-Every step runs through the one door (:func:`ranklens.drive.run_analysis`); a step's results are
-kept under ``results/`` keyed by the analysis, dataset, models and parameters, and the engine
-cache makes a changed model cheap to re-check.
+The steps run through the experiment runner (:func:`ranklens.experiment.run_experiment`, which
+calls :func:`ranklens.drive.run_analysis`): a step's results are kept under ``results/<step-id>/``
+(the id covers the analysis, dataset, the models' specs and the parameters) with a ``.done``
+marker, so a re-check reuses them, and the engine cache makes a changed model cheap to re-check.
 """
 
 from __future__ import annotations
@@ -54,7 +55,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._hashing import sha256_json
 from .errors import ValidationError
 
 __all__ = ["CheckReport", "Expectation", "Verdict", "check", "load_expectations", "prepare", "run_check"]
@@ -308,8 +308,7 @@ def _read_file(path: Path) -> dict[str, Any]:
     return _read(path)
 
 
-def validate_expectations(data: Mapping[str, Any], *, base: Path = Path("."),
-                          object_models: Mapping[str, Any] | None = None) -> tuple[Expectations, list[str]]:
+def validate_expectations(data: Mapping[str, Any], *, base: Path = Path(".")) -> tuple[Expectations, list[str]]:
     """An expectations mapping -> (expectations, every problem with its key path)."""
     from .experiment import validate
 
@@ -321,8 +320,6 @@ def validate_expectations(data: Mapping[str, Any], *, base: Path = Path("."),
     exp_data = {k: v for k, v in data.items() if k not in _CHECK_KEYS}
     exp_data.setdefault("results", "check-results")
     models = dict(exp_data.get("models") or {}) if isinstance(exp_data.get("models", {}), Mapping) else {}
-    for name in object_models or {}:
-        models[name] = {"spec": "bm25"}  # validated here as a spec; the object is used when running
     exp_data["models"] = models
     rows = [_validate_row(r, i, models, errors) for i, r in enumerate(raw)]
     if "analyses" not in exp_data:  # one step per analysis the rows name, with its defaults
@@ -339,12 +336,12 @@ def validate_expectations(data: Mapping[str, Any], *, base: Path = Path("."),
     return Expectations(exp, tuple(r for r in rows if r is not None), reference), exp_errors + errors
 
 
-def load_expectations(path: str | Path, *, object_models: Mapping[str, Any] | None = None) -> Expectations:
+def load_expectations(path: str | Path) -> Expectations:
     """Read and validate an expectations file; one :class:`ValidationError` lists every problem."""
     p = Path(path)
     if not p.is_file():
         raise ValidationError(f"{p}: expectations file not found")
-    exp, errors = validate_expectations(_read_file(p), base=p.parent, object_models=object_models)
+    exp, errors = validate_expectations(_read_file(p), base=p.parent)
     if errors:
         raise ValidationError(f"{p}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
     return Expectations(exp.experiment, exp.expect, exp.reference, p)
@@ -364,29 +361,24 @@ def _model_key(value: Any) -> Any:
     return {"object": str(fp)} if fp else {"object": f"unkeyed-{id(value)}"}
 
 
-def _run_steps(exps: Expectations, models: Mapping[str, Any], engine: Any) -> dict[tuple[str, str], list[Path]]:
-    """Run the steps whose results are missing; (analysis, dataset) -> result directories."""
-    from .drive import load_dataset, run_analysis, safe_name, save_results, step_params
-    from .files import write_text_atomic
+def _run_steps(exps: Expectations, objects: Mapping[str, Any], engine: Any) -> dict[tuple[str, str], list[Path]]:
+    """Run the missing steps through the experiment runner (:func:`ranklens.experiment.run_experiment`:
+    the one loop, its ``.done`` markers, the results store); (analysis, dataset) -> result directories.
 
-    exp = exps.experiment
+    ``objects`` are Python model objects (``object:<name>#<fingerprint>`` spec -> object, made by
+    :func:`prepare`) besides the experiment's own; the runner registers them for this run only; their
+    fingerprint is in the spec and so in the step id: a changed object never reuses an old step."""
+    import dataclasses
+
+    from .experiment import run_experiment
+
+    exp = dataclasses.replace(exps.experiment, objects={**exps.experiment.objects, **objects})
+    run_experiment(exp, engine=engine, report=False, show_progress=False)  # registers the objects while it runs
     out: dict[tuple[str, str], list[Path]] = {}
-    collections: dict[str, Any] = {}
     for step in exp.steps:
-        used = {m: models[m] for m in step.models}
-        key = sha256_json({"a": step.analysis, "d": dict(exp.datasets[step.dataset]), "seed": exp.seed,
-                           "m": {m: _model_key(v) for m, v in used.items()},
-                           "p": step_params(step.analysis, step.params)})[:12]
-        d = exp.results_dir / f"{safe_name(step.analysis)}-{safe_name(step.dataset)}-{key}"
-        marker = d / ".done"
-        if not marker.is_file():
-            if step.dataset not in collections:
-                collections[step.dataset] = load_dataset(step.dataset, exp.datasets[step.dataset])
-            results = run_analysis(step.analysis, collections[step.dataset], used, step.params, engine=engine,
-                                   seed=exp.seed, work_dir=d / ".work")
-            dirs = save_results(results, d, plots=False)
-            write_text_atomic(marker, json.dumps([str(p.relative_to(d)) for p in dirs]), what="check step marker")
-        out.setdefault((step.analysis, step.dataset), []).extend(d / p for p in json.loads(marker.read_text()))
+        marker = exp.results_dir / step.step_id / ".done"
+        done = json.loads(marker.read_text(encoding="utf-8"))
+        out.setdefault((step.analysis, step.dataset), []).extend(exp.results_dir / p for p in done["results"])
     return out
 
 
@@ -554,21 +546,20 @@ def _evaluate(exps: Expectations, dirs: Mapping[tuple[str, str], list[Path]]) ->
     return tuple(verdicts)
 
 
-def _models(exps: Expectations, objects: Mapping[str, Any]) -> dict[str, Any]:
-    models: dict[str, Any] = {m: dict(v) for m, v in exps.experiment.models.items()}
-    for name, value in objects.items():
-        models[name] = {"spec": value, "params": {}} if not isinstance(value, Mapping) else dict(value)
-    return models
-
-
 def prepare(expectations: str | Path | Mapping[str, Any], models: Mapping[str, Any] | None = None, *,
             base: str | Path = ".") -> tuple[Expectations, dict[str, Any]]:
-    """Validate (nothing runs): the expectations and the models to run; a broken file raises one
-    :class:`ValidationError` (or ``DataFormatError``) naming every problem by its key path."""
-    given = dict(models or {})
-    specs = {k: ({"spec": v} if isinstance(v, str) else v) for k, v in given.items()
-             if isinstance(v, str) or (isinstance(v, Mapping) and isinstance(v.get("spec"), str))}
-    objects = {k: v for k, v in given.items() if k not in specs}
+    """Validate (nothing runs): the expectations and the Python model objects to register while they
+    run; a broken file raises one :class:`ValidationError` (or ``DataFormatError``) naming every
+    problem by its key path.
+
+    ``models`` replace or add to the file's: spec strings, ``{"spec", "params"}`` tables, or objects
+    (:func:`ranklens.objects.normalise_models`: each becomes the spec ``object:<name>#<fingerprint>``,
+    so the experiment's step of that model is keyed by what the object computes)."""
+    import dataclasses
+
+    from .objects import normalise_models, registered
+
+    given, objects = normalise_models(dict(models or {}))
     if isinstance(expectations, Mapping):
         data, src = dict(expectations), None
         root = Path(base)
@@ -577,18 +568,21 @@ def prepare(expectations: str | Path | Mapping[str, Any], models: Mapping[str, A
         if not src.is_file():
             raise ValidationError(f"{src}: expectations file not found")
         data, root = _read_file(src), src.parent
-    if specs:
-        data["models"] = {**dict(data.get("models") or {}), **specs}
-    exps, errors = validate_expectations(data, base=root, object_models=objects)
+    if given:
+        data["models"] = {**dict(data.get("models") or {}), **given}
+    with registered(objects):  # the objects' specs resolve while the file is checked
+        exps, errors = validate_expectations(data, base=root)
     if errors:
         raise ValidationError(f"{src or 'expectations'}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
-    return Expectations(exps.experiment, exps.expect, exps.reference, src), _models(exps, objects)
+    exp = dataclasses.replace(exps.experiment, source=src, objects=dict(objects))
+    return Expectations(exp, exps.expect, exps.reference, src), dict(objects)
 
 
-def run_check(exps: Expectations, models: Mapping[str, Any], *, engine: Any = None,
+def run_check(exps: Expectations, objects: Mapping[str, Any] | None = None, *, engine: Any = None,
               update_baseline: bool = False) -> CheckReport:
-    """Run the missing steps of prepared expectations and evaluate every row."""
-    dirs = _run_steps(exps, models, engine)
+    """Run the missing steps of prepared expectations (through the experiment runner) and evaluate
+    every row; ``objects`` are the model objects :func:`prepare` returned."""
+    dirs = _run_steps(exps, objects or {}, engine)
     report = CheckReport(_evaluate(exps, dirs), exps.experiment.results_dir, exps.source)
     if update_baseline:
         write_reference(exps, report)
@@ -606,8 +600,8 @@ def check(expectations: str | Path | Mapping[str, Any], models: Mapping[str, Any
         update_baseline: also record the current numbers as the new reference (``reference``).
         base: what relative paths of a mapping are relative to.
     """
-    exps, run_models = prepare(expectations, models, base=base)
-    return run_check(exps, run_models, engine=engine, update_baseline=update_baseline)
+    exps, objects = prepare(expectations, models, base=base)
+    return run_check(exps, objects, engine=engine, update_baseline=update_baseline)
 
 
 def write_reference(exps: Expectations, report: CheckReport) -> Path:

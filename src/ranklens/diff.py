@@ -15,7 +15,6 @@ per-query table); elsewhere its significance is not known and is shown as ``-``.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import re
@@ -113,12 +112,11 @@ class ResultsDiff:
         return "\n".join(out) + "\n"
 
     def to_html(self, *, changed_only: bool = False) -> str:
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in self._HEAD)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
-                       for r in self._rows(changed_only=changed_only))
-        return (f"<section><h2>Results diff</h2><p>{html.escape(str(self.a))} vs {html.escape(str(self.b))}: "
-                f"{len(self.numbers)} shared numbers, {len(self.changed)} changed.</p>"
-                f"<table><tr>{head}</tr>{body}</table></section>")
+        """The report's "Results diff" section (:func:`ranklens.report.diffview.diff_html`; the
+        page around it: ``ranklens report B --diff A``)."""
+        from .report.diffview import diff_html
+
+        return diff_html(self, all_numbers=not changed_only)
 
 
 def _fmt(x: float, *, signed: bool = False) -> str:

@@ -150,7 +150,7 @@ def cranfield_gate(tmp_path, shared_data, monkeypatch) -> Path:
 @pytest.mark.slow
 def test_cranfield_example_minilm_and_a_sound_first_stage_pass(cranfield_gate, capsys):
     """docs/check.md's Cranfield gate: MiniLM is sensitive to word order (whole-document shuffle,
-    200 samples) and BM25 (k1 1.2, b 0.75) is not worse than BM25 (k1 0.9, b 0.4) on ASL."""
+    120 samples) and BM25 (k1 1.2, b 0.75) is not worse than BM25 (k1 0.9, b 0.4) on ASL."""
     assert main(["-q", "check", str(cranfield_gate)]) == 0
     out = capsys.readouterr().out
     assert out.count("PASS") == 2 and "2 passed, 0 failed" in out
@@ -162,7 +162,8 @@ def test_cranfield_example_minilm_and_a_sound_first_stage_pass(cranfield_gate, c
 
 @pytest.mark.realdata
 def test_cranfield_example_bag_of_words_and_a_degraded_first_stage_fail(cranfield_gate, capsys, tmp_path):
-    """The same gate with a bag-of-words candidate (shuffling changes nothing: score exactly 0)
+    """The same gate with a bag-of-words candidate (shuffling changes its words only where re-joined
+    tokens split one: a score near 0, not significant)
     and a first stage that reads four words of each document fails both rows, exit 1, from the
     CLI and from Python."""
     junit = tmp_path / "gate.xml"
@@ -172,5 +173,5 @@ def test_cranfield_example_bag_of_words_and_a_degraded_first_stage_fail(cranfiel
     assert len(ET.parse(junit).getroot().findall("testsuite/testcase/failure")) == 2
     report = check(cranfield_gate, models={"candidate": BOW, "first_stage": DEGRADED})
     order, asl = report.verdicts
-    assert not order.passed and order.value == 0.0
+    assert not order.passed and abs(order.value) < 0.05 and order.detail == "not significant"
     assert not asl.passed and asl.value > 1.972 and asl.p_value > 0.05  # ASL grows by more than the margin

@@ -75,3 +75,51 @@ def test_a_directory_without_results_is_a_located_error(tmp_path, runs, capsys):
     (tmp_path / "empty").mkdir()
     assert main(["results", "diff", str(runs["a"]), str(tmp_path / "empty")]) == 1
     assert "no result directory" in capsys.readouterr().err
+
+
+def _between(text: str, start: str, end: str) -> str:
+    i = text.index(start)
+    return text[i:text.index(end, i)]
+
+
+def test_report_diff_section_names_the_cause_of_every_changed_number(runs, tmp_path):
+    import html
+    import re
+    import shutil
+
+    d = diff_results(runs["a"], runs["b"])
+    b = tmp_path / "k<10>"  # a results folder whose name needs escaping
+    shutil.copytree(runs["b"], b)
+    out = tmp_path / "report.html"
+    assert main(["report", str(b), "--diff", str(runs["a"]), "-o", str(out)]) == 0
+    page = out.read_text()
+    section = _between(page, '<section class="analysis diff" id="diff"', "</section>")
+    assert '<a href="#diff">Results diff</a>' in page and "k<10>" not in page and "k&lt;10&gt;" in section
+    n = len(d.changed)
+    assert f"{len(d.numbers)} shared numbers, {n} changed" in section
+    assert f"<code>{html.escape('analysis_params.k: 20 -> 10')}</code>: behind {n} of the {n} changed" in section
+    changed = _between(section, "<h3>Changed numbers</h3>", "</table>")
+    assert len(re.findall(r"<tr><td", changed)) == n  # one row per changed number, none unchanged
+    assert changed.count('data-v="' + html.escape("analysis_params.k: 20 -> 10")) == n  # its cause cell
+    every = _between(section, "all shared numbers", "</table>")
+    assert len(re.findall(r"<tr><td", every)) == len(d.numbers)
+    md = tmp_path / "report.md"
+    assert main(["report", str(runs["b"]), "--diff", str(runs["a"]), "-o", str(md)]) == 0
+    text = md.read_text()
+    assert "## Results diff" in text and text.count("analysis_params.k: 20 -> 10") == n
+
+
+def test_report_diff_needs_one_directory_and_an_existing_other(runs, tmp_path, capsys):
+    out = str(tmp_path / "r.html")
+    assert main(["report", str(runs["a"]), str(runs["b"]), "--diff", str(runs["c"]), "-o", out]) == 1
+    assert "--diff" in capsys.readouterr().err
+    assert main(["report", str(runs["b"]), "--diff", str(tmp_path / "nowhere"), "-o", out]) == 1
+    assert "nowhere: not a directory" in capsys.readouterr().err
+
+
+def test_the_html_section_alone_is_the_report_section(runs):
+    d = diff_results(runs["a"], runs["c"])  # nothing changed
+    section = d.to_html()
+    assert section.startswith('<section class="analysis diff"') and "No shared number changed." in section
+    assert "0 changed" in section and "all shared numbers" in section
+    assert "all shared numbers" not in d.to_html(changed_only=True)

@@ -35,11 +35,11 @@ def run(args: argparse.Namespace) -> int:
             return 2
         models[name] = spec
     try:
-        exps, run_models = prepare(args.file, models)
+        exps, objects = prepare(args.file, models)
     except (ValidationError, DataFormatError) as exc:
         print(f"ranklens: error: {exc}", file=sys.stderr)
         return 2
-    report = run_check(exps, run_models, update_baseline=args.update_baseline)
+    report = run_check(exps, objects, update_baseline=args.update_baseline)
     print(report.text(), end="")
     if args.junit:
         write_text_atomic(args.junit, report.to_junit(), what="--junit file")

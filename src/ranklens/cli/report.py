@@ -19,6 +19,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--baseline", default=None, metavar="MODEL",
                    help="model the headline's significance marks compare with (default: each result's own "
                         "baseline, else bm25, else its first model)")
+    p.add_argument("--diff", default=None, metavar="OTHER",
+                   help="add a 'Results diff' section: every number the one DIR shares with the results "
+                        "directory OTHER, its change (DIR - OTHER), its significance and the provenance that differs "
+                        "(ranklens results diff OTHER DIR)")
     p.set_defaults(func=run)
 
 
@@ -31,7 +35,16 @@ def run(args: argparse.Namespace) -> int:
         from ..errors import ValidationError
 
         raise ValidationError(f"--places: expected 0 to 10 decimals, got {args.places}")
-    report = Report.from_dirs(args.dirs, title=args.title, places=args.places, baseline=args.baseline)
+    diff = None
+    if args.diff is not None:
+        from ..diff import diff_results
+        from ..errors import ValidationError
+
+        if len(args.dirs) != 1:
+            raise ValidationError(f"--diff {args.diff}: give one results directory to compare with it, got "
+                                  f"{len(args.dirs)}: {args.dirs}")
+        diff = diff_results(args.diff, args.dirs[0])
+    report = Report.from_dirs(args.dirs, title=args.title, places=args.places, baseline=args.baseline, diff=diff)
     for _, res in report.results:  # a result edited after saving is never rendered without a word
         for w in res.warnings:
             if EDITED in w:

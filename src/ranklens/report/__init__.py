@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..errors import ValidationError
 from ..results import Result
+from .diffview import diff_html
 from .headline import LEGEND, Block, headline_block, headline_html, headline_markdown
 from .tables import MAX_ROWS, Ids, fmt, parenthesise, table_html
 from .views import kind_info, main_frame, result_view
@@ -97,7 +98,8 @@ class Report:
     ``places``: decimals of every number (default ``None``: 3 significant digits);
     ``baseline``: the model the headline's significance marks compare with (default: the
     result's own baseline, else ``bm25``, else its first model); ``notes``: lines shown under the
-    title (e.g. the demo's settings)."""
+    title (e.g. the demo's settings); ``diff``: a :class:`ranklens.diff.ResultsDiff` shown as a
+    "Results diff" section after the headline (``ranklens report DIR --diff OTHER``)."""
 
     results: Sequence[tuple[Path, Result]]
     title: str = "ranklens report"
@@ -105,6 +107,7 @@ class Report:
     max_rows: int = MAX_ROWS
     places: int | None = None
     baseline: str | None = None
+    diff: Any = None
 
     @classmethod
     def from_dirs(cls, paths: Iterable[str | os.PathLike[str]], **kw: Any) -> Report:
@@ -168,6 +171,7 @@ class Report:
             index_table=table_html(index, ids, links=("result", {it.name: it.anchor for it in items}))
             if len(index) else "",
             css=_asset("static/report.css"), js=_asset("static/report.js"),
+            diff=diff_html(self.diff, ids, places=self.places) if self.diff is not None else "",
         )
 
     # ---------------------------------------------------------------- Markdown / LaTeX
@@ -189,6 +193,8 @@ class Report:
                 out += [f"## {_md_text(fam)}", ""]
                 current = fam
             out += _md_result(it, self.places)
+        if self.diff is not None:
+            out += ["## Results diff", "", self.diff.to_markdown(changed_only=True)]
         return "\n".join(out)
 
     def render_latex(self) -> str:
