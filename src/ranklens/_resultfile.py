@@ -35,7 +35,8 @@ import pandas as pd
 
 from .errors import DataFormatError
 
-__all__ = ["EDITED", "MAX_DEPTH", "SCHEMA_VERSION", "content_digest", "edited_warning", "read_meta", "read_table"]
+__all__ = ["EDITED", "MAX_DEPTH", "SCHEMA_VERSION", "SUMMARY_TYPES", "check_summary", "content_digest",
+           "edited_warning", "read_meta", "read_table", "summary_type_problem"]
 
 SCHEMA_VERSION = 2  # 2: result.json carries "digest"; 1: written before it (read without the check)
 MAX_DEPTH = 64      # nesting of result.json (ranklens writes at most ~6 levels)
@@ -149,6 +150,59 @@ def _check_keys(obj: dict[str, Any], spec: Mapping[str, tuple[type, ...]], where
         if key in obj and not _is(obj[key], types):
             raise DataFormatError(f"{where + '.' if where else ''}{key}: {_type_name(obj[key])}, expected "
                                   f"{_want(types)}; {_FIX}", path=path)
+
+
+# --------------------------------------------------------------------------- declared summary values
+#: the types a result kind may declare for a summary value (``ResultKind.summary``); a trailing ``?``
+#: also accepts null. A number inside a list or an object may be null (ranklens writes NaN as null).
+SUMMARY_TYPES = ("number", "integer", "text", "boolean", "list", "object", "list of numbers", "list of integers",
+                 "list of text", "object of numbers", "object of integers", "object of text")
+_SCALAR: dict[str, tuple[type, ...]] = {"number": (int, float), "integers": (int,), "integer": (int,),
+                                        "numbers": (int, float), "text": (str,), "boolean": (bool,),
+                                        "list": (list,), "object": (dict,)}
+_NOUN = {"number": "a number", "integer": "an integer", "text": "a string", "boolean": "a boolean",
+         "list": "a list", "object": "an object", "numbers": "a number", "integers": "an integer"}
+
+
+def summary_type_problem(spec: object) -> str | None:
+    """Why ``spec`` is not a declarable summary type (None when it is)."""
+    if isinstance(spec, str) and spec.removesuffix("?") in SUMMARY_TYPES:
+        return None
+    return f"{spec!r} is not a summary type; use one of {', '.join(SUMMARY_TYPES)} (a trailing ? also accepts null)"
+
+
+def _value_ok(v: Any, noun: str, *, null: bool) -> bool:
+    if v is None:
+        return null
+    return _is(v, _SCALAR[noun])
+
+
+def check_summary(summary: Mapping[str, Any], declared: Mapping[str, str], path: Path, kind: str) -> None:
+    """Each summary value the kind declares (``ResultKind.summary``: key -> type) has that type when
+    present; else a :class:`~ranklens.errors.DataFormatError` naming the file, the key and the fix
+    (a report would show a wrong-typed value without a word, or fail on it)."""
+    for key, spec in declared.items():
+        if key not in summary:
+            continue
+        v = summary[key]
+        base, null = spec.removesuffix("?"), spec.endswith("?")
+        outer, _, inner = base.partition(" of ")
+        want = _NOUN[outer] + (f" of {inner}" if inner else "") + (" or null" if null else "")
+        bad: str | None = None
+        if not _value_ok(v, outer, null=null):
+            bad = _type_name(v) + (f" ({json.dumps(v)[:40]})" if isinstance(v, (str, int, float)) else "")
+        elif inner and v is not None:
+            items = v.items() if isinstance(v, dict) else enumerate(v)
+            nullable = inner in ("numbers",)
+            for k, x in items:
+                if not _value_ok(x, inner, null=nullable):
+                    key = f"{key}[{k!r}]" if isinstance(v, dict) else f"{key}[{k}]"
+                    bad = _type_name(x) + (f" ({json.dumps(x)[:40]})" if isinstance(x, (str, int, float)) else "")
+                    want = _NOUN[inner] + (" or null" if nullable else "")
+                    break
+        if bad is not None:
+            raise DataFormatError(f"summary.{key}: {bad}, expected {want} (result kind {kind!r} declares it); "
+                                  f"{_FIX}", path=path)
 
 
 # --------------------------------------------------------------------------- digest

@@ -78,6 +78,17 @@ class ResultKind:
     #                                      first sentences (numbers with n and significance)
     significance: str | None = None      # "module:function", fn(result, baseline) -> frame with
     #                                      columns item, metric, model, p (paired test vs baseline)
+    summary: Mapping[str, str] = field(default_factory=dict)  # summary key -> its type ("number", "text",
+    #                                      "list of text", ... "?": or null; ranklens._resultfile.SUMMARY_TYPES):
+    #                                      the values the report reads, checked when a saved result is loaded
+
+    def __post_init__(self) -> None:
+        from ._resultfile import summary_type_problem
+
+        for key, spec in self.summary.items():
+            problem = summary_type_problem(spec)
+            if problem is not None:
+                raise ValidationError(f"result kind {self.name!r}: summary[{key!r}]: {problem}")
 
 
 @dataclass(frozen=True)

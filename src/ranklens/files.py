@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import tempfile
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import OutputError
 
-__all__ = ["atomic_output", "disk_problem", "ensure_dir", "existing_dir", "sqlite_disk_problem", "umask_mode",
+__all__ = ["atomic_output", "disk_problem", "ensure_dir", "existing_dir", "replace_dir", "sqlite_disk_problem", "umask_mode",
            "write_text_atomic"]
 
 #: errnos of a write that fails for want of room or a working disk, and what each means
@@ -32,6 +34,9 @@ _DISK_ERRNOS = {
     errno.EROFS: "the file system is read-only (EROFS); write elsewhere",
     errno.EIO: "the disk failed to write (EIO: input/output error); check the disk or write elsewhere",
 }
+
+#: a write refused half-way for want of permission (EACCES/EPERM), e.g. by a library writing a folder
+_DENIED = "permission was denied (EACCES or EPERM); fix the permissions or write elsewhere"
 
 
 def disk_problem(exc: BaseException) -> str | None:
@@ -93,30 +98,71 @@ def existing_dir(path: str | os.PathLike[str], *, what: str = "results directory
 
 
 @contextmanager
-def atomic_output(path: str | os.PathLike[str], *, what: str = "output file", mode: int | None = None
-                  ) -> Iterator[Path]:
+def atomic_output(path: str | os.PathLike[str], *, what: str = "output file", mode: int | None = None,
+                  directory: bool = False) -> Iterator[Path]:
     """Yield a unique temp path next to ``path``; on success it replaces ``path`` (permissions:
-    ``mode``, default 0o666 under the umask), on error it is removed."""
+    ``mode``, default 0o666 under the umask), on error it is removed.
+
+    ``directory=True``: the temp path is an empty directory (for what a library writes as a folder:
+    ``save_pretrained``, an index); on success it replaces ``path`` whole (an existing directory
+    there is moved aside and removed; permissions 0o777 under the umask), on error it is removed."""
     p = Path(path)
-    if p.is_dir():
+    if p.is_dir() and not directory:
         raise OutputError(f"{what} is a directory; give a file name", path=p)
+    if directory and p.exists() and not p.is_dir():
+        raise OutputError(f"{what} is a file, not a directory; choose another path or remove the file", path=p)
     ensure_dir(p.parent, what=f"directory of the {what}")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        if directory:
+            tmp = tempfile.mkdtemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        else:
+            fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+            os.close(fd)
     except OSError as exc:
         raise OutputError(f"cannot write the {what} ({exc.strerror or exc}); choose a writable location",
                           path=p) from None
-    os.close(fd)
     try:
         yield Path(tmp)
-        os.chmod(tmp, umask_mode() if mode is None else mode)  # mkstemp makes it owner-only
-        os.replace(tmp, p)
+        if directory:
+            os.chmod(tmp, umask_mode(0o777) if mode is None else mode)  # mkdtemp makes it owner-only
+            replace_dir(Path(tmp), p, what)
+        else:
+            os.chmod(tmp, umask_mode() if mode is None else mode)  # mkstemp makes it owner-only
+            os.replace(tmp, p)
     except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        problem = disk_problem(exc)
+        if directory:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            Path(tmp).unlink(missing_ok=True)
+        problem = disk_problem(exc) or (_DENIED if isinstance(exc, PermissionError) else None)
         if problem is not None and not isinstance(exc, OutputError):
             raise OutputError(f"cannot write the {what}: {problem} (no partial file was left)", path=p) from exc
         raise
+
+
+def replace_dir(tmp: Path, target: Path, what: str) -> None:
+    """Rename the directory ``tmp`` to ``target``, moving an existing ``target`` aside to a unique
+    name first and removing it (retried when another process replaces ``target`` at the same moment)."""
+    for _ in range(50):
+        try:
+            os.rename(tmp, target)
+            return
+        except OSError:
+            if not target.exists():
+                continue
+        old = target.with_name(f".{target.name}.old.{uuid.uuid4().hex[:12]}")
+        try:
+            os.rename(target, old)
+        except FileNotFoundError:
+            continue
+        try:
+            os.rename(tmp, target)
+            return
+        except OSError:
+            continue
+        finally:
+            shutil.rmtree(old, ignore_errors=True)
+    raise OutputError(f"could not replace the {what} (another process keeps writing it)", path=target)
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str, *, what: str = "output file") -> Path:

@@ -21,7 +21,6 @@ import re
 import sys
 import shutil
 import tempfile
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +30,9 @@ import numpy as np
 import pandas as pd
 
 from ._resultfile import SCHEMA_VERSION as _SCHEMA_VERSION
-from ._resultfile import content_digest, edited_warning, read_meta, read_table
+from ._resultfile import check_summary, content_digest, edited_warning, read_meta, read_table
 from .errors import DataFormatError, OutputError, ValidationError
-from .files import atomic_output, disk_problem, ensure_dir, umask_mode, write_text_atomic
+from .files import atomic_output, disk_problem, ensure_dir, replace_dir, umask_mode, write_text_atomic
 
 __all__ = ["Provenance", "Result", "make_provenance", "safe_name", "save_results"]
 
@@ -132,31 +131,6 @@ def _check_table_name(name: object, where: object, *, loading: bool = False) -> 
     raise ValidationError(f"{where}: table name {name!r} must be alphanumeric (with - or _)")
 
 
-def _swap_into_place(tmp: Path, target: Path) -> None:
-    """Rename ``tmp`` to ``target``, moving an existing ``target`` aside to a unique name first
-    (retried when another process saves the same target at the same moment)."""
-    for _ in range(50):
-        try:
-            os.rename(tmp, target)
-            return
-        except OSError:
-            if not target.exists():
-                continue
-        old = target.with_name(f".{target.name}.old.{uuid.uuid4().hex[:12]}")
-        try:
-            os.rename(target, old)
-        except FileNotFoundError:
-            continue
-        try:
-            os.rename(tmp, target)
-            return
-        except OSError:
-            continue
-        finally:
-            shutil.rmtree(old, ignore_errors=True)
-    raise OutputError("could not replace the result directory (another process keeps writing it)", path=target)
-
-
 @dataclass(frozen=True, kw_only=True)
 class Result:
     """Summary figures, a per-item table, optional further tables, and provenance.
@@ -215,7 +189,7 @@ class Result:
             if plots:
                 _save_plots(self, plots, tmp)
             os.chmod(tmp, umask_mode(0o777))
-            _swap_into_place(tmp, target)
+            replace_dir(tmp, target, "result directory")  # the one swap (ranklens.files)
         except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
             problem = disk_problem(exc)
@@ -267,12 +241,14 @@ class Result:
             raise DataFormatError("tables.table: missing (every result has a main table); the file was edited or "
                                   "is not a ranklens result", path=meta_path)
         read = {name: read_table(d / f"{name}.tsv.gz", schema) for name, schema in schemas.items()}
+        kind = _current_kind(meta["kind"])
+        check_summary(meta["summary"], _declared_summary(kind), meta_path, kind)  # the types the report reads
         warnings = tuple(meta["warnings"])
         if meta["schema_version"] >= 2 and content_digest(meta, {n: raw for n, (_, raw) in read.items()}
                                                           ) != meta["digest"]:
             warnings += (edited_warning(meta_path),)
         return cls(
-            kind=_current_kind(meta["kind"]),
+            kind=kind,
             summary=meta["summary"],
             table=read["table"][0],
             tables={name: frame for name, (frame, _) in read.items() if name != "table"},
@@ -354,6 +330,14 @@ def _current_kind(kind: str) -> str:
     from .registry import current_kind  # lazy: the registry loads the analyses' declarations
 
     return current_kind(str(kind))
+
+
+def _declared_summary(kind: str) -> Mapping[str, str]:
+    """The summary types the kind's declaration gives (``ResultKind.summary``; none for an undeclared kind)."""
+    from .registry import kind_info  # lazy, as above
+
+    info = kind_info(kind)
+    return getattr(info, "summary", None) or {}
 
 
 # --------------------------------------------------------------------------------------------

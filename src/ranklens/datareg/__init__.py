@@ -283,10 +283,12 @@ def add(path: str | os.PathLike[str], *, names: list[str] | None = None) -> list
         if c.status not in ("ok", "present"):
             raise ValidationError(f"{folder}: {n} does not match the registry ({c.status}): "
                                   + "; ".join(c.problems[:3]) + ". Nothing copied; fetch a clean copy.")
+        from ..files import atomic_output
+
         dest = cache_dir() / get_resource(n).folder
-        if dest.exists():
-            shutil.rmtree(dest)
-        shutil.copytree(folder, dest)
+        # copied beside the cache's copy and swapped in whole: a failed copy leaves the old one
+        with atomic_output(dest, what=f"data folder of {n}", directory=True) as tmp:
+            shutil.copytree(folder, tmp, dirs_exist_ok=True)
         out.append(check(n, dest))
     return out
 

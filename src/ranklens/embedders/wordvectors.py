@@ -376,9 +376,13 @@ class _TokenFile:
     holding one chunk at a time instead of every token list of the corpus (empty lists left out)."""
 
     def __init__(self, path: Path, chunks: Iterable[list[list[str]]]) -> None:
+        from ..files import atomic_output
+
         self.path = path
         self.n = 0
-        with open(path, "wb") as f:
+        # a full temp disk: an OutputError naming the file and the fix, no half file left
+        with atomic_output(path, what="word-vector training token file (in the temp directory: point TMPDIR at "
+                                      "a disk with room)") as tmp, open(tmp, "wb") as f:
             for chunk in chunks:
                 chunk = [ts for ts in chunk if ts]
                 if chunk:

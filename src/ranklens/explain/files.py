@@ -125,9 +125,10 @@ def _rationale(item: object, did: str, docs: Mapping[str, str] | None, p: Path, 
 
 def write_rationales(rationales: Mapping[tuple[str, str], tuple[Rationale, ...]], path: str | os.PathLike[str]) -> Path:
     """Write ``{(query_id, doc_id): rationales}`` as JSONL (one rationale per line)."""
+    from ..files import atomic_output
+
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with p.open("w", encoding="utf-8") as fh:
+    with atomic_output(p, what="rationales file") as tmp, tmp.open("w", encoding="utf-8") as fh:
         for (qid, did), rs in rationales.items():
             for r in rs:
                 fh.write(json.dumps({"query_id": qid, "doc_id": did, "unit": r.unit, "start": r.start,

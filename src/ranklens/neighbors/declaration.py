@@ -115,12 +115,15 @@ ANALYSIS = Analysis(
                    plots=(f"{_N}:plot_n2o_matrix", f"{_N}:plot_n2o_distribution"),
                    model_rows=ModelRows("model", ("n2o_mean",), items=("other_model",), ci=("ci_low", "ci_high"),
                                         n="n_queries", prefix="vs "),
-                   higher_is_better={"n2o_mean": None}),  # a similarity, not a quality: no "best"
-        ResultKind("neighbors-robustness", "Robustness", plots=(f"{_N}:plot_robustness",)),
+                   higher_is_better={"n2o_mean": None},  # a similarity, not a quality: no "best"
+                   summary={"k": "integer", "most_similar": "text", "least_similar": "text"}),
+        ResultKind("neighbors-robustness", "Robustness", plots=(f"{_N}:plot_robustness",),
+                   summary={"sample_rho_mean": "number?"}),
         ResultKind("neighbors-token-overlap", "Token overlap", findings="ranklens.neighbors.findings:neighbors_token_overlap",
                    significance="ranklens.neighbors.findings:sig_neighbors_token_overlap", plots=(f"{_N}:plot_token_overlap",),
                    model_rows=ModelRows("model", ("mean",), ci=("ci_low", "ci_high"), n="n_queries",
-                                        rename=(("mean", "token_overlap"),))),
+                                        rename=(("mean", "token_overlap"),)),
+                   summary={"confidence": "number"}),
         ResultKind("neighbors-popular-outliers", "Popular and outlier neighbours"),
         ResultKind("neighbors-needle", "Needle in a haystack", findings="ranklens.neighbors.findings:neighbors_needle",
                    significance="ranklens.neighbors.findings:sig_neighbors_needle",
@@ -130,7 +133,8 @@ ANALYSIS = Analysis(
         ResultKind("neighbors-ranker-overlap", "Rankers' top-k overlap", findings="ranklens.neighbors.findings:neighbors_ranker_overlap",
                    plots=(f"{_N}:plot_ranker_overlap",),
                    model_rows=ModelRows("model", ("overlap_mean", "rbo_mean"), items=("other_model",),
-                                        prefix="vs ")),
+                                        prefix="vs "),
+                   summary={"k": "integer", "mean_overlap": "number?", "n_queries": "integer"}),
     ),
     min_models=1,
     needs_collection=False,  # `ranklens neighbors --sentences FILE`: the sentence files are the corpus

@@ -147,7 +147,10 @@ ANALYSIS = Analysis(
                    paper_table="ranklens.probes.paper:paper_table", extra_html="ranklens.probes.show:samples_html",
                    model_rows=ModelRows("model", ("score",), items=("probe", "dataset"), ci=("ci_low", "ci_high"),
                                         n="n"),
-                   higher_is_better={"score": None}),  # an effect score in [-1, 1]: a headline row, no "best"
+                   higher_is_better={"score": None},  # an effect score in [-1, 1]: a headline row, no "best"
+                   summary={"alpha": "number", "correction": "text", "correction_scope": "text",
+                            "symmetric_test": "text", "sign_convention": "text", "deltas": "object of numbers",
+                            "calibration": "object of text"}),
         ResultKind("probes-delta-sweep", "Delta sweep", findings="ranklens.probes.findings:probes_delta_sweep",
                    plots=("ranklens.probes.plots:plot_delta_sweep",)),
     ),

@@ -43,7 +43,8 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from .._hashing import sha256_json, sha256_texts
-from ..errors import DataFormatError, ValidationError
+from ..errors import DataFormatError, OutputError, ValidationError
+from ..files import atomic_output
 from .base import BaseRanker, component_fingerprint
 
 __all__ = ["BM25Ranker", "BM25_METHODS", "BM25_PRESETS", "ALL_METHODS", "build_index", "describe_bm25",
@@ -401,7 +402,9 @@ def build_index(texts: Iterable[str], path: str | Path, *, ranker: BM25Ranker | 
 
     Args:
         texts: the corpus texts.
-        path: directory to write (created; bm25s's arrays plus ``ranklens-bm25.json``, ``df.npy``).
+        path: directory to write (created; bm25s's arrays plus ``ranklens-bm25.json``, ``df.npy``), whole:
+            written beside it and renamed into place, replacing an earlier index there (a directory
+            holding anything else is refused); a full disk is an ``OutputError`` and leaves no half index.
         ranker: the BM25 parameters and analyzer (default ``BM25Ranker()``).
 
     Returns:
@@ -413,18 +416,23 @@ def build_index(texts: Iterable[str], path: str | Path, *, ranker: BM25Ranker | 
     if r.method not in BM25_METHODS:
         raise ValidationError(f"build_index: method {r.method!r} has no bm25s index; use one of {BM25_METHODS} "
                               "or fit the ranker on the texts (BM25Ranker(...).fit(texts))")
+    target = Path(path)
+    if target.is_dir() and any(target.iterdir()) and not (target / _INDEX_META).is_file():
+        raise OutputError(f"build_index replaces the whole directory, and this one holds other files (no "
+                          f"{_INDEX_META}); give a new or empty directory", path=target)
     vocab, doc_ids, digest = r._tokenize_corpus(texts, "build_index")
     st = r._statistics(vocab, doc_ids, digest, keep_ids=False)
     index = bm25s.BM25(k1=r.k1, b=r.b, delta=r.delta, method=r.method, dtype="float32")
     index.index((doc_ids, dict(vocab)), show_progress=False)
     del doc_ids
     out = Path(path)
-    out.mkdir(parents=True, exist_ok=True)
-    index.save(str(out), show_progress=False)
-    np.save(out / "df.npy", st.df)
     meta = {"format": 1, "params": {k: getattr(r, k) for k in _INDEX_PARAMS}, "n_docs": st.n_docs,
             "avgdl": st.avgdl, "corpus_digest": st.corpus_digest}
-    (out / _INDEX_META).write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    # written into a temp folder beside ``out`` and renamed into place: a full disk leaves no half index
+    with atomic_output(out, what="BM25 index directory", directory=True) as tmp:
+        index.save(str(tmp), show_progress=False)
+        np.save(tmp / "df.npy", st.df)
+        (tmp / _INDEX_META).write_text(json.dumps(meta, indent=1), encoding="utf-8")
     return out
 
 

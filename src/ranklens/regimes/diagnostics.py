@@ -192,9 +192,11 @@ def export_annotation_sheet(
     })
     for c in ANNOTATION_COLUMNS:
         sheet[c] = ""
+    from ..files import atomic_output
+
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    sheet.to_csv(p, index=False)
+    with atomic_output(p, what="annotation sheet") as tmp:
+        sheet.to_csv(tmp, index=False)
     return p
 
 

@@ -42,39 +42,74 @@ def _pools(collection: Any, p: Params, seed: int) -> tuple[Any, Any, Any, Any]:
 
 
 def _train_queries(spec: str) -> Any:
-    import pandas as pd
-
     if spec == "demo":
+        import pandas as pd
+
         from ..datasets.demo import load_demo_train
 
         q = load_demo_train()[0]
-    else:
-        q = read_query_file(spec)
-    return pd.DataFrame({"query_id": q["query_id"].astype(str).to_numpy(dtype=object),
-                         "text": q["text"].astype(str).to_numpy(dtype=object)})
+        return pd.DataFrame({"query_id": q["query_id"].astype(str).to_numpy(dtype=object),
+                             "text": q["text"].astype(str).to_numpy(dtype=object)})
+    return read_query_file(spec)
+
+
+#: first fields of a header line the queries reader does not recognise (its text column is named
+#: otherwise, e.g. WikiQA's ``query_id<TAB>question``): the line is dropped, not read as a query
+_HEADER_IDS = frozenset({"query_id", "qid", "id"})
 
 
 def read_query_file(path: str | Path) -> Any:
-    """:func:`ranklens.io.read_queries`, refusing a headerless TSV with more than two columns:
-    the reader would make the third column part of the query text (a query id, a label, a
-    split name ... in every similarity and every trained model). The error names the file, the
-    line and the fix."""
+    """The one checked reader of a queries file for regimes (the analysis's ``train_queries`` and
+    every file tool's ``--train-queries``/``--test-queries``): :func:`ranklens.io.read_queries`,
+    then
+
+    - a first line whose id is ``query_id``/``qid``/``id`` is a header (dropped, whatever its text
+      column is called);
+    - a headerless TSV line with more than two tab-separated fields is refused: the reader would
+      make the extra columns part of the query text (a label, a split name ... in every similarity
+      and every trained model). The error names the file, the first such line, and the fix.
+
+    Returns:
+        Frame ``query_id``, ``text`` (both ``str``).
+    """
+    import pandas as pd
+
     from ..errors import DataFormatError
     from ..io import read_queries
 
     q = read_queries(path)
+    header = len(q) > 0 and str(q["query_id"].iloc[0]).strip().lower() in _HEADER_IDS
+    if header:
+        q = q.iloc[1:].reset_index(drop=True)
     folded = q["text"].astype(str).str.contains("\t", regex=False)
     if folded.any():
-        qid = str(q.loc[folded, "query_id"].iloc[0])
-        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
-        lineno, line = next(((i, t) for i, t in enumerate(lines, 1) if t.split("\t", 1)[0].strip() == qid),
-                            (None, ""))
-        raise DataFormatError(
-            f"{line.count(chr(9)) + 1} tab-separated columns (query {qid!r}; {int(folded.sum())} such lines) where a "
-            "queries file has 2, query_id<TAB>text: the extra columns would become part of the query text; keep "
-            "only the id and text columns, or start the file with a header line (query_id<TAB>text<TAB>...) so the "
-            "extra columns are read as columns", path=path, line=lineno)
-    return q
+        where = _first_wide_line(Path(path), skip_first=header)
+        if where is not None:
+            lineno, n, qid = where
+            raise DataFormatError(
+                f"{n} tab-separated columns (query {qid!r}; {int(folded.sum())} such lines) where a queries file has "
+                "2, query_id<TAB>text: the extra columns would become part of the query text; keep only the id and text columns, "
+                "or start the file with a header line naming them (query_id<TAB>text<TAB>...; the text column must "
+                "be named text, query or title) so the extra columns are read as columns", path=path, line=lineno)
+    return pd.DataFrame({"query_id": q["query_id"].astype(str).to_numpy(dtype=object),
+                         "text": q["text"].astype(str).to_numpy(dtype=object)})
+
+
+def _first_wide_line(path: Path, *, skip_first: bool) -> tuple[int, int, str] | None:
+    """(line number, fields, query id) of the first line of a TSV queries file with more than two
+    tab-separated fields, decoded and numbered as the reader does; None for JSONL, topics, SMART."""
+    from ..io.readers import _lines, _text
+
+    text = _text(path, None)
+    if text.lstrip()[:1] in ("{", "<", "."):
+        return None
+    for lineno, line in _lines(text):
+        if (skip_first and lineno == 1) or not line.strip():
+            continue
+        n = line.count("\t") + 1
+        if n > 2:
+            return lineno, n, line.split("\t", 1)[0].strip()
+    return None
 
 
 def _diagnostics(test: Any, pool: Any, qrels: Any, sim: Any, p: Params, engine: Any) -> list[Any]:

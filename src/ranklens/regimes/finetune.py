@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ValidationError
+from ..files import atomic_output
 from .declaration import Params
 from .optimise import _dev_info, _make_dev, _optimise, _seed_all, dev_split
 from .rankers import FineTunedBiEncoderRanker, FineTunedCrossEncoderRanker
@@ -84,6 +85,13 @@ def in_batch_negative_batches(order: list[int], pairs: Sequence[tuple[str, str, 
             batches.append(batch)
         pending = rest  # the first pending pair always fits, so this shrinks every round
     return batches
+
+def _save_model(model: Any, target: Path) -> None:
+    """``model.save`` (sentence-transformers writes a folder) into a temp folder beside ``target``,
+    renamed into place: a full disk is an ``OutputError`` naming ``target`` and leaves no half model."""
+    with atomic_output(target, what="fine-tuned model directory", directory=True) as tmp:
+        model.save(str(tmp))
+
 
 def _ce_logits(model: Any, pairs: list[tuple[str, str]]) -> Any:
     """Raw relevance logits of a sentence-transformers CrossEncoder for (query, doc) pairs, with
@@ -186,7 +194,7 @@ class BiEncoderTrainer:
         ranker = FineTunedBiEncoderRanker(model=str(Path(output_dir) / "model") if output_dir else resolve_model(self.model),
                                           training_id=tid, max_seq_length=self.max_seq_length, device=self.device)
         if output_dir is not None:
-            model.save(str(Path(output_dir) / "model"))
+            _save_model(model, Path(output_dir) / "model")
         _write_done(Path(output_dir) if output_dir else None,
                     {"trainer": self.name, "training_id": tid, "steps": len(batches), "pairs": len(pairs),
                      "loss_first": losses[0] if losses else None, "loss_last": losses[-1] if losses else None,
@@ -342,7 +350,7 @@ class CrossEncoderTrainer:
                                        output_dir=out, checkpoint_every=self.checkpoint_every,
                                        desc=f"training {self.name}", show_progress=self.show_progress, dev=dev)
         if output_dir is not None:
-            model.save(str(Path(output_dir) / "model"))
+            _save_model(model, Path(output_dir) / "model")
         _write_done(Path(output_dir) if output_dir else None,
                     {"trainer": self.name, "training_id": tid, "steps": len(batches), "examples": len(items),
                      "loss": self.loss, "loss_first": losses[0] if losses else None,

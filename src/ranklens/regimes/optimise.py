@@ -7,7 +7,6 @@ checkpoint on a development set").
 from __future__ import annotations
 
 import json
-import os
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataFormatError, ValidationError
+from ..files import atomic_output, write_text_atomic
 from .similarity import _check_queries
 
 __all__ = ["CHECKPOINT_DIR", "dev_candidates", "dev_mrr", "dev_split"]
@@ -77,19 +77,15 @@ def _save_checkpoint(ckpt: Path, model: Any, optimizer: Any, sched: Any, step: i
                      n_batches: int, dev: _DevState | None = None) -> None:
     import torch
 
-    ckpt.parent.mkdir(parents=True, exist_ok=True)
-    tmp = ckpt.with_suffix(".tmp")
     tensors = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "rng": torch.get_rng_state(),
                "step": torch.tensor(step)}
     if dev is not None and dev.best_state is not None:
         tensors["best"] = dev.best_state
-    torch.save(tensors, tmp)
-    os.replace(tmp, ckpt)
+    with atomic_output(ckpt, what="training checkpoint") as tmp:
+        torch.save(tensors, tmp)
     meta = {"step": step, "losses": losses, "n_batches": n_batches, "scheduler": sched.state_dict(),
             "dev_history": dev.history if dev is not None else []}
-    tmp_json = ckpt.with_suffix(".json.tmp")
-    tmp_json.write_text(json.dumps(meta, default=float))
-    os.replace(tmp_json, ckpt.with_suffix(".json"))
+    write_text_atomic(ckpt.with_suffix(".json"), json.dumps(meta, default=float), what="training checkpoint")
 
 @dataclass
 class _DevState:

@@ -162,24 +162,27 @@ class Split:
         Returns:
             The directory.
         """
+        from ..files import atomic_output, write_text_atomic
+
         d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
         meta = {"name": self.name, "method": self.method, "fold": self.fold, "params": dict(self.params),
                 "fingerprint": self.fingerprint, "sizes": self.sizes().to_dict(orient="records")}
         for regime, (tr, te) in self.regimes.items():
             rd = d / regime
-            rd.mkdir(exist_ok=True)
-            (rd / "train_ids.txt").write_text("".join(f"{q}\n" for q in tr))
-            (rd / "test_ids.txt").write_text("".join(f"{q}\n" for q in te))
+            write_text_atomic(rd / "train_ids.txt", "".join(f"{q}\n" for q in tr), what="split query ids")
+            write_text_atomic(rd / "test_ids.txt", "".join(f"{q}\n" for q in te), what="split query ids")
             if qrels is not None:
                 for part, ids in (("train", tr), ("test", te)):
                     sub = qrels.loc[qrels["query_id"].astype(str).isin(set(ids))]
                     lines = [f"{q} 0 {doc} {int(r)}\n" for q, doc, r in
                              zip(sub["query_id"].astype(str), sub["doc_id"].astype(str), sub["relevance"])]
-                    (rd / f"{part}_qrels.trec").write_text("".join(lines))
+                    write_text_atomic(rd / f"{part}_qrels.trec", "".join(lines), what="split qrels")
         if stats is not None:
-            stats.to_csv(d / "similarity_stats.tsv", sep="\t", index=False)
-        (d / "split.json").write_text(json.dumps(_json_safe(meta), indent=2, sort_keys=True))
+            with atomic_output(d / "similarity_stats.tsv", what="split similarity table") as tmp:
+                stats.to_csv(tmp, sep="\t", index=False)
+        # written last: a folder without split.json is not read as a split
+        write_text_atomic(d / "split.json", json.dumps(_json_safe(meta), indent=2, sort_keys=True),
+                          what="split description")
         return d
 
     @classmethod

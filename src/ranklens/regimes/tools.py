@@ -138,8 +138,6 @@ def _run_tool(args: argparse.Namespace) -> int:
 
 
 def _read_queries(path: str | None, what: str):
-    import pandas as pd
-
     from ..errors import ValidationError
 
     if not path:
@@ -150,11 +148,7 @@ def _read_queries(path: str | None, what: str):
         return _train_queries(path)
     from .driver import read_query_file
 
-    q = read_query_file(path)
-    if len(q) and q["query_id"].iloc[0] in {"query_id", "qid", "id"}:  # unrecognised header row
-        q = q.iloc[1:].reset_index(drop=True)
-    return pd.DataFrame({"query_id": q["query_id"].astype(str).to_numpy(dtype=object),
-                         "text": q["text"].astype(str).to_numpy(dtype=object)})
+    return read_query_file(path)
 
 
 def _read_qrels(paths: list[str]):
@@ -189,9 +183,9 @@ def _out(args: argparse.Namespace) -> Path:
 
     if not args.out:
         raise ValidationError("--out is required for this action")
-    d = Path(args.out)
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+    from ..files import ensure_dir
+
+    return ensure_dir(args.out, what="--out directory")
 
 
 def _diagnose(args: argparse.Namespace) -> int:
@@ -207,9 +201,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     if not args.no_plots:
         from . import plot_nn_similarity
 
-        fig = plot_nn_similarity(sim)
-        fig.savefig(out / "nn_similarity.png", dpi=110)
-        _close(fig)
+        _save_figure(plot_nn_similarity(sim), out / "nn_similarity.png")
     _echo(f"nearest training query ({sim.summary['method']}): mean {sim.summary['nn_mean']:.4f} "
           f"median {sim.summary['nn_median']:.4f} q90 {sim.summary['nn_q90']:.4f} over {len(te)} test queries")
     if args.t_qrels:
@@ -224,7 +216,10 @@ def _diagnose(args: argparse.Namespace) -> int:
                   f"of {lo.summary[f'n_queries@{t}']} test queries")
     if args.near_dup_threshold is not None:
         nd = near_duplicates(sim, te, tr, threshold=args.near_dup_threshold)
-        nd.to_csv(out / "near_duplicates.tsv", sep="\t", index=False)
+        from ..files import atomic_output
+
+        with atomic_output(out / "near_duplicates.tsv", what="near-duplicates table") as tmp:
+            nd.to_csv(tmp, sep="\t", index=False)
         _echo(f"near duplicates (>= {args.near_dup_threshold}): {len(nd)}")
         for r in nd.head(10).itertuples():
             _echo(f"  {r.score:.3f}\t{r.test_query}\t{r.train_query}")
@@ -282,9 +277,7 @@ def _splits(args: argparse.Namespace) -> int:
         if not args.no_plots:
             pca = split_pca(s, allq, vectors=pca_vectors, seed=args.seed)
             pca.save(d / "regimes-split-pca")
-            fig = plot_split_pca_result(pca)
-            fig.savefig(d / "pca.png", dpi=110)
-            _close(fig)
+            _save_figure(plot_split_pca_result(pca), d / "pca.png")
         _echo(st.to_string(index=False, header=s is splits[0]))
     if not args.no_plots:
         _figure1(args, p, tr, te, pca_vectors, out)
@@ -304,15 +297,24 @@ def _figure1(args: argparse.Namespace, p: Params, tr: Any, te: Any, vectors: Any
         sys.stderr.write(f"ranklens: warning: no 2-D illustration ({exc})\n")
         return
     res.save(out / f"{args.action}-figure1")
-    fig = plot_split_pca_result(res)
-    fig.savefig(out / f"{args.action}-figure1" / "figure1.png", dpi=110)
-    _close(fig)
+    _save_figure(plot_split_pca_result(res), out / f"{args.action}-figure1" / "figure1.png")
 
 
 def _close(fig: Any) -> None:
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def _save_figure(fig: Any, path: Path) -> None:
+    """``fig`` as a PNG at ``path``, atomically (a full disk: an ``OutputError`` naming it, no half file), closed."""
+    from ..files import atomic_output
+
+    try:
+        with atomic_output(path, what="figure") as tmp:
+            fig.savefig(tmp, dpi=110, format="png")
+    finally:
+        _close(fig)
 
 
 def _load_splits(path: str | None, test_ids: Any = None, test_set: str = "dev"):
@@ -363,9 +365,7 @@ def _train_eval(args: argparse.Namespace) -> int:
     if not args.no_plots and len(res.tables["regime_table"]):
         from . import plot_regimes
 
-        fig = plot_regimes(res)
-        fig.savefig(out / "regimes-table" / "regimes.png", dpi=110)
-        _close(fig)
+        _save_figure(plot_regimes(res), out / "regimes-table" / "regimes.png")
     _echo(res.tables["paper"].to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     for w in res.warnings:
         sys.stderr.write(f"ranklens: warning: {w}\n")

@@ -26,6 +26,7 @@ import pandas as pd
 
 from .._hashing import sha256_json, sha256_texts
 from ..errors import ValidationError
+from ..files import atomic_output, write_text_atomic
 from .optimise import CHECKPOINT_DIR
 from .rankers import MemorizingRanker, tuned_bm25
 from .similarity import _check_queries
@@ -81,8 +82,8 @@ def _trainer_identity(trainer: Any) -> Any:
 
 def _write_done(output_dir: Path | None, info: Mapping[str, Any]) -> None:
     if output_dir is not None:
-        output_dir.mkdir(parents=True, exist_ok=True)
-        (output_dir / "done.json").write_text(json.dumps(info, indent=2, sort_keys=True, default=str))
+        write_text_atomic(output_dir / "done.json", json.dumps(info, indent=2, sort_keys=True, default=str),
+                          what="training marker")
         shutil.rmtree(output_dir / CHECKPOINT_DIR, ignore_errors=True)
 
 @dataclass(frozen=True)
@@ -137,8 +138,8 @@ class BM25Trainer:
         vals = grid[self.measure].fillna(-np.inf).to_numpy()
         best = grid.iloc[int(np.argmax(vals))]  # first maximum: the earlier grid point wins ties
         if output_dir is not None:
-            Path(output_dir).mkdir(parents=True, exist_ok=True)
-            grid.to_csv(Path(output_dir) / "grid.tsv", sep="\t", index=False)
+            with atomic_output(Path(output_dir) / "grid.tsv", what="BM25 grid table") as tmp:
+                grid.to_csv(tmp, sep="\t", index=False)
         _write_done(Path(output_dir) if output_dir else None,
                     {"trainer": self.name, "training_id": tid, "k1": float(best["k1"]), "b": float(best["b"]),
                      self.measure: float(best[self.measure])})

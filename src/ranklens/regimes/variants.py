@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import ValidationError
+from ..files import write_text_atomic
 from .similarity import _check_queries
 from .splits import Split, _ordered
 from .trainers import _corpus_digest, _trainer_identity, _write_done, training_id
@@ -118,9 +119,9 @@ def train_variants(
                     ranker = _call_train(trainer, tq, qrels, corpus, vdir, engine)
                     if not (vdir / "done.json").is_file():
                         _write_done(vdir, {"trainer": tname, "training_id": tid})
-                (vdir / "variant.json").write_text(json.dumps(
+                write_text_atomic(vdir / "variant.json", json.dumps(
                     {"trainer": tname, "split": split.name, "regimes": regimes, "split_fingerprint": split.fingerprint,
-                     "n_train": len(train_ids)}, indent=2))
+                     "n_train": len(train_ids)}, indent=2), what="variant marker")
                 v = TrainedVariant(trainer=tname, split=split.name, regimes=tuple(regimes), training_id=tid,
                                    ranker=ranker, output_dir=str(vdir), seconds=time.time() - t0, resumed=resumed,
                                    trainer_params=_trainer_identity(trainer))
