@@ -196,3 +196,15 @@ def test_inputs_are_hashed_when_the_result_is_kept(files, tmp_path, capsys):
     # printed only (no --out): the CLI skips hashing; the library records the paths it did not hash
     res = evaluate(q, {"run": r}, ["AP"], hash_inputs=False)
     assert res.provenance.inputs == {"run:run": f"unhashed:{r}", "qrels": f"unhashed:{q}"}
+
+
+def test_no_summary_without_per_query_is_an_error(files, capsys):
+    """ir_measures crashes on -n without -q; ranklens refused nothing and printed the summary
+    anyway: now a one-line error naming the fix, exit 1."""
+    from ranklens.cli import main
+
+    assert main(["evaluate", str(files / "qrels.txt"), str(files / "run.txt"), "AP", "-n"]) == 1
+    err = capsys.readouterr().err
+    assert "-n/--no_summary" in err and "add --per-query" in err and "Traceback" not in err
+    assert main(["evaluate", str(files / "qrels.txt"), str(files / "run.txt"), "AP", "-n", "--per-query"]) == 0
+    assert "all\t" not in capsys.readouterr().out

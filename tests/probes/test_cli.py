@@ -84,3 +84,23 @@ def test_pairwise_callable_ranker(tmp_path, monkeypatch, capsys):
     for sid, row in texts.iterrows():
         assert smp.loc[sid, "score_1"] == ref(row["query"], row["text_1"])
         assert smp.loc[sid, "score_2"] == ref(row["query"], row["text_2"])
+
+
+def test_an_option_only_an_unselected_probe_reads_is_an_error(tmp_path, capsys):
+    """--pairs-file (the 'pairs' probe's) and --expander (tr-doc2query's) with neither probe
+    selected were silently ignored; now a located error, while a selection that has the probe
+    (a glob or a -rel/-nonrel variant) accepts them."""
+    from ranklens.declare import make_params
+    from ranklens.probes.declaration import Params
+
+    pairs = tmp_path / "p.tsv"
+    pairs.write_text("text_a\ttext_b\tquery\na b\tb a\ta\n")
+    assert main(["probes", "--collection", "demo", "--model", "bm25", "--probes", "tr-typo", "--cap", "5",
+                 "--misspellings", "char", "--pairs-file", str(pairs), "--out", str(tmp_path / "o")]) == 1
+    assert "pairs_file: only the 'pairs' probe reads it" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+    assert Params(probes=("tr-typo",), expander="x").check() != []
+    for probes in (("pairs",), ("p*",), ("tr-typo", "pairs")):
+        assert Params(probes=probes, pairs_file=str(pairs)).check() == []
+    assert Params(probes=("tr-doc2query-rel",), expander="x").check() == []
+    assert make_params(Params, {}).check() == []  # the defaults (no pairs file, no expander)

@@ -212,6 +212,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError("-q after `evaluate` is ambiguous in ranklens (before the command it is --quiet); "
                               "give --per-query for per-query values (ir_measures' -q/--by_query), or put -q "
                               "before `evaluate` for --quiet")
+    if args.no_summary and not args.by_query:  # an ignored option is an error, never a silent no-op
+        raise ValidationError("-n/--no_summary leaves out the 'all' rows of --per-query output; without "
+                              "--per-query there is nothing else to print: add --per-query or drop -n")
     params = _params(args)
     conv = Conventions.from_params(params)
     args.format = _format(args)

@@ -128,6 +128,14 @@ class Params:
                 parse_delta(v)
             except Exception as exc:  # noqa: BLE001 - reported with the key path
                 problems.append(f"delta: {exc}")
+        import fnmatch
+
+        for name, value, probe in (("pairs_file", self.pairs_file, "pairs"), ("pairs_symmetric", self.pairs_symmetric,
+                                                                             "pairs"),
+                                   ("expander", self.expander, "tr-doc2query")):
+            if value and not any(fnmatch.fnmatchcase(probe, pat) or pat.startswith(probe) for pat in self.probes):
+                problems.append(f"{name}: only the '{probe}' probe reads it and no selected probe is "
+                                f"'{probe}'; add it to probes or drop {name} (an ignored option is an error)")
         return problems
 
 
