@@ -222,11 +222,13 @@ SPECS: tuple[ModelSpec, ...] = (
               "(ranklens.rankers.bm25.build_index: corpus scale)", ranker=_bm25_index, needs_arg=True),
     ModelSpec("tfidf", "tfidf", "tf-idf vectors / cosine ranker, fitted on the collection",
               ranker=_tfidf_ranker, embedder=_tfidf_embedder, needs_corpus=True),
-    ModelSpec("minilm", "minilm", "sentence-transformers/all-MiniLM-L6-v2 (offline package)",
+    ModelSpec("minilm", "minilm", "sentence-transformers/all-MiniLM-L6-v2 (offline package; "
+              "params precision=, backend=torch|onnx|onnx-int8)",
               ranker=lambda a, c, p: _st_ranker(None, c, p), embedder=lambda a, c, p: _st_embedder(None, c, p)),
     ModelSpec("st", "st:<name|path>", "any sentence-transformers model", ranker=_st_ranker, embedder=_st_embedder,
               needs_arg=True, aliases=("sentence-transformers", "biencoder")),
-    ModelSpec("cross-encoder", "cross-encoder:<path>", "a cross-encoder re-ranker", ranker=_cross_encoder,
+    ModelSpec("cross-encoder", "cross-encoder:<path>", "a cross-encoder re-ranker (params precision=, "
+              "backend=torch|onnx|onnx-int8)", ranker=_cross_encoder,
               needs_arg=True, aliases=("crossencoder", "ce")),
     ModelSpec("monot5", "monot5:<path>", "a monoT5 re-ranker", ranker=_monot5, needs_arg=True),
     ModelSpec("hf", "hf:<path>[:cls|mean|last]", "a Hugging Face encoder with pooling", embedder=_hf,

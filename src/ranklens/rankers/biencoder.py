@@ -21,7 +21,8 @@ class BiEncoderRanker(BaseRanker):
     Args:
         model: sentence-transformers name or path (``None``: offline all-MiniLM-L6-v2).
         similarity: ``"cosine"`` (embeddings L2-normalised) or ``"dot"`` (raw embeddings).
-        device, precision, max_seq_length: as :class:`~ranklens.embedders.SentenceTransformerEmbedder`.
+        device, precision, backend, max_seq_length: as :class:`~ranklens.embedders.SentenceTransformerEmbedder`
+            (``backend``: ``"torch"``, ``"onnx"`` or ``"onnx-int8"``, :mod:`ranklens.backends`).
 
     Embeddings are computed through :func:`ranklens.engine.encode_texts` (the engine that is
     scoring this ranker, else the process-wide one), so every distinct query and text is encoded once across all calls and its vector is
@@ -32,6 +33,7 @@ class BiEncoderRanker(BaseRanker):
     similarity: str = "cosine"
     device: str | None = None
     precision: str = "fp32"
+    backend: str = "torch"
     max_seq_length: int | None = None
     batch_size: int = 32
     _emb: Any = field(default=None, init=False, repr=False, compare=False)
@@ -39,6 +41,9 @@ class BiEncoderRanker(BaseRanker):
     def __post_init__(self) -> None:
         if self.similarity not in ("cosine", "dot"):
             raise ValidationError(f"BiEncoderRanker: similarity must be 'cosine' or 'dot', got {self.similarity!r}")
+        from ..backends import check_backend
+
+        check_backend(type(self).__name__, self.backend, self.precision, self.device)
 
     @property
     def embedder(self) -> Any:
@@ -47,7 +52,7 @@ class BiEncoderRanker(BaseRanker):
             from ..embedders.sentence_transformers import SentenceTransformerEmbedder
 
             self._emb = SentenceTransformerEmbedder(
-                model=self.model, device=self.device, precision=self.precision,
+                model=self.model, device=self.device, precision=self.precision, backend=self.backend,
                 normalize=self.similarity == "cosine", batch_size=self.batch_size,
                 max_seq_length=self.max_seq_length)
         return self._emb

@@ -1,0 +1,108 @@
+"""Inference backends (ranklens.backends): validation, fingerprints, the ONNX cache, ONNX vs
+PyTorch scores on a tiny cross-encoder, and the agreement measure against hand-made references."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ranklens.backends import BACKENDS, agreement, embedding_agreement, onnx_model_path
+from ranklens.errors import RanklensWarning, ValidationError
+from ranklens.rankers import BiEncoderRanker, CrossEncoderRanker
+from ranklens.specs import make_ranker
+
+QS = ["cats felines", "python programming", "cats felines", "weather sunny"]
+TS = ["cats are small felines . cats purr", "python is a programming language", "dogs bark", "the weather is sunny"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: CrossEncoderRanker(model="x", **kw),
+    lambda **kw: BiEncoderRanker(**kw),
+    lambda **kw: make_ranker("minilm", **kw),
+])
+def test_bad_backend_names_the_parameter_and_the_allowed_values(make):
+    with pytest.raises(ValidationError) as exc:
+        make(backend="onnx8")
+    msg = str(exc.value)
+    assert "backend" in msg and "'onnx8'" in msg and all(repr(b) in msg for b in BACKENDS)
+    with pytest.raises(ValidationError, match="precision='fp32'"):
+        make(backend="onnx", precision="bf16")
+    with pytest.raises(ValidationError, match="CPU"):
+        make(backend="onnx-int8", device="cuda")
+
+
+def test_fingerprint_differs_per_backend(tiny_ce_dir):
+    fps = {b: CrossEncoderRanker(model=str(tiny_ce_dir), backend=b).fingerprint for b in BACKENDS}
+    assert len(set(fps.values())) == len(BACKENDS)
+    assert fps["torch"] == CrossEncoderRanker(model=str(tiny_ce_dir)).fingerprint  # the default is torch
+    bi = {b: BiEncoderRanker(backend=b).fingerprint for b in BACKENDS}
+    assert len(set(bi.values())) == len(BACKENDS)
+
+
+def test_export_path_is_in_the_user_cache_keyed_by_revision(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANKLENS_CACHE_DIR", str(tmp_path / "c"))
+    a = onnx_model_path("seqcls", "sha256:aa", "onnx")
+    assert a.parent.parent == tmp_path / "c" / "onnx"
+    assert onnx_model_path("seqcls", "sha256:bb", "onnx").parent != a.parent
+    assert onnx_model_path("seqcls", "sha256:aa", "onnx-int8").parent == a.parent
+    assert onnx_model_path("seqcls", "sha256:aa", "onnx-int8") != a
+
+
+def test_onnx_cross_encoder_matches_torch_and_int8_is_measured(tiny_ce_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("RANKLENS_CACHE_DIR", str(tmp_path / "cache"))
+    ref = CrossEncoderRanker(model=str(tiny_ce_dir)).score(QS, TS)
+    r = CrossEncoderRanker(model=str(tiny_ce_dir), backend="onnx")
+    with pytest.warns(RanklensWarning, match=r"onnx backend\) agrees with fp32 on a 4-item sample"):
+        got = r.score(QS, TS)
+    np.testing.assert_allclose(got, ref, atol=1e-5)  # same fp32 graph: only kernel rounding differs
+    assert r.backend_agreement.n == 4 and r.backend_agreement.spearman == pytest.approx(1.0)
+    files = sorted(p.name for p in (tmp_path / "cache" / "onnx").rglob("*.onnx"))
+    assert files == ["model.onnx"]  # in the user cache, not next to the model
+    assert not list(tiny_ce_dir.rglob("*.onnx"))
+    q = CrossEncoderRanker(model=str(tiny_ce_dir), backend="onnx-int8")
+    with pytest.warns(RanklensWarning, match="onnx-int8 backend"):
+        got8 = q.score(QS, TS)
+    np.testing.assert_allclose(got8, ref, atol=0.05)  # int8 weights: close, not equal
+    assert q.backend_agreement.max_abs_diff == pytest.approx(np.abs(got8 - ref).max())
+    assert sorted(p.name for p in (tmp_path / "cache" / "onnx").rglob("*.onnx")) == ["model-int8.onnx", "model.onnx"]
+    # the figures reach the readable fingerprint payload that provenance shows
+    from ranklens._hashing import FINGERPRINT_PARAMS
+
+    assert FINGERPRINT_PARAMS[q.fingerprint]["backend_agreement"]["n"] == 4
+
+
+def test_agreement_against_hand_computed_references():
+    ref = np.arange(24, dtype=float)
+    same = agreement(ref, ref * 2 + 1)  # a monotone transform: identical ranking
+    assert same.spearman == pytest.approx(1.0) and same.top_overlap == 1.0 and same.groups == 1
+    # swap the 10th and 11th best of one group: Spearman 1 - 6*sum(d^2)/(n(n^2-1)), top-10 overlap 9/10
+    got = ref.copy()
+    got[[13, 14]] = got[[14, 13]]
+    a = agreement(ref, got)
+    assert a.spearman == pytest.approx(1 - 6 * 2 / (24 * (24 ** 2 - 1)))
+    assert a.top_overlap == pytest.approx(0.9) and a.max_abs_diff == 1.0 and not a.ok()
+    # two groups of 12; only the second is disturbed in its top 10 -> mean (1 + 0.9) / 2
+    g = np.repeat([0, 1], 12)
+    got2 = ref.copy()
+    got2[[13, 14]] = got2[[14, 13]]  # group 1 holds items 12..23: its 10th/11th best are 14/13
+    assert agreement(ref, got2, groups=g).top_overlap == pytest.approx(0.95)
+    small = agreement([1.0, 2.0, 3.0], [1.0, 3.0, 2.0])
+    assert math.isnan(small.top_overlap) and small.groups == 0 and small.spearman == pytest.approx(0.5)
+    assert small.as_dict()["top10_overlap"] is None  # JSON has no NaN
+    with pytest.raises(ValidationError, match="aligned"):
+        agreement([1.0, 2.0], [1.0])
+    with pytest.raises(ValidationError, match="finite"):
+        agreement([1.0, 2.0], [1.0, float("nan")])
+
+
+def test_embedding_agreement_ranks_neighbours():
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=(15, 8))
+    a = embedding_agreement(v, v.copy())
+    assert a.spearman == pytest.approx(1.0) and a.top_overlap == 1.0 and a.groups == 15 and a.n == 15
+    noisy = embedding_agreement(v, v + rng.normal(scale=1.0, size=v.shape))
+    assert noisy.spearman < 0.99 and not noisy.ok()
+    with pytest.raises(ValidationError, match="aligned"):
+        embedding_agreement(v, v[:, :4])
