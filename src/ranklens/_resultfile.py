@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .declare import SUMMARY_TYPES, summary_type_problem
 from .errors import DataFormatError
 
 __all__ = ["EDITED", "MAX_DEPTH", "SCHEMA_VERSION", "SUMMARY_TYPES", "check_summary", "content_digest",
@@ -153,22 +154,13 @@ def _check_keys(obj: dict[str, Any], spec: Mapping[str, tuple[type, ...]], where
 
 
 # --------------------------------------------------------------------------- declared summary values
-#: the types a result kind may declare for a summary value (``ResultKind.summary``); a trailing ``?``
-#: also accepts null. A number inside a list or an object may be null (ranklens writes NaN as null).
-SUMMARY_TYPES = ("number", "integer", "text", "boolean", "list", "object", "list of numbers", "list of integers",
-                 "list of text", "object of numbers", "object of integers", "object of text")
+# SUMMARY_TYPES and summary_type_problem live in ranklens.declare (light: `ranklens --help` builds the
+# declarations without importing pandas, which this module needs)
 _SCALAR: dict[str, tuple[type, ...]] = {"number": (int, float), "integers": (int,), "integer": (int,),
                                         "numbers": (int, float), "text": (str,), "boolean": (bool,),
                                         "list": (list,), "object": (dict,)}
 _NOUN = {"number": "a number", "integer": "an integer", "text": "a string", "boolean": "a boolean",
          "list": "a list", "object": "an object", "numbers": "a number", "integers": "an integer"}
-
-
-def summary_type_problem(spec: object) -> str | None:
-    """Why ``spec`` is not a declarable summary type (None when it is)."""
-    if isinstance(spec, str) and spec.removesuffix("?") in SUMMARY_TYPES:
-        return None
-    return f"{spec!r} is not a summary type; use one of {', '.join(SUMMARY_TYPES)} (a trailing ? also accepts null)"
 
 
 def _value_ok(v: Any, noun: str, *, null: bool) -> bool:

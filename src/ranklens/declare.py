@@ -46,6 +46,20 @@ def param(default: Any, doc: str, *, choices: Sequence[Any] | None = None, min: 
     return field(default=default, metadata=meta)
 
 
+#: the types a result kind may declare for a summary value (``ResultKind.summary``); a trailing ``?``
+#: also accepts null. A number inside a list or an object may be null (ranklens writes NaN as null).
+#: Checked at load by :func:`ranklens._resultfile.check_summary`.
+SUMMARY_TYPES = ("number", "integer", "text", "boolean", "list", "object", "list of numbers", "list of integers",
+                 "list of text", "object of numbers", "object of integers", "object of text")
+
+
+def summary_type_problem(spec: object) -> str | None:
+    """Why ``spec`` is not a declarable summary type (None when it is)."""
+    if isinstance(spec, str) and spec.removesuffix("?") in SUMMARY_TYPES:
+        return None
+    return f"{spec!r} is not a summary type; use one of {', '.join(SUMMARY_TYPES)} (a trailing ? also accepts null)"
+
+
 @dataclass(frozen=True)
 class ModelRows:
     """How to read per-model headline rows (the report's overview, ``summary_rows.tsv``) from
@@ -79,12 +93,10 @@ class ResultKind:
     significance: str | None = None      # "module:function", fn(result, baseline) -> frame with
     #                                      columns item, metric, model, p (paired test vs baseline)
     summary: Mapping[str, str] = field(default_factory=dict)  # summary key -> its type ("number", "text",
-    #                                      "list of text", ... "?": or null; ranklens._resultfile.SUMMARY_TYPES):
+    #                                      "list of text", ... "?": or null; SUMMARY_TYPES below):
     #                                      the values the report reads, checked when a saved result is loaded
 
     def __post_init__(self) -> None:
-        from ._resultfile import summary_type_problem
-
         for key, spec in self.summary.items():
             problem = summary_type_problem(spec)
             if problem is not None:
