@@ -557,9 +557,9 @@ def prepare(expectations: str | Path | Mapping[str, Any], models: Mapping[str, A
     so the experiment's step of that model is keyed by what the object computes)."""
     import dataclasses
 
-    from .objects import normalise_models, registered
+    from .experiment import with_models
+    from .objects import registered
 
-    given, objects = normalise_models(dict(models or {}))
     if isinstance(expectations, Mapping):
         data, src = dict(expectations), None
         root = Path(base)
@@ -568,8 +568,7 @@ def prepare(expectations: str | Path | Mapping[str, Any], models: Mapping[str, A
         if not src.is_file():
             raise ValidationError(f"{src}: expectations file not found")
         data, root = _read_file(src), src.parent
-    if given:
-        data["models"] = {**dict(data.get("models") or {}), **given}
+    data, objects = with_models(data, models)
     with registered(objects):  # the objects' specs resolve while the file is checked
         exps, errors = validate_expectations(data, base=root)
     if errors:

@@ -305,21 +305,31 @@ def load_experiment(path: str | Path, *, models: Mapping[str, Any] | None = None
     object, a PyTerrier transformer, a callable, a ranklens model, a spec string). An object's
     fingerprint is part of its spec (``object:NAME#sha256:...``), so a step id -- and the reuse
     of finished steps -- follows the object's weights."""
-    from .objects import normalise_models, registered
+    from .objects import registered
 
     p = Path(path)
     if not p.is_file():
         raise ValidationError(f"{p}: experiment file not found")
-    data = _read(p)
-    specs, objects = normalise_models(models) if models else ({}, {})
-    if specs:
-        file_models = data.get("models", {})
-        data = {**data, "models": {**(dict(file_models) if isinstance(file_models, Mapping) else {}), **specs}}
+    data, objects = with_models(_read(p), models)
     with registered(objects):  # the objects' specs resolve while the file is checked
         exp, errors = validate(data, base=p.parent)
     if errors:
         raise ValidationError(f"{p}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
     return Experiment(**{**exp.__dict__, "source": p, "objects": objects})
+
+
+def with_models(data: Mapping[str, Any], models: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A file's data with ``models`` (objects or specs, from Python) added over its
+    ``[models.NAME]``, and the adapted objects to register while it is checked and run
+    (:func:`ranklens.objects.normalise_models`: each object becomes ``object:NAME#FINGERPRINT``)."""
+    from .objects import normalise_models
+
+    specs, objects = normalise_models(dict(models)) if models else ({}, {})
+    out = dict(data)
+    if specs:
+        file_models = out.get("models") or {}
+        out["models"] = {**(dict(file_models) if isinstance(file_models, Mapping) else {}), **specs}
+    return out, dict(objects)
 
 
 def run_experiment(exp: Experiment, *, engine: Any = None, report: bool = True,
