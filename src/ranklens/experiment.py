@@ -390,6 +390,10 @@ def _run_steps(exp: Experiment, *, engine: Any, report: bool, show_progress: boo
         from .report import Report
 
         report_path = Report.from_dirs([root], title=exp.title, notes=exp.notes).save(root / "report.html")
+    if exp.notes:  # a report rendered later from the folder (`ranklens report DIR`) shows them too
+        from .store import write_report_notes
+
+        write_report_notes(root, title=exp.title, notes=exp.notes)
     return {"results_dir": str(root), "steps_run": ran, "steps_skipped": done, "report": str(report_path),
             "seconds": seconds, "warnings": warned}
 

@@ -5,6 +5,8 @@ Layout::
     RESULTS_DIR/
       index.sqlite              one row per result + long-format summary rows
       summary_rows.tsv          the long-format rows, for pandas / DuckDB / spreadsheets
+      report-notes.json         optional: the title and notes the runner gave its report, shown again
+                                when ``ranklens report RESULTS_DIR`` re-renders it later
       <result dirs ...>         written atomically by :meth:`ranklens.Result.save`
 
 Crash safety: a result directory is complete before it is indexed (atomic rename), and indexing
@@ -36,10 +38,13 @@ from .errors import CacheError, DataFormatError, ValidationError
 from .files import atomic_output, sqlite_disk_problem, write_text_atomic
 from .results import Result
 
-__all__ = ["ROW_COLUMNS", "ResultsStore", "model_rows", "read_labels", "summary_rows"]
+__all__ = ["ROW_COLUMNS", "ResultsStore", "model_rows", "read_labels", "read_report_notes", "summary_rows",
+           "write_report_notes"]
 
 #: written into each indexed result directory: the labels given to :meth:`ResultsStore.add`
 LABELS_FILE = "index-labels.json"
+#: written into a results root by whoever ran it (an experiment, the demo): the report's title and notes
+NOTES_FILE = "report-notes.json"
 
 ROW_COLUMNS = ["analysis", "item", "model", "dataset", "metric", "value", "ci_low", "ci_high", "n"]
 _LABEL_KEYS = ("name", "model", "dataset")
@@ -68,6 +73,35 @@ def read_labels(result_dir: str | os.PathLike[str]) -> dict[str, str | None]:
         if labels.get(key) is not None and not isinstance(labels[key], str):
             raise DataFormatError(f"{key}: {type(labels[key]).__name__}, expected a string or null; {fix}", path=f)
     return {k: labels.get(k) for k in _LABEL_KEYS}
+
+
+def write_report_notes(root: str | os.PathLike[str], *, title: str, notes: list[str] | tuple[str, ...]) -> Path:
+    """Record the title and notes a runner gave a results root's report (atomically), so a report
+    rendered later from the folder shows them too."""
+    f = Path(root) / NOTES_FILE
+    write_text_atomic(f, json.dumps({"title": title, "notes": list(notes)}, indent=1), what="report notes")
+    return f
+
+
+def read_report_notes(root: str | os.PathLike[str]) -> tuple[str | None, list[str]]:
+    """``(title, notes)`` recorded by :func:`write_report_notes` in ``root`` (``(None, [])`` when none),
+    checked: a damaged file is a :class:`DataFormatError` naming it and the fix."""
+    f = Path(root) / NOTES_FILE
+    if not f.is_file():
+        return None, []
+    fix = "fix it, or delete it (the report then has no notes)"
+    try:
+        obj = json.loads(f.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataFormatError(f"not a JSON object ({exc}); {fix}", path=f) from None
+    if not isinstance(obj, dict):
+        raise DataFormatError(f"expected a JSON object with 'title' and 'notes'; {fix}", path=f)
+    title, notes = obj.get("title"), obj.get("notes", [])
+    if title is not None and not isinstance(title, str):
+        raise DataFormatError(f"'title' must be a string, got {title!r}; {fix}", path=f)
+    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+        raise DataFormatError(f"'notes' must be a list of strings, got {notes!r}; {fix}", path=f)
+    return title, notes
 
 
 def _flatten(prefix: str, obj: Any) -> Iterator[tuple[str, float]]:

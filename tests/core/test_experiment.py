@@ -7,6 +7,7 @@ import pytest
 from ranklens.cli import main
 from ranklens.errors import ValidationError
 from ranklens.experiment import load_experiment, run_experiment
+from ranklens.report import Report
 from ranklens.results import Result
 from ranklens.store import ResultsStore
 
@@ -129,6 +130,18 @@ def test_demo_is_a_built_in_experiment_that_resumes(tmp_path, monkeypatch):
     # the settings in force are printed at the top of the report
     html = (tmp_path / "d" / "report.html").read_text()
     assert "Quick demo" in html and "asl: k=50, compare=bm25,minilm" in html
+    # rendered again later from the folder (`ranklens report DIR`), the settings are still shown
+    out = tmp_path / "again.md"
+    assert main(["report", str(tmp_path / "d"), "-o", str(out)]) == 0
+    md = out.read_text()
+    assert "Quick demo" in md and "asl: k=50, compare=bm25,minilm" in md and md.startswith("# ranklens demo")
+    assert main(["report", str(tmp_path / "d"), "-o", str(out), "--title", "Mine"]) == 0
+    assert out.read_text().startswith("# Mine")
+    (tmp_path / "d" / "report-notes.json").write_text('{"title": 3}')
+    from ranklens.errors import DataFormatError
+
+    with pytest.raises(DataFormatError, match="report-notes.json.*'title' must be a string"):
+        Report.from_dirs([tmp_path / "d"])
     # --full: the declaration's demo_full settings, a step of its own, said so in the report
     full = run_demo(tmp_path / "f", only=["asl"], show_progress=False, full=True)
     assert calls[-1][2] == asl.params(**dict(asl.demo_full)) and asl.demo_full != asl.demo

@@ -13,7 +13,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=["html", "md", "latex"], default=None,
                    help="md: headline, findings and paper tables only, to paste into a paper draft or an issue; "
                         "default: from the output suffix (.md, .tex), else html")
-    p.add_argument("--title", default="ranklens report")
+    p.add_argument("--title", default=None,
+                   help="the report's title (default: the one its runner recorded in DIR, else 'ranklens report')")
     p.add_argument("--places", type=int, default=None, metavar="N",
                    help="decimals of every number (default: 3 significant digits)")
     p.add_argument("--baseline", default=None, metavar="MODEL",

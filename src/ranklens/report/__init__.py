@@ -111,6 +111,17 @@ class Report:
 
     @classmethod
     def from_dirs(cls, paths: Iterable[str | os.PathLike[str]], **kw: Any) -> Report:
+        """The results at or below ``paths``. Without ``title``/``notes``, those a runner recorded in
+        the folders (:func:`ranklens.store.write_report_notes`: the demo's settings) are shown."""
+        from ..store import read_report_notes
+
+        paths = list(paths)
+        if kw.get("title") is None or "notes" not in kw:
+            recorded = [read_report_notes(p) for p in paths if Path(p).is_dir()]
+            titles = list(dict.fromkeys(t for t, _ in recorded if t))
+            if kw.get("title") is None:
+                kw["title"] = titles[0] if len(titles) == 1 else "ranklens report"
+            kw.setdefault("notes", list(dict.fromkeys(n for _, ns in recorded for n in ns)))
         return cls(load_results(paths), **kw)
 
     def _items(self, ids: Ids) -> list[_Item]:
