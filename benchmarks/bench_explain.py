@@ -102,7 +102,7 @@ def main() -> None:
         res2 = explanation_consistency({"bm25": ranker}, queries, docs, engine=engine2, **kw)
         disk = time.perf_counter() - t
         calls_disk = ranker.calls - calls_cold - calls_warm
-        same = np.allclose(res.table["mrc@10"].to_numpy(float), res2.table["mrc@10"].to_numpy(float), equal_nan=True)
+        same = np.allclose(res.table["MRC@10"].to_numpy(float), res2.table["MRC@10"].to_numpy(float), equal_nan=True)
 
     print(f"Cranfield, {len(queries)} queries x {len(docs)} abstracts, BM25, sentence + window:5, k={args.k}, m=6")
     print(f"pairs requested by the run (naive loop would score): {requested}")

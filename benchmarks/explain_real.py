@@ -247,7 +247,7 @@ def window_sweep(docs, queries, qrels, cand, out, args):
                            explainer=OcclusionExplainer(samples=args.w_samples))
     sw.save(out / "dl19-window-sweep")
     log(f"dl19 window sweep: {len(queries)} queries")
-    wide = sw.table.pivot_table(index=["model", "m"], columns="granularity", values="mrc@10")
+    wide = sw.table.pivot_table(index=["model", "m"], columns="granularity", values="MRC@10")
     print(wide[[f"window:{w}" for w in (1, 3, 5, 7, 9, 11)]].to_string(float_format="%.4f"), flush=True)
 
 
@@ -256,9 +256,9 @@ def _mer_variants(rankers, qs, docs, kw, out, args, texts):
     from ranklens.specs import make_embedder
     from ranklens.explain import explanation_sweep
 
-    runs = [("mer@50 (eq. 3)", dict(kw, mer_k=50)), ("mer@10 skip (former default)", dict(kw, mer_missing="skip"))]
+    runs = [("MER@50 (eq. 3)", dict(kw, mer_k=50)), ("MER@10 skip (former default)", dict(kw, mer_missing="skip"))]
     if args.mer_tfidf:
-        runs.append(("mer@10 tf-idf cosine", dict(kw, embedder=make_embedder("tfidf", corpus=texts))))
+        runs.append(("MER@10 tf-idf cosine", dict(kw, embedder=make_embedder("tfidf", corpus=texts))))
     for label, k in runs:
         sw = explanation_sweep(rankers, qs, docs, ms=(1, 3, 5), granularities=("sentence",), **k)
         sw.save(Path(f"{out}-{re.sub(r'[^A-Za-z0-9@]+', '-', label).strip('-')}"))

@@ -135,6 +135,10 @@ class Analysis:
     #                                      returning rows (list of dicts of str)
     renamed_kinds: Mapping[str, str] = field(default_factory=dict)  # an old result-kind name -> its
     #                                      current one (results saved before a rename still load)
+    renamed_measures: Mapping[str, str] = field(default_factory=dict)  # an old measure name -> its current
+    #                                      one, with or without "@cutoff" (``mrc`` -> ``MRC``: ``mrc@10`` reads
+    #                                      as ``MRC@10``), in its kinds' saved columns, ``measure`` values and
+    #                                      summary keys (results saved before a rename still load)
 
     def driver(self) -> Callable[..., list[Any]]:
         return resolve(self.run)

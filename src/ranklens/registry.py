@@ -9,7 +9,7 @@ declaration modules. Another package adds an analysis through the entry-point gr
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -114,6 +114,14 @@ def current_kind(kind: str) -> str:
         if kind in a.renamed_kinds:
             return a.renamed_kinds[kind]
     return kind
+
+
+def renamed_measures(kind: str) -> Mapping[str, str]:
+    """The old -> current measure names the analysis owning ``kind`` declares (``renamed_measures``)."""
+    for a in analyses().values():
+        if a.owns(kind):
+            return a.renamed_measures
+    return {}
 
 
 def command_owner(command: str) -> Analysis | None:

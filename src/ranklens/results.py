@@ -21,7 +21,7 @@ import re
 import sys
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -242,16 +242,19 @@ class Result:
                                   "is not a ranklens result", path=meta_path)
         read = {name: read_table(d / f"{name}.tsv.gz", schema) for name, schema in schemas.items()}
         kind = _current_kind(meta["kind"])
-        check_summary(meta["summary"], _declared_summary(kind), meta_path, kind)  # the types the report reads
         warnings = tuple(meta["warnings"])
         if meta["schema_version"] >= 2 and content_digest(meta, {n: raw for n, (_, raw) in read.items()}
                                                           ) != meta["digest"]:
             warnings += (edited_warning(meta_path),)
+        rename = _measure_renamer(kind)
+        summary = {rename(k): v for k, v in meta["summary"].items()} if rename else meta["summary"]
+        frames = {n: _renamed_frame(f, rename) if rename else f for n, (f, _) in read.items()}
+        check_summary(summary, _declared_summary(kind), meta_path, kind)  # the types the report reads
         return cls(
             kind=kind,
-            summary=meta["summary"],
-            table=read["table"][0],
-            tables={name: frame for name, (frame, _) in read.items() if name != "table"},
+            summary=summary,
+            table=frames["table"],
+            tables={name: frame for name, frame in frames.items() if name != "table"},
             provenance=Provenance.from_dict(meta["provenance"]),
             warnings=warnings,
         )
@@ -330,6 +333,31 @@ def _current_kind(kind: str) -> str:
     from .registry import current_kind  # lazy: the registry loads the analyses' declarations
 
     return current_kind(str(kind))
+
+
+def _measure_renamer(kind: str) -> Callable[[str], str] | None:
+    """Old -> current measure spelling for a saved result of ``kind`` (``Analysis.renamed_measures``):
+    a name, or its last ``/`` part, equal to an old measure or to ``old@cutoff``; ``None`` when the
+    kind's analysis renamed none."""
+    from .registry import renamed_measures  # lazy, as above
+
+    names = renamed_measures(kind)
+    if not names:
+        return None
+
+    def rename(key: str) -> str:
+        head, sep, last = str(key).rpartition("/")
+        base, at, cut = last.partition("@")
+        return f"{head}{sep}{names[base]}{at}{cut}" if base in names else key
+
+    return rename
+
+
+def _renamed_frame(frame: pd.DataFrame, rename: Callable[[str], str]) -> pd.DataFrame:
+    frame = frame.rename(columns=rename)
+    if "measure" in frame.columns and frame["measure"].dtype == object:
+        frame["measure"] = frame["measure"].map(lambda v: rename(v) if isinstance(v, str) else v)
+    return frame
 
 
 def _declared_summary(kind: str) -> Mapping[str, str]:

@@ -33,11 +33,11 @@ def test_cli_explain_two_models(coll_dir, tmp_path, capsys):
                "--out", str(out)])
     assert rc == 0
     captured = capsys.readouterr()
-    assert "# explain-consistency" in captured.out and "bm25/sentence/mrc@3" in captured.out
+    assert "# explain-consistency" in captured.out and "bm25/sentence/MRC@3" in captured.out
     res = Result.load(out / "explain-consistency")
     assert res.kind == "explain-consistency"
     assert set(res.table["model"]) == {"bm25", "tfidf"}
-    mer = res.table["mer@10"].dropna()
+    mer = res.table["MER@10"].dropna()
     assert len(mer) and ((mer >= -1) & (mer <= 1 + 1e-9)).all()
     assert {"ci", "comparisons", "units", "unit_diagnostics"} <= set(res.tables)
     assert res.provenance.analysis_params["m"] == 1

@@ -60,9 +60,9 @@ def test_mrc_hand_computed_end_to_end():
         explainer=OcclusionExplainer(n=1), engine=_engine(),
     )
     row = res.table.iloc[0]
-    assert row["mrc@4"] == pytest.approx(3 / math.sqrt(30))
-    assert row["mrc@2"] == pytest.approx(-1.0)  # A=2 < B=3
-    assert res.summary["x/sentence/mrc@4"] == pytest.approx(3 / math.sqrt(30), abs=1e-6)
+    assert row["MRC@4"] == pytest.approx(3 / math.sqrt(30))
+    assert row["MRC@2"] == pytest.approx(-1.0)  # A=2 < B=3
+    assert res.summary["x/sentence/MRC@4"] == pytest.approx(3 / math.sqrt(30), abs=1e-6)
     assert res.kind == "explain-consistency"
     prov = res.provenance.params
     assert prov["normalize"] == "abs" and "max(|theta|, eps)" in prov["normalize_rule"]
@@ -127,20 +127,20 @@ def test_consistency_with_user_rationales_and_mer():
     assert row["granularity"] == "user"
     # eq. 3: d1's rationale is its relevant sentence (1), d2 has no relevant unit (0), divided by
     # k: the paper's cut-offs 10 and 50 by default, ranks 3.. not filled count 0 (warned)
-    assert (row["mer@10"], row["mer@50"]) == pytest.approx(((1 + 0) / 10, (1 + 0) / 50))
+    assert (row["MER@10"], row["MER@50"]) == pytest.approx(((1 + 0) / 10, (1 + 0) / 50))
     assert any("rank fewer than 10 documents" in w for w in res.warnings)
-    assert row["mrc@2"] == pytest.approx(1.0)
+    assert row["MRC@2"] == pytest.approx(1.0)
     two = explanation_consistency(
         {"ov": OverlapRanker()}, queries, docs, rationales=rats, subdoc=read_subdoc_qrels(subdoc),
         embedder=AB_EMBEDDER, ks=(2,), mer_k=2, engine=_engine(),
     )
-    assert two.table.iloc[0]["mer@2"] == pytest.approx((1 + 0) / 2)
+    assert two.table.iloc[0]["MER@2"] == pytest.approx((1 + 0) / 2)
     assert not any("fewer than" in w for w in two.warnings)
     skip = explanation_consistency(
         {"ov": OverlapRanker()}, queries, docs, rationales=rats, subdoc=read_subdoc_qrels(subdoc),
         embedder=AB_EMBEDDER, ks=(2,), mer_missing="skip", engine=_engine(),
     )
-    assert skip.table.iloc[0]["mer@10"] == pytest.approx(1.0)
+    assert skip.table.iloc[0]["MER@10"] == pytest.approx(1.0)
 
 
 def test_engine_counts_and_cached_rerun(tiny):
@@ -195,11 +195,11 @@ def test_sweep_prefix_property_and_plots(tiny):
     # m = 1 of the sweep equals a direct consistency run with m = 1
     direct = explanation_consistency({"ov": OverlapRanker()}, tiny.queries, tiny.docs, granularities=("window:2",),
                                      m=1, ks=(5,), engine=eng)
-    a = sw.table[(sw.table["granularity"] == "window:2") & (sw.table["m"] == 1)]["mrc@5"].iloc[0]
-    assert a == pytest.approx(direct.tables["summary"]["mrc@5"].iloc[0])
-    fig = plot_sweep(sw, "mrc@5")
+    a = sw.table[(sw.table["granularity"] == "window:2") & (sw.table["m"] == 1)]["MRC@5"].iloc[0]
+    assert a == pytest.approx(direct.tables["summary"]["MRC@5"].iloc[0])
+    fig = plot_sweep(sw, "MRC@5")
     assert len(fig.axes[0].lines) == 3
-    fig2 = plot_relevance_scatter(sw, "mrc@5")
+    fig2 = plot_relevance_scatter(sw, "MRC@5")
     assert len(fig2.axes[0].collections) >= 1
     fig3 = plot_consistency(direct)
     assert len(fig3.axes[0].patches) == 1

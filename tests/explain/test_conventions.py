@@ -126,8 +126,8 @@ def test_mer_missing_in_driver_and_provenance():
     kw = dict(rationales=rats, subdoc=subdoc, embedder=AB_EMBEDDER, ks=(2,), mer_k=2, engine=_engine())
     skip = explanation_consistency({"r": X_RANKER}, queries, docs, mer_missing="skip", **kw)
     zero = explanation_consistency({"r": X_RANKER}, queries, docs, **kw)  # eq. 3 is the default
-    assert skip.table["mer@2"].tolist() == pytest.approx([1.0])
-    assert zero.table["mer@2"].tolist() == pytest.approx([0.5])  # d2 (no relevant unit) counts 0
+    assert skip.table["MER@2"].tolist() == pytest.approx([1.0])
+    assert zero.table["MER@2"].tolist() == pytest.approx([0.5])  # d2 (no relevant unit) counts 0
     assert skip.provenance.params["mer_missing"] == "skip" and zero.provenance.params["mer_missing"] == "zero"
     assert "count 0" in zero.provenance.params["mer_documents"]
     with pytest.raises(ValidationError, match="mer_missing"):
@@ -163,12 +163,12 @@ def test_user_rationales_are_cut_to_m_in_consistency_and_sweep():
     rats = res.tables["rationales"]
     assert rats.groupby("doc_id")["text"].apply(list).to_dict() == {"d1": ["X x two."], "d2": ["X five."]}
     # pseudo docs "X x two." (3) and "X five." (2) keep the order d1 (4) > d2 (2): tau = 1
-    assert res.table["mrc@2"].tolist() == pytest.approx([1.0])
+    assert res.table["MRC@2"].tolist() == pytest.approx([1.0])
     assert res.provenance.params["user_rationales"].startswith("top-m by weight")
     # uncut, d1's pseudo document would hold all three units
     full = mrc_per_query(X_RANKER, rank_candidates(X_RANKER, Q, DOCS3, engine=_engine()), Q, cut_rationales(_user(), 1),
                          ks=(2,), engine=_engine())
-    assert full["mrc"].tolist() == res.table["mrc@2"].tolist()
+    assert full["mrc"].tolist() == res.table["MRC@2"].tolist()
     sw = explanation_sweep({"x": X_RANKER}, Q, DOCS3, rationales={"x": _user()}, ms=(1, 2, 3), ks=(2,),
                            engine=_engine())
     assert set(sw.table["granularity"]) == {"user"} and sw.table["m"].tolist() == [1, 2, 3]

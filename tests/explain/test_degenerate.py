@@ -147,12 +147,12 @@ def test_mer_left_out_without_subdoc_is_stated(tmp_path):
     res = _run(docs)
     mer = [w for w in res.warnings if w.startswith("MER")]
     assert len(mer) == 1 and "no sub-document relevance was given for mini" in mer[0] and "--subdoc" in mer[0]
-    assert not [c for c in res.table.columns if c.startswith("mer@")]
+    assert not [c for c in res.table.columns if c.startswith("MER@")]
     sub = tmp_path / "sub.tsv"
     sub.write_text("query_id\tdoc_id\tunit\trelevant\nq1\td1\t0\t1\n")
     with_sub = _run(docs, subdoc=str(sub), embedder="tfidf")
     assert not [w for w in with_sub.warnings if w.startswith("MER")]
-    assert "mer@2" in with_sub.table.columns
+    assert "MER@2" in with_sub.table.columns
 
 
 def test_subdoc_that_judges_no_explained_document_is_warned(tmp_path):
@@ -162,4 +162,4 @@ def test_subdoc_that_judges_no_explained_document_is_warned(tmp_path):
     res = _run(docs, subdoc=str(sub), embedder="tfidf")
     warned = [w for w in res.warnings if "marks no relevant unit" in w]
     assert len(warned) == 1 and warned[0].startswith("x: ")
-    assert (res.table["mer@2"] == 0).all()  # what the warning explains
+    assert (res.table["MER@2"] == 0).all()  # what the warning explains

@@ -167,14 +167,14 @@ def _table():
     return pd.DataFrame({
         "model": ["a"] * 4 + ["b"] * 3, "granularity": "sentence", "m": 1,
         "query_id": ["q1", "q2", "q3", "q4", "q1", "q2", "q4"],
-        "mrc@10": [0.5, 0.7, 0.1, 0.9, 0.2, 0.6, 0.3],
+        "MRC@10": [0.5, 0.7, 0.1, 0.9, 0.2, 0.6, 0.3],
     })
 
 
 def test_ci_table_is_the_bootstrap_of_the_per_query_values():
     from ranklens.stats import bootstrap_ci
 
-    ci = ci_table(_table(), ["mrc@10"], n_resamples=500, seed=3)
+    ci = ci_table(_table(), ["MRC@10"], n_resamples=500, seed=3)
     a = ci[ci["model"] == "a"].iloc[0]
     ref = bootstrap_ci([0.5, 0.7, 0.1, 0.9], n_resamples=500, seed=3)
     assert (a["mean"], a["ci_low"], a["ci_high"], a["n"]) == pytest.approx((0.55, ref.low, ref.high, 4))
@@ -183,12 +183,12 @@ def test_ci_table_is_the_bootstrap_of_the_per_query_values():
 def test_paired_tests_pair_models_by_query():
     from scipy import stats
 
-    out = paired_tests(_table(), ["mrc@10"], test="ttest")
+    out = paired_tests(_table(), ["MRC@10"], test="ttest")
     row = out.iloc[0]
     assert (row["model"], row["other_model"], row["n"]) == ("a", "b", 3)  # q3 has no value for b
     ref = stats.ttest_rel([0.5, 0.7, 0.9], [0.2, 0.6, 0.3])
     assert row["pvalue"] == pytest.approx(ref.pvalue) and row["mean_diff"] == pytest.approx(1.0 / 3)
-    exact = paired_tests(_table(), ["mrc@10"])  # 3 pairs: all 8 sign flips enumerated
+    exact = paired_tests(_table(), ["MRC@10"])  # 3 pairs: all 8 sign flips enumerated
     d = np.array([0.3, 0.1, 0.6])
     null = [abs(np.mean(d * s)) for s in itertools.product([1, -1], repeat=3)]
     assert exact.iloc[0]["pvalue"] == pytest.approx(np.mean([v >= abs(d.mean()) - 1e-12 for v in null]))

@@ -32,7 +32,7 @@ def test_plots_return_figures_from_loaded_results_only(saved):
     before = plt.get_fignums()
     fig = plot_consistency(cons)
     assert isinstance(fig, Figure) and len(fig.axes[0].patches) == 2  # one MRC bar per granularity
-    fig = plot_sweep(sweep)  # default measure: the sweep's first MRC column (mrc@5)
+    fig = plot_sweep(sweep)  # default measure: the sweep's first MRC column (MRC@5)
     assert isinstance(fig, Figure) and len(fig.axes[0].lines) == 3 and fig.axes[0].get_ylabel() == "MRC@5"
     fig = plot_relevance_scatter(cons)
     assert isinstance(fig, Figure) and len(fig.axes[0].collections) == 2
@@ -49,14 +49,14 @@ def test_plots_draw_on_given_axes_and_reject_wrong_results(saved):
     cons, sweep, wsweep = saved
     fig = Figure()
     ax = fig.subplots()
-    assert plot_sweep(sweep, "mrc@5", x="m", ax=ax) is fig and len(ax.lines) == 3
+    assert plot_sweep(sweep, "MRC@5", x="m", ax=ax) is fig and len(ax.lines) == 3
     assert plot_consistency(cons, ax=fig.subplots(1, 1)) is fig
     with pytest.raises(ValidationError, match="explain-sweep"):
         plot_sweep(cons)
     with pytest.raises(ValidationError, match="explain-consistency"):
         plot_consistency(sweep)
     with pytest.raises(ValidationError, match="not in the sweep"):
-        plot_sweep(sweep, "mrc@10")
+        plot_sweep(sweep, "MRC@10")
     with pytest.raises(ValidationError, match="x must be"):
         plot_sweep(sweep, x="k")
 

@@ -39,14 +39,14 @@ def test_dl19_full_rationales_reproduce_ranking_and_windows_do_not(shared_data):
     # whitespace), so the original order is reproduced exactly
     full = explanation_consistency({"bm25": bm25}, queries, docs, qrels=qrels, pairs=cand,
                                    granularities=("sentence",), m=100, ks=(10, 50), engine=eng)
-    assert full.table["mrc@10"].tolist() == pytest.approx([1.0, 1.0])
-    assert full.table["mrc@50"].tolist() == pytest.approx([1.0, 1.0])
+    assert full.table["MRC@10"].tolist() == pytest.approx([1.0, 1.0])
+    assert full.table["MRC@50"].tolist() == pytest.approx([1.0, 1.0])
     nd = full.table["nDCG@10"]
     assert ((nd > 0) & (nd <= 1)).all()
     win = explanation_consistency({"bm25": bm25}, queries, docs, qrels=qrels, pairs=cand,
                                   granularities=("window:5",), m=2, ks=(10, 50), engine=eng,
                                   explainer=OcclusionExplainer(samples=12))
-    vals = win.table[["mrc@10", "mrc@50"]].to_numpy()
+    vals = win.table[["MRC@10", "MRC@50"]].to_numpy()
     assert np.all((vals >= -1) & (vals <= 1))
     assert vals.mean() < 1.0  # 10 of ~60 words cannot keep every BM25 order
 
@@ -101,12 +101,12 @@ def test_wikiqa_mer_with_tfidf(shared_data):
             per_doc.append(float((a @ b.T).max(axis=1).sum() / 3))
         ref[q] = float(np.sum(per_doc)) / 10
     assert any("rank fewer than 10 documents" in w for w in one.warnings)
-    got = dict(zip(one.table["query_id"], one.table["mer@10"]))
+    got = dict(zip(one.table["query_id"], one.table["MER@10"]))
     assert got.keys() == ref.keys() and len(ref) > 0
     for q in ref:
         assert got[q] == pytest.approx(ref[q], abs=1e-6)
     sw = res.tables["per_query"]
-    assert dict(zip(sw[sw["m"] == 3]["query_id"], sw[sw["m"] == 3]["mer@10"])) == pytest.approx(got)
+    assert dict(zip(sw[sw["m"] == 3]["query_id"], sw[sw["m"] == 3]["MER@10"])) == pytest.approx(got)
 
 
 def test_cranfield_sentences_are_real_units_not_whole_documents(shared_data):
@@ -128,5 +128,5 @@ def test_cranfield_sentences_are_real_units_not_whole_documents(shared_data):
                                   granularities=("sentence",), ks=(10,), engine=eng)
     diag = res.tables["unit_diagnostics"].iloc[0]
     assert diag["whole_document_share"] < 0.2 and diag["units_median"] >= 4
-    assert res.table["mrc@10"].mean() < 0.99
+    assert res.table["MRC@10"].mean() < 0.99
     assert not any("whole document" in w for w in res.warnings)

@@ -116,7 +116,7 @@ def test_model_rows_from_built_in_tables_fill_the_overview(tmp_path):
     # per-query table: averaged over queries, n = number of queries
     ex = Result(kind="explain-consistency", summary={}, provenance=prov, table=pd.DataFrame(
         {"model": ["bm25"] * 3 + ["minilm"] * 3, "granularity": ["sentence"] * 6,
-         "query_id": ["1", "2", "3"] * 2, "mrc@10": [1.0, 0.5, 0.0, 0.9, 0.9, 0.6]}))
+         "query_id": ["1", "2", "3"] * 2, "MRC@10": [1.0, 0.5, 0.0, 0.9, 0.9, 0.6]}))
     # long table: (measure, value) pairs averaged per (setting, regime)
     rg = Result(kind="regimes-table", summary={}, provenance=prov, table=pd.DataFrame(
         {"model": ["m"] * 4, "setting": ["s"] * 4, "split": ["f0"] * 4, "regime": ["interpolation"] * 2 + ["extrapolation"] * 2,
@@ -137,7 +137,7 @@ def test_model_rows_from_built_in_tables_fill_the_overview(tmp_path):
         res.save(tmp_path / name)
     html = Report.from_dirs([tmp_path]).render_html()
     headline = _headline(html)
-    assert all(m in headline for m in ("bm25", "minilm", "mrc@10", "nDCG@10", "s/interpolation"))
+    assert all(m in headline for m in ("bm25", "minilm", "MRC@10", "nDCG@10", "s/interpolation"))
     store = ResultsStore(tmp_path)
     store.add(tmp_path / "ev", dataset="demo")
     assert store.compare("ASL").loc[("asl-evaluate", "demo", "", "ASL"), "minilm"] == 3.0

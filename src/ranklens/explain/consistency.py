@@ -152,10 +152,10 @@ def _query_rows(name, gname, sets, top, mrc, mer, ks, ndcg, qmap) -> list[dict]:
         for q in sorted(set(top["query_id"])):
             row = {"model": name, "granularity": gname, "m": int(m), "query_id": q, "query": qmap.get(q, "")}
             for k in ks:
-                row[f"mrc@{k}"] = float(wide.loc[q, k]) if q in wide.index else np.nan
+                row[f"MRC@{k}"] = float(wide.loc[q, k]) if q in wide.index else np.nan
             for mk, per_q in (mer or {}).items():
                 hit = per_q[(per_q["set"] == m) & (per_q["query_id"] == q)]
-                row[f"mer@{mk}"] = float(hit["mer"].iloc[0]) if len(hit) else np.nan
+                row[f"MER@{mk}"] = float(hit["mer"].iloc[0]) if len(hit) else np.nan
             row["nDCG@10"] = ndcg.get(q, np.nan) if ndcg else np.nan
             rows.append(row)
     return rows
@@ -366,7 +366,7 @@ def explanation_consistency(
 
     Returns:
         Result ``"explain-consistency"``: ``table`` per (model, granularity, m, query; with the query text) with
-        ``mrc@k``, ``mer@k``, ``nDCG@10``; tables ``summary``, ``ci``, ``comparisons`` (paired
+        ``MRC@k``, ``MER@k``, ``nDCG@10``; tables ``summary``, ``ci``, ``comparisons`` (paired
         tests), ``units`` and ``unit_diagnostics``, ``correlations`` (vs nDCG@10),
         ``rationales`` (top-m spans and weights) and ``documents`` (the display set's texts).
     """
@@ -382,7 +382,7 @@ def explanation_consistency(
         ties=ties, mer_missing=mer_missing, display_queries=display_queries, display_docs=display_docs,
         pseudo_order=pseudo_order,
     )
-    measures = [f"mrc@{k}" for k in ks] + ([f"mer@{k}" for k in _mer_ks(mer_k)] if subdoc is not None else []) + [
+    measures = [f"MRC@{k}" for k in ks] + ([f"MER@{k}" for k in _mer_ks(mer_k)] if subdoc is not None else []) + [
         "nDCG@10"]
     found = {"units": extra.pop("units"), "warnings": extra.pop("warnings"), "guarded": extra.get("guarded", 0)}
     prov = _provenance(rankers, embedder, explainer, {
@@ -452,7 +452,7 @@ def explanation_sweep(
 
     Returns:
         Result of kind ``"explain-sweep"``: ``table`` per (ranker, granularity, m) with mean
-        ``mrc@k`` / ``mer@k`` and query counts; table ``per_query`` with the per-query values and
+        ``MRC@k`` / ``MER@k`` and query counts; table ``per_query`` with the per-query values and
         ``unit_diagnostics`` per ``m`` (:func:`unit_diagnostics`; warnings name the ``m``).
     """
     from .units import parse_granularity
@@ -475,7 +475,7 @@ def explanation_sweep(
         mer_k=mer_k, method=method, p=p, explainer=explainer, rationales=rationales, embedder=embedder,
         engine=engine, ties=ties, mer_missing=mer_missing, pseudo_order=pseudo_order,
     )
-    measures = [f"mrc@{k}" for k in ks] + ([f"mer@{k}" for k in _mer_ks(mer_k)] if subdoc is not None else []) + [
+    measures = [f"MRC@{k}" for k in ks] + ([f"MER@{k}" for k in _mer_ks(mer_k)] if subdoc is not None else []) + [
         "nDCG@10"]
     summ = _summary_table(table, measures)
     diag, dwarns = _sweep_diagnostics(pd.DataFrame(extra.pop("units"), columns=_UNIT_COLUMNS), ms)

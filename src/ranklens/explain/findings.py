@@ -17,7 +17,7 @@ def explain_consistency(result: Any) -> list[str]:
     summ = result.tables.get("summary")
     if summ is None or summ.empty:
         return []
-    mcols = [c for c in summ.columns if str(c).startswith(("mrc@", "mer@"))]
+    mcols = [c for c in summ.columns if str(c).startswith(("MRC@", "MER@"))]
     out = []
     for gran, g in summ.groupby("granularity", sort=False):
         parts = [f"{r['model']} " + ", ".join(f"{c} {num(r[c])}" for c in mcols[:2]) for _, r in g.iterrows()]
@@ -32,6 +32,6 @@ def explain_consistency(result: Any) -> list[str]:
 
 def sig_explain_consistency(result: Any, baseline: str) -> pd.DataFrame:
     t = result.table
-    metrics = [c for c in t.columns if str(c).startswith(("mrc@", "mer@", "nDCG@"))]
+    metrics = [c for c in t.columns if str(c).startswith(("MRC@", "MER@", "nDCG@"))]
     parts = [long_frame(t, "query_id", None, c, ("granularity",), metric_name=c) for c in metrics]
     return paired_vs_baseline(pd.concat(parts, ignore_index=True) if parts else long_frame(None, "", "", ""), baseline)

@@ -26,7 +26,7 @@ def _axes(ax: Any, **kw: Any):
     return ax.figure, ax
 
 
-def _first_measure(columns: Any, prefixes: tuple[str, ...] = ("mrc@", "mer@")) -> str | None:
+def _first_measure(columns: Any, prefixes: tuple[str, ...] = ("MRC@", "MER@")) -> str | None:
     for pre in prefixes:
         for c in columns:
             if str(c).startswith(pre):
@@ -55,7 +55,7 @@ def plot_sweep(result: Result, measure: str | None = None, *, x: str | None = No
 
     Args:
         result: an ``explain-sweep`` result.
-        measure: a column such as ``"mrc@10"`` or ``"mer@10"``; default the first MRC column.
+        measure: a column such as ``"MRC@10"`` or ``"MER@10"``; default the first MRC column.
         x: ``"m"`` (paper Fig. 2: one line per ranker and granularity), ``"w"`` (Fig. 3: window
             granularities only, one line per ranker and ``m``) or ``None``: ``"m"`` when the
             sweep has several ``m``, else ``"w"`` when it has several window widths.
@@ -152,7 +152,7 @@ def plot_consistency(result: Result, *, ax: Any = None):
     s = result.tables.get("summary")
     if s is None:
         raise ValidationError("the explain-consistency result has no 'summary' table")
-    measures = [c for c in s.columns if str(c).startswith(("mrc@", "mer@"))]
+    measures = [c for c in s.columns if str(c).startswith(("MRC@", "MER@"))]
     fig, ax = _axes(ax, figsize=(6, 3.5))
     labels = [f"{r}\n{g}" for r, g in zip(s["model"], s["granularity"])]
     x = np.arange(len(s))
@@ -169,7 +169,7 @@ def plot_mer_scatter(result: Result, *, ax: Any = None) -> Any:
     """Per-query MER vs nDCG@10 (paper Fig. 6); no figure (``[]``) when the result has no MER or
     no nDCG (no sub-document relevance or no qrels)."""
     table = result.table if result.kind == "explain-consistency" else result.tables.get("per_query")
-    measure = _first_measure(getattr(table, "columns", ()), ("mer@",))
+    measure = _first_measure(getattr(table, "columns", ()), ("MER@",))
     if measure is None or table[measure].isna().all() or table["nDCG@10"].isna().all():
         return []
     return plot_relevance_scatter(result, measure, ax=ax)
