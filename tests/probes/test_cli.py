@@ -104,3 +104,18 @@ def test_an_option_only_an_unselected_probe_reads_is_an_error(tmp_path, capsys):
         assert Params(probes=probes, pairs_file=str(pairs)).check() == []
     assert Params(probes=("tr-doc2query-rel",), expander="x").check() == []
     assert make_params(Params, {}).check() == []  # the defaults (no pairs file, no expander)
+
+
+def test_a_probe_name_that_matches_nothing_fails_the_check_before_anything_runs(tmp_path):
+    """``run --check`` validated every parameter but the probe names: 'tr-nosuch' passed and the
+    run failed later. Now Params.check names it (probes and sweep alike); globs that match pass."""
+    from ranklens.probes.declaration import Params
+
+    (problem,) = Params(probes=("tr-nosuch",)).check()
+    assert problem.startswith("probes: no probe matches 'tr-nosuch'.") and "ranklens ls probes" in problem
+    assert Params(probes=("tr-typo",), sweep=("nope-*",)).check()[0].startswith("sweep: no probe matches 'nope-*'")
+    assert Params(probes=("tr-*", "mm-rel-*"), sweep=("tr-typo",)).check() == []
+    exp = tmp_path / "e.toml"
+    exp.write_text('[models.b]\nspec = "bm25"\n[datasets.d]\nspec = "demo"\n[[analyses]]\ntype = "probes"\n'
+                   'datasets = ["d"]\nparams = { probes = ["tr-nosuch"] }\n')
+    assert main(["run", str(exp), "--check"]) == 1

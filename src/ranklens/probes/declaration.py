@@ -120,6 +120,15 @@ class Params:
 
     def check(self) -> list[str]:
         problems = []
+        from ..errors import ValidationError
+        from .catalog import select_probes
+
+        for field_name, patterns in (("probes", self.probes), ("sweep", self.sweep)):
+            for pat in patterns:  # a name that matches no probe fails before anything runs
+                try:
+                    select_probes([pat])
+                except ValidationError as exc:
+                    problems.append(f"{field_name}: {exc}")
         for d in self.delta:
             v = d.partition("=")[2] if "=" in d else d
             try:
