@@ -68,3 +68,63 @@ def lazy_exports(package: str, where: Mapping[str, str]) -> tuple[Callable[[str]
         return sorted(set(where) | set(vars(sys.modules[package])))
 
     return __getattr__, __dir__
+
+
+class LazyModule:
+    """A module imported on its first attribute look-up: ``pd = LazyModule("pandas")`` at the top
+    of a module keeps ``pd.DataFrame(...)`` in its functions while importing the module itself
+    costs nothing (``ranklens evaluate`` reads and scores runs without pandas)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+    def __repr__(self) -> str:
+        return f"<lazy module {self._name!r}>"
+
+
+def is_frame(obj: Any) -> bool:
+    """``isinstance(obj, pandas.DataFrame)`` without importing pandas: no frame can exist before
+    pandas is imported."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(obj, pd.DataFrame)
+
+
+class _RefusePandas:
+    """A meta-path finder that refuses pandas (used only inside :func:`arrow_without_pandas`)."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ImportError("pandas is not loaded in this process (ranklens: arrow_without_pandas)")
+
+
+def arrow_without_pandas() -> None:
+    """Let pyarrow convert arrays in this process without importing pandas (~0.5 s of start-up).
+
+    pyarrow imports pandas on its first conversions only to learn pandas's types (its Python
+    shim: "is this object a pandas one?"; its C++ converter: ``pd.NA``, ``NaT``, ``Timestamp``);
+    while pandas is not in ``sys.modules`` no such object can exist. Both are asked once here with
+    pandas refused, so they record "no pandas" (the C++ record lasts for the process: a later
+    conversion of pandas objects holding ``pd.NA``/``NaT`` would not see them as missing). Only for
+    a process that reads files, scores and prints, then ends: the ``ranklens evaluate`` program
+    (``ranklens.asl.evaluate_cli``, only when it runs as the program). A no-op when pandas is
+    loaded or pyarrow has already been asked.
+    """
+    if "pandas" in sys.modules:
+        return
+    import pyarrow as pa
+
+    shim = getattr(getattr(pa, "lib", None), "_pandas_api", None)
+    if shim is None:
+        return
+    finder = _RefusePandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        _ = shim.have_pandas
+        pa.array([0]).to_numpy(zero_copy_only=False)  # the C++ converter's one-time look-up
+    except ImportError:
+        pass
+    finally:
+        sys.meta_path.remove(finder)

@@ -149,3 +149,37 @@ def test_a_ranklens_warning_is_one_line_on_stderr_once():
     assert quiet.returncode == 0 and quiet.stderr.splitlines() == ["ranklens: warning: the same note"]
     debug = subprocess.run([sys.executable, "-c", code.format(debug=True)], capture_output=True, text=True)
     assert "RanklensWarning: the same note" in debug.stderr and "ranklens: warning:" not in debug.stderr
+
+
+def test_evaluate_reads_scores_and_prints_without_pandas_or_scipy(tmp_path):
+    """``ranklens evaluate QRELS RUN`` with the common measures, ASL among them (issue 32): files read
+    by pyarrow, ranked and scored by numpy, printed; pandas (~0.5 s) and scipy are never imported.
+    q1: relevant d1 (grade 2) and d3 (grade 1), ranked d1 d2 d3; q2: relevant e2, ranked e1 e2."""
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\nq2 0 e2 1\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 2.0 r\nq1 Q0 d3 3 1.0 r\n"
+                                      "q2 Q0 e1 1 2.0 r\nq2 Q0 e2 2 1.0 r\n")
+    mods, out = _imported("evaluate", "qrels.txt", "run.txt", "AP", "RR", "P@2", "ASL", "--places", "6",
+                          cwd=tmp_path)
+    got = {m: float(v) for m, v in (line.split("\t") for line in out.splitlines())}
+    # AP: q1 (1 + 2/3) / 2, q2 1/2; RR: 1 and 1/2; P@2: 1/2 each; ASL (1 + the non-relevant
+    # documents above each relevant one): q1 (1 + 2) / 2, q2 2
+    assert got == pytest.approx({"AP": ((1 + 2 / 3) / 2 + 0.5) / 2, "RR": 0.75, "P@2": 0.5, "ASL": 1.75},
+                                abs=1e-6)
+    assert not _tops(mods) & {"pandas", "scipy"}, sorted(m for m in mods if m.startswith(("pandas", "scipy")))
+    (tmp_path / "run2.txt").write_text((tmp_path / "run.txt").read_text())
+    mods, out = _imported("evaluate", "qrels.txt", "run.txt", "run2.txt", "AP", "nDCG@10", "ASL", "--per-query",
+                          "-o", "jsonl", cwd=tmp_path)  # several runs, per query, ir_measures' jsonl
+    assert len(out.splitlines()) == 2 * (2 * 3 + 3)
+    assert not _tops(mods) & {"pandas", "scipy"}
+
+
+def test_pyarrow_still_converts_pandas_after_evaluate_left_it_out():
+    """After :func:`ranklens._lazy.arrow_without_pandas` a conversion that needs pandas imports it
+    (pyarrow retries): a table to a frame and back, in a fresh process."""
+    code = ("import sys\nfrom ranklens._lazy import arrow_without_pandas\narrow_without_pandas()\n"
+            "import numpy as np, pyarrow as pa\nassert 'pandas' not in sys.modules\n"
+            "assert pa.array(np.arange(3)).to_numpy().tolist() == [0, 1, 2]\nassert 'pandas' not in sys.modules\n"
+            "f = pa.table({'a': [1, 2]}).to_pandas()\nassert f['a'].tolist() == [1, 2]\n"
+            "assert pa.Table.from_pandas(f).column('a').to_pylist() == [1, 2]\nprint('ok')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]

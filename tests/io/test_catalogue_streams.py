@@ -183,6 +183,9 @@ GRADE_CASES = [
     ("qrels-underscore-grade", "1 0 d1 1_0\n", ("error", 1, "not an integer grade")),
     ("qrels-plus-grade", "1 0 d1 +2\n1 0 d2 -1\n", ("ok", [2, -1])),
     ("qrels-point-zero", "1 0 d1 2.00\n", ("ok", [2])),
+    ("qrels-plain-digits", "1 0 d1 0\n1 0 d2 12\n", ("ok", [0, 12])),  # the cast without the regex passes
+    ("qrels-huge-digits", "1 0 d1 0\n1 0 d2 99999999999999999999\n", ("error", 2, "out of range")),
+    ("qrels-non-ascii-digit", "1 0 d1 \u0663\n", ("error", 1, "not an integer grade")),
 ]
 
 

@@ -46,7 +46,6 @@ positions only. The measure strings (``ASL@g1-10``, ...) are parsed in :mod:`ran
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from .._arrays import running_count
 from ..errors import ValidationError
@@ -54,6 +53,9 @@ from ..types import DOC_ID, QUERY_ID, RANK, RELEVANCE
 from .declaration import Params
 from .measures import UNRETRIEVED_POLICIES
 from .ranked import RankedRun, _pa_idx, _within_cutoff
+from .._lazy import LazyModule
+
+pd = LazyModule("pandas")  # imported on first use: evaluate runs without pandas
 
 __all__ = [
     "DEFAULT_UNRETRIEVED",

@@ -228,18 +228,15 @@ def run(args: argparse.Namespace) -> int:
     baseline = resolve_run_name(params.baseline, runs)
     if args.per_document:
         _check_output(args.per_document)
+    if args.format.startswith("ir_measures") and not (args.out or args.per_document):
+        return _print_means(args, params, conv, runs, measures)  # no Result to build: no pandas
     res = evaluate(
         args.qrels, runs, measures, baseline=baseline,
         correction=params.correction, n_resamples=params.n_resamples, confidence=params.confidence,
         seed=args.seed, per_document=bool(args.per_document), ci=args.ci, provider=args.provider,
         hash_inputs=bool(args.out), **conv.kwargs(),  # the provenance is kept only with --out
     )
-    note = _conventions_note(conv, args.provider)
-    if note:
-        sys.stderr.write(note + "\n")
-    for w in res.warnings:  # before the numbers: the depth mismatch is the first line a user sees
-        sys.stderr.write(f"ranklens: warning: {w}\n")
-    sys.stderr.flush()
+    _notes(conv, args.provider, res.warnings)
     if args.format.startswith("ir_measures"):
         _write_ir_measures(res, args, params.places)
     else:
@@ -326,31 +323,76 @@ def _long_table(res, args: argparse.Namespace):
     return out.reset_index(drop=True)
 
 
-def _write_ir_measures(res, args: argparse.Namespace, places: int) -> None:
-    """What ``ir_measures QRELS RUN MEASURES [-q] [-n] [-p N] [-o tsv|jsonl]`` prints: summary
-    ``measure value`` lines, or per-query ``query_id measure value`` lines followed by the
-    ``all`` rows (unless --no_summary); with several runs a leading run column."""
-    import json
+def _print_means(args: argparse.Namespace, params: Any, conv: Any, runs: dict[str, Any],
+                 measures: list[str] | None) -> int:
+    """The ir_measures formats without ``--out``/``--per-document``: :func:`evaluate_means`'
+    numbers and warnings (those of :func:`evaluate`, no ``Result``, no pandas), printed."""
+    from .._lazy import arrow_without_pandas
+    from .evaluation import evaluate_means
 
+    if args.provider == "ranklens" and not str(args.qrels).startswith("irds:") and _is_program():
+        arrow_without_pandas()  # file inputs, ranklens kernels, then the process ends: no pandas
+    means = evaluate_means(args.qrels, runs, measures, provider=args.provider, per_query=args.by_query,
+                           **conv.kwargs())
+    _notes(conv, args.provider, means.warnings)
+    _print_ir_measures(args, params.places, means.measures, means.run_order,
+                       lambda r: means.per_query[r], lambda r, n: means.values[r][n])
+    return 0
+
+
+def _is_program() -> bool:
+    """Whether this process is the ``ranklens`` program (the console script or ``python -m
+    ranklens``), not a caller of :func:`ranklens.cli.main` that goes on after it."""
+    prog = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()
+    return prog.name == "ranklens" or (prog.name == "__main__.py" and prog.parent.name == "ranklens")
+
+
+def _notes(conv: Any, provider: str, warnings: Any) -> None:
+    """The conventions note and the warnings on stderr, before the numbers."""
+    note = _conventions_note(conv, provider)
+    if note:
+        sys.stderr.write(note + "\n")
+    for w in warnings:  # before the numbers: the depth mismatch is the first line a user sees
+        sys.stderr.write(f"ranklens: warning: {w}\n")
+    sys.stderr.flush()
+
+
+def _write_ir_measures(res, args: argparse.Namespace, places: int) -> None:
+    """:func:`_print_ir_measures` of a ``Result`` (``--out``, ``--per-document``)."""
     import pandas as pd
 
     names = list(res.summary["measures"])
-    runs = list(res.summary["run_order"])
     pq = res.tables["per_query"]
     means = res.table.set_index("model")
+    rank = {m: i for i, m in enumerate(names)}  # per query, the measures in the order given
+
+    def rows_of(run_name: str) -> list[tuple[str, str, float]]:
+        sub = pq[pq["model"] == run_name]
+        # queries in the order the run lists them (the per-query table's order), as ir_measures prints
+        sub = sub.assign(_q=pd.factorize(sub["query_id"])[0], _m=sub["measure"].map(rank))
+        sub = sub.sort_values(["_q", "_m"], kind="stable")
+        return list(sub[["query_id", "measure", "value"]].itertuples(index=False, name=None))
+
+    _print_ir_measures(args, places, names, list(res.summary["run_order"]), rows_of,
+                       lambda r, n: float(means.loc[r, n]))
+
+
+def _print_ir_measures(args: argparse.Namespace, places: int, names: Any, runs: Any, rows_of: Any,
+                       value_of: Any) -> None:
+    """What ``ir_measures QRELS RUN MEASURES [-q] [-n] [-p N] [-o tsv|jsonl]`` prints: summary
+    ``measure value`` lines, or per-query ``query_id measure value`` lines followed by the
+    ``all`` rows (unless --no_summary); with several runs a leading run column. ``rows_of(run)``
+    gives a run's per-query rows, ``value_of(run, measure)`` its mean."""
+    import json
+
     fmt = f".{places}f" if places >= 0 else ""
     for run_name in runs:
         lead = [run_name] if len(runs) > 1 else []
         rows: list[tuple[str, str, float]] = []
         if args.by_query:
-            sub = pq[pq["model"] == run_name]
-            rank = {m: i for i, m in enumerate(names)}  # per query, the measures in the order given
-            # queries in the order the run lists them (the per-query table's order), as ir_measures prints
-            sub = sub.assign(_q=pd.factorize(sub["query_id"])[0], _m=sub["measure"].map(rank))
-            sub = sub.sort_values(["_q", "_m"], kind="stable")
-            rows.extend(sub[["query_id", "measure", "value"]].itertuples(index=False, name=None))
+            rows.extend(rows_of(run_name))
         if not (args.by_query and args.no_summary):
-            rows.extend(("all", n, float(means.loc[run_name, n])) for n in names)
+            rows.extend(("all", n, value_of(run_name, n)) for n in names)
         for q, m, v in rows:
             if args.format == "ir_measures-jsonl":
                 rec = {"run": run_name} if lead else {}

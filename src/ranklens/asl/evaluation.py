@@ -18,10 +18,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import ValidationError
 from ..types import DOC_ID, QUERY_ID, RELEVANCE
@@ -38,12 +38,16 @@ from .inputs import _as_qrels_table, load_runs, map_grades, parse_grade_mapping
 from .measures import ASL, higher_is_better, is_summed, measure_at_rel
 from .ranked import RankedRun
 from .ranking import rank_runs, run_source
+from .._lazy import LazyModule, is_frame
+
+pd = LazyModule("pandas")  # imported on first use: evaluate runs without pandas
 
 __all__ = [
     "DEFAULT_MEASURES",
     "MISSING_POLICIES",
     "PROVIDERS",
     "evaluate",
+    "evaluate_means",
     "load_runs",
     "per_document_values",
     "per_query_values",
@@ -122,6 +126,22 @@ def per_query_values(
         ASL of :func:`~ranklens.asl.asl.worst_case_asl` (every relevant document
         unretrieved behind the run's depth of non-relevant documents: never a reward).
     """
+    out = [pd.DataFrame({QUERY_ID: pd.array(rr.query_ids[ok], dtype="str"), "measure": name, "value": v[ok]})
+           for name, v, ok in _per_query_columns(rr, qrels_dict, measures, rel=rel, unretrieved=unretrieved,
+                                                 collection_size=collection_size, missing=missing,
+                                                 provider=provider)]
+    frame = pd.concat(out, ignore_index=True) if out else pd.DataFrame({QUERY_ID: [], "measure": [], "value": []})
+    frame[QUERY_ID] = frame[QUERY_ID].astype("str")
+    frame["measure"] = frame["measure"].astype("str")
+    return frame
+
+
+def _per_query_columns(rr: RankedRun, qrels_dict: Mapping[str, Mapping[str, int]] | None,
+                       measures: Sequence[Any], *, rel: int, unretrieved: str, collection_size: int | None,
+                       missing: str, provider: str) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """:func:`per_query_values` without a frame: per measure (in the order given), its canonical
+    name, its values (float64[Q], aligned with ``rr.query_ids``) and the queries that have one
+    (bool[Q])."""
     from .kernels import standard_per_query, supports
 
     absent = _absent_queries(rr, missing)
@@ -141,16 +161,10 @@ def per_query_values(
             external.append(m)
     if external:
         values.update(_external_values(rr, qrels_dict, external, provider, missing))
-    frames = []
+    out = []
     for m in measures:
         v = values[str(m)]
-        ok = keep_q & ~np.isnan(v)
-        frames.append(pd.DataFrame({QUERY_ID: pd.array(rr.query_ids[ok], dtype="str"),
-                                    "measure": str(m), "value": v[ok]}))
-    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        {QUERY_ID: [], "measure": [], "value": []})
-    out[QUERY_ID] = out[QUERY_ID].astype("str")
-    out["measure"] = out["measure"].astype("str")
+        out.append((str(m), v, keep_q & ~np.isnan(v)))
     return out
 
 
@@ -233,12 +247,12 @@ def _external_values(rr: RankedRun, qrels_dict, measures: Sequence[Any], provide
 
     qd = qrels_dict if qrels_dict is not None else _rr_qrels_dict(rr)
     calc = ir_measures.pytrec_eval.iter_calc if provider == "pytrec_eval" else ir_measures.iter_calc
-    index = pd.Index(rr.query_ids)
+    index = {q: i for i, q in enumerate(rr.query_ids.tolist())}
     fill = 0.0 if missing == "zero" else np.nan
     out = {str(m): np.full(len(rr.query_ids), fill) for m in measures}
     for metric in calc(list(measures), qd, _run_dict(rr)):
         if metric.query_id in index:
-            out[str(metric.measure)][index.get_loc(metric.query_id)] = float(metric.value)
+            out[str(metric.measure)][index[metric.query_id]] = float(metric.value)
     return out
 
 
@@ -371,6 +385,54 @@ def evaluate(
     return res.with_warnings(*evaluation_warnings(info, depth_ratio, unretrieved, mlist))
 
 
+@dataclass(frozen=True)
+class Means:
+    """What :func:`evaluate_means` returns: per run (in the order given) its per-query rows and
+    each measure's value over queries, and the warnings :func:`evaluate` gives."""
+
+    measures: tuple[str, ...]
+    run_order: tuple[str, ...]
+    #: run -> ``(query_id, measure, value)`` rows: queries in the run's order, measures in the order given
+    per_query: dict[str, list[tuple[str, str, float]]]
+    #: run -> measure -> the mean over queries (the count measures: the sum)
+    values: dict[str, dict[str, float]]
+    warnings: tuple[str, ...]
+
+
+def evaluate_means(
+    qrels: Any, runs: Any, measures: Sequence[Any] | None = DEFAULTS.measures, *, ties: str = DEFAULTS.ties,
+    rel: int = DEFAULTS.rel, unretrieved: str = DEFAULTS.unretrieved,
+    collection_size: int | None = DEFAULTS.collection_size, missing: str = DEFAULTS.missing,
+    duplicates: str = DEFAULTS.duplicates, depth: int | None = DEFAULTS.depth, grades: Any = DEFAULTS.grades,
+    depth_ratio: float = DEFAULTS.depth_ratio, provider: str = "ranklens", per_query: bool = False,
+) -> Means:
+    """:func:`evaluate`'s per-query values and means, the same numbers and warnings, without a
+    ``Result`` (no tables, provenance, CIs or tests): what ``ranklens evaluate`` prints in the
+    ir_measures formats, read, ranked and scored on pyarrow and numpy alone (pandas is not
+    imported unless an input is a DataFrame). ``per_query`` also keeps the per-query rows."""
+    _check_policy(unretrieved, collection_size)
+    mlist = _prepare_measures(measures, rel)
+    names = tuple(str(m) for m in mlist)
+    run_map = load_runs(runs)
+    rr_map = rank_runs(qrels, run_map, ties=ties, duplicates=duplicates, depth=depth, grades=grades)
+    conv = {"rel": rel, "missing": missing, "unretrieved": unretrieved}
+    info: dict[str, dict[str, Any]] = {}
+    rows: dict[str, list[tuple[str, str, float]]] = {}
+    values: dict[str, dict[str, float]] = {}
+    for name, rr in rr_map.items():
+        info[name] = _run_info(name, rr, mlist, conv)
+        cols = _per_query_columns(rr, None, mlist, rel=rel, unretrieved=unretrieved,
+                                  collection_size=collection_size, missing=missing, provider=provider)
+        values[name] = {n: aggregate(v[ok], is_summed(m)) for (n, v, ok), m in zip(cols, mlist)}
+        if per_query:
+            ids = rr.query_ids.tolist()
+            per = [(n, v.tolist(), ok.tolist()) for n, v, ok in cols]
+            rows[name] = [(ids[q], n, v[q]) for q in _printed_queries(rr, [c[2] for c in cols]).tolist()
+                          for n, v, ok in per if ok[q]]
+    return Means(names, tuple(run_map), rows, values,
+                 tuple(evaluation_warnings(info, depth_ratio, unretrieved, mlist)))
+
+
 def _statistics(pq_all: pd.DataFrame, names: Sequence[str], mlist: Sequence[Any], systems: list[str],
                 baseline: str | None, ci: bool, correction: str, n_resamples: int, confidence: float,
                 seed: int) -> dict[str, pd.DataFrame]:
@@ -421,12 +483,7 @@ def _score_runs(rr_map: Mapping[str, RankedRun], mlist: Sequence[Any], conv: Map
     per_query, per_doc = [], []
     info: dict[str, dict[str, Any]] = {}
     for name, rr in rr_map.items():
-        info[name] = {"tied": rr.tied_rows, "dropped": rr.duplicates_dropped,
-                      "coverage": _coverage(rr, run_source(name, rr), conv["rel"], conv["missing"], mlist),
-                      **depth_stats(rr, conv["rel"]),
-                      "below_optimum": below_optimum(rr, rel=conv["rel"], unretrieved=conv["unretrieved"])
-                      if any(isinstance(m, ASL) for m in mlist) else 0,
-                      "missing_queries": int(np.count_nonzero(~rr.in_run & rr.judged_queries()))}
+        info[name] = _run_info(name, rr, mlist, conv)
         pq = per_query_values(rr, None, mlist, rel=conv["rel"], unretrieved=conv["unretrieved"],
                               collection_size=conv["collection_size"], missing=conv["missing"],
                               provider=conv["provider"])
@@ -440,6 +497,43 @@ def _score_runs(rr_map: Mapping[str, RankedRun], mlist: Sequence[Any], conv: Map
     pq_all = pd.concat(per_query, ignore_index=True)
     pq_all["model"] = pq_all["model"].astype("str")
     return pq_all, per_doc, info
+
+
+def _run_info(name: str, rr: RankedRun, mlist: Sequence[Any], conv: Mapping[str, Any]) -> dict[str, Any]:
+    """A run's tie/duplicate counts, coverage warnings, depth statistics and eq. 3 below-optimum
+    count (what :func:`evaluation_warnings` and the model table read)."""
+    return {"tied": rr.tied_rows, "dropped": rr.duplicates_dropped,
+            "coverage": _coverage(rr, run_source(name, rr), conv["rel"], conv["missing"], mlist),
+            **depth_stats(rr, conv["rel"]),
+            "below_optimum": below_optimum(rr, rel=conv["rel"], unretrieved=conv["unretrieved"])
+            if any(isinstance(m, ASL) for m in mlist) else 0,
+            "missing_queries": int(np.count_nonzero(~rr.in_run & rr.judged_queries()))}
+
+
+def _printed_queries(rr: RankedRun, oks: Sequence[np.ndarray]) -> np.ndarray:
+    """The query codes of the per-query rows in the order they are printed: as :func:`_in_run_order`
+    orders the measure-major rows (the run's first listing; the queries it leaves out after, by
+    their first measure with a value, then id), each query once."""
+    qs = np.concatenate([np.flatnonzero(ok) for ok in oks]) if oks else np.zeros(0, np.int64)
+    if rr.run_order is not None:
+        pos = np.full(len(rr.query_ids), len(rr.run_order), np.int64)
+        pos[np.asarray(rr.run_order, np.int64)] = np.arange(len(rr.run_order))
+        qs = qs[np.argsort(pos[qs], kind="stable")]
+    _, first = np.unique(qs, return_index=True)
+    return qs[np.sort(first)]
+
+
+def aggregate(values: np.ndarray, summed: bool) -> float:
+    """A measure's value over queries: the mean (the count measures: the sum, as trec_eval sums
+    them), from the exactly rounded sum (``math.fsum``: the same figure whatever the query order
+    or the pandas version; NaN when no query has a value). The one aggregation of the model
+    table and of :func:`evaluate_means`."""
+    import math
+
+    if values.size == 0:
+        return float("nan")
+    total = math.fsum(values.tolist())
+    return total if summed else total / values.size
 
 
 def _in_run_order(pq: pd.DataFrame, rr: RankedRun) -> pd.DataFrame:
@@ -457,15 +551,15 @@ _DEPTH_COLUMNS = ("depth_min", "depth_median", "depth_max", "recall_at_depth")
 
 def _model_table(pq_all: pd.DataFrame, run_map: Mapping[str, Any], names: Sequence[str],
                  mlist: Sequence[Any], info: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
-    grouped = pq_all.groupby(["model", "measure"], sort=False)["value"]
-    means = grouped.mean().unstack("measure")
-    sums = grouped.sum().unstack("measure")
-    counts = grouped.count().unstack("measure")
+    groups = pq_all.groupby(["model", "measure"], sort=False)["value"].indices
+    values = pq_all["value"].to_numpy(np.float64)
     table = pd.DataFrame({"model": list(run_map)})
-    for n, m in zip(names, mlist):
-        agg = sums if is_summed(m) else means  # the count measures are summed, as trec_eval does
-        table[n] = table["model"].map(agg[n]) if n in agg else np.nan
-    table["n_queries"] = table["model"].map(counts.max(axis=1)).fillna(0).astype(np.int64)
+    for n, m in zip(names, mlist):  # the count measures are summed, as trec_eval does
+        table[n] = [aggregate(values[groups[(r, n)]], is_summed(m)) if (r, n) in groups else np.nan
+                    for r in table["model"]]
+    table["n_queries"] = [max((len(groups[(r, n)]) for n in names if (r, n) in groups), default=0)
+                          for r in table["model"]]
+    table["n_queries"] = table["n_queries"].astype(np.int64)
     table["tied_rows"] = table["model"].map({k: v["tied"] for k, v in info.items()}).astype(np.int64)
     for c in _DEPTH_COLUMNS:
         table[c] = table["model"].map({k: v[c] for k, v in info.items()})
@@ -547,7 +641,7 @@ def _inputs(qrels: Any, grades: Any, run_map: Mapping[str, Any], file_hashes: Ma
     for name, run in run_map.items():
         if isinstance(run, (str, os.PathLike)):
             inputs[f"run:{name}"] = file_hashes[f"run:{name}"]
-        elif isinstance(run, pd.DataFrame):
+        elif is_frame(run):
             inputs[f"run:{name}"] = "sha256:" + sha256_frame(run)
     if "qrels" in file_hashes:
         inputs["qrels"] = file_hashes["qrels"]

@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import ValidationError
 from ..types import DOC_ID, QUERY_ID, RELEVANCE, SCORE
+from .._lazy import LazyModule, is_frame
+
+pd = LazyModule("pandas")  # imported on first use: evaluate runs without pandas
 
 __all__ = ["GRADE_MAPPINGS", "load_runs", "map_grades", "parse_grade_mapping"]
 
@@ -45,7 +47,7 @@ def _as_run_table(run: Any, *, source: str = "run"):
             run = run.set_column(run.schema.get_field_index(SCORE), SCORE,
                                  run.column(SCORE).cast(pa.float64()))
         return run
-    if isinstance(run, pd.DataFrame):
+    if is_frame(run):
         run = _frame_columns(run, SCORE, f"{source}: run")
         for c in (QUERY_ID, DOC_ID):
             if pd.api.types.is_numeric_dtype(run[c]):
@@ -94,7 +96,7 @@ def _as_qrels_table(qrels: Any):
 
     if isinstance(qrels, pa.Table):
         return qrels
-    if isinstance(qrels, pd.DataFrame):
+    if is_frame(qrels):
         qrels = _frame_columns(qrels, RELEVANCE, "qrels")
         rel = pd.to_numeric(qrels[RELEVANCE], errors="coerce")
         if rel.isna().any():
@@ -172,13 +174,13 @@ def load_runs(runs: Any) -> dict[str, Any]:
 
     if isinstance(runs, Mapping):
         return {str(k): v for k, v in runs.items()}
-    if isinstance(runs, pd.DataFrame):
+    if is_frame(runs):
         return {"run": runs}
     if isinstance(runs, (str, os.PathLike)):
         return dict(discover_runs(runs))
     if isinstance(runs, Sequence):
-        frames = {f"run{i}": item for i, item in enumerate(runs) if isinstance(item, pd.DataFrame)}
-        files = discover_runs([item for item in runs if not isinstance(item, pd.DataFrame)])
+        frames = {f"run{i}": item for i, item in enumerate(runs) if is_frame(item)}
+        files = discover_runs([item for item in runs if not is_frame(item)])
         clash = sorted(set(frames) & set(files))
         if clash:
             raise ValidationError(f"two runs are named {clash[0]!r}; pass a mapping {{name: run}} to name them")
@@ -191,7 +193,7 @@ def _in_order(runs: Any, frames: dict[str, Any], files: dict[str, Any]) -> dict[
     """Frames and discovered files in the order their items were given."""
     out: dict[str, Any] = {}
     for i, item in enumerate(runs):
-        if isinstance(item, pd.DataFrame):
+        if is_frame(item):
             out[f"run{i}"] = frames[f"run{i}"]
         else:
             root = Path(item)

@@ -9,10 +9,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import ValidationError
 from ..types import DOC_ID, QUERY_ID, RANK, SCORE
+from .._lazy import LazyModule
+
+pd = LazyModule("pandas")  # imported on first use: evaluate runs without pandas
 
 __all__ = ["RankedRun", "truncate"]
 

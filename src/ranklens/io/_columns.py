@@ -253,9 +253,12 @@ def _post_check(table, layout: Layout):
         return table
     col = table.column(layout.value_name)
     if layout.integer:
-        if not pc.all(pc.match_substring_regex(col, "^" + GRADE.pattern + "$")).as_py():
+        if pc.all(pc.ascii_is_decimal(col)).as_py():  # plain digits (the usual qrels): GRADE, nothing to strip
+            digits = col
+        elif not pc.all(pc.match_substring_regex(col, "^" + GRADE.pattern + "$")).as_py():
             return None
-        digits = pc.replace_substring_regex(pc.replace_substring_regex(col, r"\.0*$", ""), r"^\+", "")
+        else:
+            digits = pc.replace_substring_regex(pc.replace_substring_regex(col, r"\.0*$", ""), r"^\+", "")
         try:
             ints = pc.cast(digits, pa.int64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):

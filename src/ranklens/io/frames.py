@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 
 from .._arrays import running_count
-from .._lazy import available
+from .._lazy import LazyModule, available
 from ..errors import ValidationError
 from ..types import DEFAULT_TIES, DOC_ID, QUERY_ID, RANK, RELEVANCE, SCORE, TIE_RULES
+
+pd = LazyModule("pandas")  # imported on first use: evaluate runs without pandas
 
 __all__ = ["COLUMN_ALIASES", "count_ties", "rank_run", "validate_qrels", "validate_run"]
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataFormatError, ValidationError
 from ..types import DEFAULT_TIES, DOC_ID, QUERY_ID, RANK, RELEVANCE, SCORE
@@ -26,6 +25,9 @@ from ._columns import QRELS, RUN, locate, read_columns, table_warnings
 from ._streams import STDIN, display_name, is_stream, stream_data
 from ..files import atomic_output
 from .frames import rank_run, validate_qrels, validate_run
+from .._lazy import LazyModule, is_frame
+
+pd = LazyModule("pandas")  # imported on first use: evaluate runs without pandas
 
 __all__ = ["RUN_SUFFIXES", "check_coverage", "coverage_warnings", "depth_warnings", "discover_runs", "read_qrels", "read_qrels_table",
            "read_run", "read_run_table", "read_runs", "reader_warnings", "run_name", "write_qrels", "write_run"]
@@ -195,7 +197,7 @@ def read_run(path_or_frame: PathLike | pd.DataFrame, *, name: str | None = None,
             non-finite score, duplicate (query, doc) with both line numbers, empty file, bad
             encoding, corrupt gzip).
     """
-    if isinstance(path_or_frame, pd.DataFrame):
+    if is_frame(path_or_frame):
         out = validate_run(path_or_frame, source=name or "run")
         out.attrs["name"] = name or path_or_frame.attrs.get("name", "run")
         return out
@@ -241,7 +243,7 @@ def read_qrels(path: PathLike, *, encoding: str | None = None) -> pd.DataFrame:
     Raises:
         DataFormatError: naming file, line and problem.
     """
-    if isinstance(path, pd.DataFrame):
+    if is_frame(path):
         return validate_qrels(path, source="qrels frame")
     if isinstance(path, str) and path.startswith("irds:"):
         from .irds import irds_qrels
@@ -311,7 +313,7 @@ def _query_set(obj: Any) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    col = pa.array(obj[QUERY_ID].astype(str)) if isinstance(obj, pd.DataFrame) else obj.column(QUERY_ID)
+    col = pa.array(obj[QUERY_ID].astype(str)) if is_frame(obj) else obj.column(QUERY_ID)
     return pc.unique(col.cast(pa.string()))
 
 
@@ -346,7 +348,7 @@ def check_coverage(run: Any, qrels: Any, *, rel: int = 1, run_name: str = "run",
     import pyarrow.compute as pc
 
     rq, qq = _query_set(run), _query_set(qrels)
-    if isinstance(qrels, pd.DataFrame):
+    if is_frame(qrels):
         has_rel = _query_set(qrels[np.asarray(qrels[RELEVANCE]) >= rel])
     else:
         has_rel = _query_set(qrels.filter(pc.greater_equal(qrels.column(RELEVANCE), rel)))
@@ -405,7 +407,7 @@ def depth_warnings(runs: Mapping[str, Any], *, note: str = "") -> tuple[str, ...
         if isinstance(r, (int, np.integer)):
             depths[name] = int(r)
             continue
-        ids = r[QUERY_ID] if isinstance(r, pd.DataFrame) else r.column(QUERY_ID).to_pandas()
+        ids = r[QUERY_ID] if is_frame(r) else r.column(QUERY_ID).to_pandas()
         depths[name] = int(pd.Series(ids).value_counts().max()) if len(ids) else 0
     if len(set(depths.values())) <= 1:
         return ()
