@@ -65,6 +65,31 @@ def test_per_query_rows_come_in_the_run_order_as_the_ir_measures_cli_prints_them
         assert order != sorted(order)
 
 
+@pytest.mark.realdata
+def test_per_query_measures_within_a_query_come_as_the_ir_measures_cli_prints_them(shared_data):
+    """Within a query ir_measures prints its pytrec_eval measures in trec_eval's order (cut-offs
+    ascending), whatever order they were given in: byte-equal on a DL19 run, measures shuffled."""
+    qrels = shared_data / "trec_dl_msmarco_passage" / "qrels.dl19-passage.txt"
+    run = shared_data / "trec_dl_runs" / "official" / "dl19" / "TUA1-1.top100.run.gz"
+    measures = ["nDCG@10 P@10 RR", "Rprec", "P@5", "AP", "R@100", "nDCG", "NumRet", "Bpref", "nDCG@5", "AP@10"]
+    ours = _cli("ranklens", "evaluate", str(qrels), str(run), *measures, "--per-query")
+    peer = _cli("ir_measures", str(qrels), str(run), *measures, "-q")
+    assert ours.returncode == 0 and peer.returncode == 0, ours.stderr
+    assert ours.stdout == peer.stdout
+    first = [ln.split(b"\t")[1].decode() for ln in ours.stdout.splitlines()[:12]]
+    assert first[:4] == ["NumRet", "AP", "Rprec", "Bpref"] and first.index("P@5") < first.index("P@10")
+
+
+def test_per_query_order_puts_trec_eval_measures_first_and_the_rest_as_given(files, capsys):
+    """The rule by hand: trec_eval's table order for its measures (AP before RR before P@k, P@1
+    before P@2, nDCG before nDCG@k), then ASL and other measures in the order given."""
+    assert main(["evaluate", str(files / "qrels.txt"), str(files / "run.txt"), "ASL", "P@2", "nDCG@2", "RR",
+                 "P@1", "ASL@g1-1", "AP", "--per-query", "-n"]) == 0
+    rows = [ln.split("\t") for ln in capsys.readouterr().out.strip().splitlines()]
+    assert [r[0] for r in rows[:7]] == ["q1"] * 7
+    assert [r[1] for r in rows[:7]] == ["AP", "RR", "P@1", "P@2", "nDCG@2", "ASL", "ASL@g1-1"]
+
+
 def test_dash_reads_the_run_from_stdin(files):
     want = _cli("ranklens", "evaluate", str(files / "qrels.txt"), str(files / "run.txt"), "AP", "P@2")
     got = _cli("ranklens", "evaluate", str(files / "qrels.txt"), "-", "AP", "P@2", stdin=gzip.compress(RUN.encode()))

@@ -105,8 +105,9 @@ def add_evaluate(sub: argparse._SubParsersAction) -> None:
     peers.add_argument("--per-query", "--by-query", "--by_query", dest="by_query", action="store_true",
                        help="per-query values (ir_measures' --by_query: query_id, measure, value, then "
                             "the 'all' rows), queries in the order the run lists them as ir_measures prints "
-                            "them; within a query the measures in the order given (ir_measures: its "
-                            "provider's order); ranklens spells it --per-query: -q is --quiet")
+                            "them; within a query the trec_eval measures (AP, nDCG@k, P@k, RR, ...) in "
+                            "trec_eval's order as ir_measures prints them, then the others (ASL, ...) in the "
+                            "order given; ranklens spells it --per-query: -q is --quiet")
     peers.add_argument("-q", dest="ambiguous_q", action="store_true", help=argparse.SUPPRESS)
     peers.add_argument("-n", "--no_summary", "--no-summary", dest="no_summary", action="store_true",
                        help="with --per-query in the ir_measures formats: no 'all' rows")
@@ -377,6 +378,28 @@ def _write_ir_measures(res, args: argparse.Namespace, places: int) -> None:
                        lambda r, n: float(means.loc[r, n]))
 
 
+#: trec_eval's measure table order (pytrec_eval yields a query's measures in it), ir_measures' names
+_TREC_ORDER = ("NumQ", "NumRet", "NumRel", "NumRelRet", "AP", "GMAP", "Rprec", "Bpref", "RR", "IPrec", "P", "R",
+               "infAP", "nDCG", "nDCG@", "AP@", "Success", "SetP", "SetR", "SetRelP", "SetAP", "SetF")
+
+
+def _query_order(names: Any) -> dict[str, tuple[int, float, int]]:
+    """Within a query, the order the ir_measures CLI prints measures that its pytrec_eval
+    provider computes: trec_eval's measure table order, cut-offs ascending (``P@5`` before
+    ``P@10``). Every other measure (ASL, relevance levels other than the default, measures of
+    ir_measures' other providers, which it prints in blocks of their own) follows, in the order given."""
+    order: dict[str, tuple[int, float, int]] = {}
+    for i, name in enumerate(names):
+        base, at, cut = str(name).partition("@")
+        fam = base + at if base in ("nDCG", "AP") and at else base
+        try:
+            key = (0, float(_TREC_ORDER.index(fam)), float(cut) if cut else -1.0) if "(" not in base else None
+        except ValueError:
+            key = None
+        order[name] = (key[0], key[1] * 1e6 + key[2], i) if key else (1, 0.0, i)
+    return order
+
+
 def _print_ir_measures(args: argparse.Namespace, places: int, names: Any, runs: Any, rows_of: Any,
                        value_of: Any) -> None:
     """What ``ir_measures QRELS RUN MEASURES [-q] [-n] [-p N] [-o tsv|jsonl]`` prints: summary
@@ -389,8 +412,13 @@ def _print_ir_measures(args: argparse.Namespace, places: int, names: Any, runs: 
     for run_name in runs:
         lead = [run_name] if len(runs) > 1 else []
         rows: list[tuple[str, str, float]] = []
-        if args.by_query:
-            rows.extend(rows_of(run_name))
+        if args.by_query:  # queries in the run's order; within one, the measures as ir_measures prints them
+            rank = _query_order(names)
+            seen: dict[str, int] = {}
+            per_query = list(rows_of(run_name))
+            for q, _m, _v in per_query:
+                seen.setdefault(q, len(seen))
+            rows.extend(sorted(per_query, key=lambda r: (seen[r[0]], rank.get(r[1], (2, 0.0, 0)))))
         if not (args.by_query and args.no_summary):
             rows.extend(("all", n, value_of(run_name, n)) for n in names)
         for q, m, v in rows:
