@@ -28,22 +28,73 @@ from typing import Any
 
 from .errors import ValidationError
 
-__all__ = ["Analysis", "ModelRows", "ResultKind", "add_cli_options", "make_params", "param",
+__all__ = ["Analysis", "ModelRows", "ResultKind", "add_cli_options", "ignored_problems", "make_params", "param",
            "param_problems", "params_dict", "params_from_args",
-           "path_fields", "resolve"]
+           "path_fields", "resolve", "tools_only_problems"]
 
 
 def param(default: Any, doc: str, *, choices: Sequence[Any] | None = None, min: float | None = None,
-          max: float | None = None, cli: str | None = None, path: bool = False) -> Any:
+          max: float | None = None, cli: str | None = None, path: bool = False,
+          applies_when: Mapping[str, Any] | None = None, tools_only: bool = False) -> Any:
     """A ``Params`` field: ``default``, a one-line ``doc``, allowed ``choices`` or ``min``/``max``.
 
     ``cli`` overrides the option name (default ``--field-name``); ``path=True`` marks a file or
     directory that must exist (checked by :func:`make_params`, unless the value is ``"demo"``).
     Mutable defaults are given as tuples.
+
+    ``applies_when`` names the other fields this one is read under, ``{other: values}``: a tuple of
+    values (for a list field: one of its items; ``"KIND"`` also matches ``"KIND:ARG"``) or ``True``
+    (the other field is set: not empty, not none). A value other than the default while a condition
+    fails would be ignored: an error at every door (:func:`ignored_problems`). ``tools_only``: read by
+    the analysis's file tools only, never by its run (a value other than the default is refused there).
     """
     meta = {"doc": doc, "choices": tuple(choices) if choices is not None else None, "min": min,
-            "max": max, "cli": cli, "path": path}
+            "max": max, "cli": cli, "path": path, "applies_when": dict(applies_when or {}),
+            "tools_only": tools_only}
     return field(default=default, metadata=meta)
+
+
+def _condition_holds(value: Any, wanted: Any) -> bool:
+    if wanted is True:
+        return bool(value)
+    items = value if isinstance(value, tuple) else (value,)
+    return any(v == w or (isinstance(v, str) and isinstance(w, str) and v.startswith(w + ":"))
+               for v in items for w in wanted)
+
+
+def _condition_text(other: str, wanted: Any, where: str, now: Any) -> str:
+    if wanted is True:
+        return f"{where}.{other} is set"
+    alts = " or ".join(repr(w) for w in wanted)
+    return f"{where}.{other} {'includes' if isinstance(now, tuple) else 'is'} {alts}"
+
+
+def ignored_problems(params: Any, *, where: str = "params") -> list[str]:
+    """Every field of ``params`` set (not its default) where its ``applies_when`` says it is not read:
+    one problem each, naming the field, the condition it is read under, the value that fails it and
+    the fix (an ignored option is an error, not a silent no-op)."""
+    out = []
+    for f in dataclasses.fields(params):
+        conditions = f.metadata.get("applies_when") or {}
+        value = getattr(params, f.name)
+        if not conditions or value == f.default:
+            continue
+        for other, wanted in conditions.items():
+            now = getattr(params, other)
+            if not _condition_holds(now, wanted):
+                shown = _fmt_default(now) if isinstance(now, tuple) or now is None else repr(now)
+                out.append(f"{where}.{f.name}: ignored unless {_condition_text(other, wanted, where, now)} "
+                           f"({where}.{other} is {shown}); set {where}.{other} or drop {where}.{f.name} "
+                           + _IGNORED)
+                break
+    return out
+
+
+def tools_only_problems(params: Any, *, where: str = "params") -> list[str]:
+    """The fields declared ``tools_only`` that are set (not their default) for an analysis run."""
+    return [f"{where}.{f.name}: read by the file tools only, not by the analysis run; drop it or give it to a "
+            "file tool " + _IGNORED
+            for f in dataclasses.fields(params) if f.metadata.get("tools_only") and getattr(params, f.name) != f.default]
 
 
 #: the types a result kind may declare for a summary value (``ResultKind.summary``); a trailing ``?``
@@ -125,6 +176,10 @@ class Analysis:
     help: str = ""                       # one line for `ranklens --help`
     description: str = ""                # paragraph for `ranklens NAME --help`
     needs_qrels: bool = False
+    reads_qrels: bool = True             # False: a --qrels would be ignored (refused by the CLI)
+    reads_runs: str | None = None        # a dataset's runs (--runs): None = not read (a --runs is refused by the
+    #                                      CLI), "instead" = they replace the models' runs (a --model is refused
+    #                                      beside them), "besides" = read beside the models
     needs_collection: bool = True        # False: the CLI runs it without --collection (driver gets None)
     min_models: int = 1
     max_models: int | None = None        # 0: takes no model (a --model would be ignored: refused at every door)
@@ -307,7 +362,19 @@ def param_problems(cls: type, values: Mapping[str, Any] | None, *, where: str = 
     made = cls(**out)
     check = getattr(made, "check", None)
     problems = [f"{where}: {p}" for p in check()] if callable(check) else []
+    problems += ignored_problems(made, where=where)
     return (None, problems) if problems else (made, [])
+
+
+def _raise(problems: list[str]) -> None:
+    """One error for every problem: :class:`IgnoredOptionError` when each is an ignored parameter."""
+    from .errors import IgnoredOptionError
+
+    ignored = all(p.endswith(_IGNORED) for p in problems)
+    raise (IgnoredOptionError if ignored else ValidationError)("; ".join(problems))
+
+
+_IGNORED = "(an ignored option is an error)"
 
 
 def make_params(cls: type, values: Mapping[str, Any] | None = None, *, where: str = "params",
@@ -317,7 +384,7 @@ def make_params(cls: type, values: Mapping[str, Any] | None = None, *, where: st
     ``Params`` value whose fields are the starting point (default: the declared defaults)."""
     made, problems = param_problems(cls, values, where=where, base=base)
     if problems:
-        raise ValidationError("; ".join(problems))
+        _raise(problems)
     return made
 
 
@@ -377,16 +444,19 @@ class _DeprecatedAlias(argparse.Action):
 def add_cli_options(parser: argparse.ArgumentParser, cls: type, *, fields: Sequence[str] | None = None,
                     aliases: Mapping[str, Sequence[str]] | None = None,
                     title: str = "analysis parameters (experiment files: the same names in "
-                                 "[analyses.params], with underscores)") -> None:
+                                 "[analyses.params], with underscores)", inherit: bool = False) -> None:
     """One option per ``Params`` field; ``--help`` shows its doc, choices and default.
 
     Lists are given comma-separated or by repeating the option; booleans as ``--x/--no-x``.
     Options default to ``None`` (= the declared default), so the CLI and an experiment block that
     sets nothing build the same ``Params``. ``fields`` picks a subset (a file tool offers the
     parameters it uses, under the same names and defaults); ``aliases`` maps a field to old option
-    spellings, accepted with a deprecation warning.
+    spellings, accepted with a deprecation warning. ``inherit``: the options of a tool under a command
+    that has them too (``ranklens regimes --k 3 TOOL``): a value given before the tool name is kept
+    (argparse would otherwise reset it to the tool's default, silently).
     """
     hints = _hints(cls)
+    unset = argparse.SUPPRESS if inherit else None
     group = parser.add_argument_group(title)
     for f in _selected(cls, fields):
         tp, _ = _split_optional(hints[f.name])
@@ -396,19 +466,19 @@ def add_cli_options(parser: argparse.ArgumentParser, cls: type, *, fields: Seque
         help_ = f"{doc}{extra} (default: {_fmt_default(f.default)})".replace("%", "%%")
         if tp is bool:
             group.add_argument(_option(f), dest=f"p_{f.name}", action=argparse.BooleanOptionalAction,
-                               default=None, help=help_)
+                               default=unset, help=help_)
             inner = "store"
         elif _is_seq(tp):
-            group.add_argument(_option(f), dest=f"p_{f.name}", action="append", default=None,
+            group.add_argument(_option(f), dest=f"p_{f.name}", action="append", default=unset,
                                metavar="V[,V...]", help=help_)
             inner = "append"
         else:
-            group.add_argument(_option(f), dest=f"p_{f.name}", default=None, metavar="V", help=help_)
+            group.add_argument(_option(f), dest=f"p_{f.name}", default=unset, metavar="V", help=help_)
             inner = "store"
         old = tuple((aliases or {}).get(f.name, ()))
         if old and tp is not bool:
             group.add_argument(*old, dest=f"p_{f.name}", action=_DeprecatedAlias, new=_option(f), inner=inner,
-                               default=None, help=argparse.SUPPRESS)
+                               default=unset, help=argparse.SUPPRESS)
 
 
 def params_from_args(cls: type, args: argparse.Namespace, *, fields: Sequence[str] | None = None) -> Any:
@@ -427,5 +497,5 @@ def params_from_args(cls: type, args: argparse.Namespace, *, fields: Sequence[st
     except ValidationError as exc:  # name the option as typed: option.max_queries -> --max-queries
         import re
 
-        raise ValidationError(re.sub(r"option\.(\w+)", lambda m: "--" + m.group(1).replace("_", "-"),
-                                     str(exc))) from None
+        text = re.sub(r"option: (\w+):", lambda m: "--" + m.group(1).replace("_", "-") + ":", str(exc))  # check()
+        raise type(exc)(re.sub(r"option\.(\w+)", lambda m: "--" + m.group(1).replace("_", "-"), text)) from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 __all__ = [
     "CacheError",
     "DataFormatError",
+    "IgnoredOptionError",
     "MissingDependencyError",
     "ModelLoadError",
     "OutputError",
@@ -52,6 +53,11 @@ class CacheError(RanklensError):
 
 class ValidationError(RanklensError, ValueError):
     """An in-memory argument (DataFrame, parameter) does not meet the documented contract."""
+
+
+class IgnoredOptionError(ValidationError):
+    """An option or parameter given where nothing reads it (it would be a silent no-op); the message
+    names it, why it is ignored in this combination and the fix. The CLI exits 2 (a usage error)."""
 
 
 class MissingDependencyError(RanklensError, ImportError):

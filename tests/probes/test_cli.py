@@ -96,8 +96,8 @@ def test_an_option_only_an_unselected_probe_reads_is_an_error(tmp_path, capsys):
     pairs = tmp_path / "p.tsv"
     pairs.write_text("text_a\ttext_b\tquery\na b\tb a\ta\n")
     assert main(["probes", "--collection", "demo", "--model", "bm25", "--probes", "tr-typo", "--cap", "5",
-                 "--misspellings", "char", "--pairs-file", str(pairs), "--out", str(tmp_path / "o")]) == 1
-    assert "pairs_file: only the 'pairs' probe reads it" in capsys.readouterr().err
+                 "--misspellings", "char", "--pairs-file", str(pairs), "--out", str(tmp_path / "o")]) == 2
+    assert "--pairs-file: only the 'pairs' probe reads it" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
     assert Params(probes=("tr-typo",), expander="x").check() != []
     for probes in (("pairs",), ("p*",), ("tr-typo", "pairs")):

@@ -45,7 +45,8 @@ class Params:
                                       "eq. 3 (non-relevant retrieved), lower_bound = that + 1, expected = "
                                       "uniformly placed in the collection (needs collection_size)",
                              choices=("paper", "lower_bound", "expected"))
-    collection_size: int | None = param(None, "documents in the collection (unretrieved=expected)", min=1)
+    collection_size: int | None = param(None, "documents in the collection (unretrieved=expected)", min=1,
+                                        applies_when={"unretrieved": ("expected",)})
     ties: str = param("trec_eval", "tie rule: trec_eval = float32 scores, doc_id descending", choices=TIE_RULES)
     missing: str = param("skip", "judged queries a run does not answer: skip (trec_eval), zero (standard "
                                  "measures 0, ASL the worst case), error", choices=("skip", "zero", "error"))
@@ -70,7 +71,7 @@ class Params:
                                         "on precision-space values (precision)", choices=("metric", "precision"))
     tau_digits: int = param(4, "significant digits the chain values keep before Kendall's tau-b (ties "
                                "stay ties)", min=1, max=17)
-    places: int = param(4, "decimal places of the tables the file tools print", min=0, max=12)
+    places: int = param(4, "decimal places of the tables the file tools print", min=0, max=12, tools_only=True)
 
     def check(self) -> list[str]:
         out = [] if len(self.compare) in (0, 2) else [f"compare: give two models, got {list(self.compare)}"]
@@ -104,6 +105,7 @@ ANALYSIS = Analysis(
                 "File tools (options of `ranklens asl` go before the tool name): "
                 "ranklens asl --out DIR tracks DIR_OF_TRACKS gives the paper's Table 2 across tracks.",
     needs_qrels=True,
+    reads_runs="instead",  # a track's run files are evaluated instead of the models' runs
     min_models=0,  # a track (--runs) needs no model
     tools="ranklens.asl.tools:add_tools",
     commands={"evaluate": "ranklens.asl.evaluate_cli:add_evaluate"},

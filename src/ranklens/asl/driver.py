@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import ValidationError
+from ..errors import IgnoredOptionError, ValidationError
 from .conventions import COVERAGE, ChainOptions, Conventions
 from .declaration import Params
 
@@ -39,6 +39,9 @@ def _runs(collection: Any, models: dict[str, dict[str, Any]], p: Params, engine:
 
     source = collection.meta.get("runs")
     if source:
+        if p.k != Params().k:
+            raise IgnoredOptionError(f"params.k = {p.k}: ignored: the runs are the dataset's run files ({source}), "
+                                     "not made from models; drop k (--k) (an ignored option is an error)")
         return load_runs(source), {}
     return runs_for_models(collection, models, p.k, engine)
 
@@ -81,6 +84,22 @@ def _with_baseline_note(ev: Any, baseline: str, ranked: dict[str, Any]) -> Any:
     return replace(ev, summary=summary, warnings=tuple(warns))
 
 
+#: what only a comparison of two or more runs reads (the distribution, RRIE, the chain, the baseline tests)
+_COMPARISON = ("baseline", "compare", "min_rel_diff", "alpha", "better_space", "tau_digits")
+
+
+def _refuse_comparison_options(p: Params, names: list[str]) -> None:
+    """With one run nothing is compared: a comparison option set (not its default) would be ignored."""
+    if len(names) > 1:
+        return
+    defaults = Params()
+    given = [f for f in _COMPARISON if getattr(p, f) != getattr(defaults, f)]
+    if given:
+        raise IgnoredOptionError(f"params.{given[0]}: ignored: there is one run ({names[0]}) and nothing to compare it "
+                                 f"with; give two or more models or runs, or drop {', '.join(given)} "
+                                 "(an ignored option is an error)")
+
+
 def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, engine: Any = None, seed: int = 0,
         work_dir: Path | None = None) -> list[Any]:
     """ASL evaluation table; with two or more runs also the per-document distribution, RRIE, the
@@ -101,6 +120,7 @@ def run(collection: Any, models: dict[str, dict[str, Any]], params: Params, *, e
     if p.baseline is not None and p.baseline not in runs:
         raise ValidationError(f"params.baseline: {p.baseline!r} is not one of the models {names}; name one of "
                               "them with --baseline NAME")
+    _refuse_comparison_options(p, names)
     conv = Conventions.from_params(p)
     qrels = collection.qrels
     runs = conv.rank(qrels, runs)  # each run ranked once, handed on ranked to every result

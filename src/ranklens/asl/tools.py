@@ -50,6 +50,20 @@ def write_frame(frame, fmt: str, out=None, *, places: int = 4, header: bool = Tr
         out.write("  ".join(v.rjust(w) for v, w in zip(row, widths)) + "\n")
 
 
+# written out, not imported: building the parser imports no kernel module (tests/cli/test_startup.py); checked
+# equal to conventions.Conventions, ChainOptions, COVERAGE and TIES_REPORT by tests/cli/test_no_silent_options.py
+_CONVENTIONS = ("ties", "rel", "unretrieved", "collection_size", "missing", "duplicates", "depth", "grades")
+_CHAIN = ("min_rel_diff", "alpha", "better_space", "tau_digits")
+_OUT = ("out", "no_plots", "places")
+#: what each tool reads of the options of `ranklens asl` (the CLI refuses the others: they would be ignored);
+#: the subsets are those :func:`_tool_results` passes
+TOOL_READS = {
+    "distribution": (*_CONVENTIONS, *_OUT), "rrie": (*_CONVENTIONS, *_OUT), "groups": (*_CONVENTIONS, *_OUT),
+    "chain": (*_CONVENTIONS, *_CHAIN, *_OUT), "tracks": (*_CONVENTIONS, *_CHAIN, *_OUT),
+    "coverage": ("ties", "rel", "missing", "duplicates", "depth", "grades", *_OUT),
+    "ties": ("rel", "unretrieved", "collection_size", "duplicates", *_OUT),
+}
+
 TOOLS_HELP = """file tools (the options of `ranklens asl`, e.g. --out, --rel, --unretrieved, --depth,
 go BEFORE the tool name):
   ranklens asl --out out/dist distribution qrels.txt bm25.run neural.run
@@ -76,7 +90,7 @@ def add_tools(parser: argparse.ArgumentParser) -> None:
             nargs = {"?": "?", "+": "+"}.get(spec[-1:], None)
             sp.add_argument(dest, metavar=spec.rstrip("?+"), nargs=nargs)
         sp.add_argument("--format", dest="asl_format", default="table", choices=FORMATS)
-        sp.set_defaults(func=run_tool)
+        sp.set_defaults(func=run_tool, tool_reads=TOOL_READS[name])
         return sp
 
     tool("distribution", "per-document ASL histogram (+ wins/losses vs OTHER)",

@@ -235,7 +235,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             raise
         print(f"ranklens: error: {exc}", file=sys.stderr)
-        return 1
+        from ..errors import IgnoredOptionError
+
+        return 2 if isinstance(exc, IgnoredOptionError) else 1  # an ignored option: a usage error
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..declare import Analysis, add_cli_options, params_from_args, resolve
+from ..declare import Analysis, add_cli_options, params_from_args, resolve, tools_only_problems
 
 
 def add_analysis_parser(sub: argparse._SubParsersAction, analysis: Analysis) -> argparse.ArgumentParser:
@@ -37,8 +37,63 @@ def add_analysis_parser(sub: argparse._SubParsersAction, analysis: Analysis) -> 
     add_cli_options(p, analysis.params)
     if analysis.tools:
         resolve(analysis.tools)(p)
+        _refuse_unread_before_tools(p, analysis.name)
     p.set_defaults(func=_run, analysis=analysis.name)
     return p
+
+
+def _option_name(action: argparse.Action) -> str:
+    return max(action.option_strings, key=len)
+
+
+def _refuse_unread_before_tools(parser: argparse.ArgumentParser, name: str) -> None:
+    """Each file tool that declares what it reads (``set_defaults(tool_reads=(...))``: ``Params`` field
+    names and ``out``, ``seed``, ``no_plots``) refuses every other option of ``ranklens NAME`` given before
+    its name: the tool would ignore it. One line names the option, the tool and the fix (exit 2)."""
+    tools = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    if tools is None:
+        return
+    own = [a for a in parser._actions if a.option_strings and a.dest not in ("help", argparse.SUPPRESS)]
+    for tool, sp in tools.choices.items():
+        reads = sp.get_default("tool_reads")
+        func = sp.get_default("func")
+        if reads is None or func is None:
+            continue
+
+        def checked(args: argparse.Namespace, *, _func=func, _tool=tool, _reads=frozenset(reads),
+                    _sp=sp) -> int:
+            for a in own:
+                key = a.dest[2:] if a.dest.startswith("p_") else a.dest
+                tool_has = any(t.dest == a.dest for t in _sp._actions)  # given after the tool name: the tool's
+                if key in _reads or tool_has or getattr(args, a.dest, a.default) in (a.default, None, []):
+                    continue
+                from ..errors import IgnoredOptionError
+
+                reads = ", ".join(sorted("--" + r.replace("_", "-") for r in _reads))
+                reads = f"of the options of `ranklens {name}` it reads {reads}" if reads else \
+                    f"it reads none of the options of `ranklens {name}`"
+                raise IgnoredOptionError(f"ranklens {name} {_tool}: {_option_name(a)} (before the tool name) is "
+                                         f"ignored by the {_tool} tool ({reads}); drop it (an ignored option is an "
+                                         "error)")
+            return int(_func(args) or 0)
+
+        sp.set_defaults(func=checked)
+
+
+def _refuse_unread_inputs(analysis: Analysis, args: argparse.Namespace) -> None:
+    """The dataset options the analysis would not read, refused (declared: ``reads_qrels``, ``reads_runs``)."""
+    from ..errors import IgnoredOptionError
+
+    why = None
+    if args.track_runs and analysis.reads_runs is None:
+        why = f"--runs is ignored by {analysis.name} (it reads no run files); drop it"
+    elif args.track_runs and analysis.reads_runs == "instead" and (args.model or args.model_param):
+        why = (f"--model is ignored by {analysis.name} when --runs is given (the run files are evaluated instead "
+               "of the models' runs); give --runs or --model")
+    elif args.qrels and not analysis.reads_qrels:
+        why = f"--qrels is ignored by {analysis.name} (it reads no relevance judgements); drop it"
+    if why:
+        raise IgnoredOptionError(f"{why} (an ignored option is an error)")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -48,6 +103,12 @@ def _run(args: argparse.Namespace) -> int:
 
     analysis = get_analysis(args.analysis)
     params = params_from_args(analysis.params, args)  # validated before any data or model loads
+    unread = tools_only_problems(params, where="option")  # as the door says, with the option as typed
+    if unread:
+        from ..errors import IgnoredOptionError
+
+        raise IgnoredOptionError("; ".join(unread).replace("option.", "--").replace("_", "-"))
+    _refuse_unread_inputs(analysis, args)
     models = models_from_specs(args.model, args.model_param)
     if len(models) < analysis.min_models:
         raise ValidationError(f"{analysis.name} needs at least {analysis.min_models} --model")

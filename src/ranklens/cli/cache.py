@@ -17,6 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..engine import SQLiteCache, default_engine
     from ..errors import CacheError, ValidationError
+    from ._unread import Reader, refuse_unread
+
+    refuse_unread(args, "cache", args.action, {"fingerprint": Reader("--fingerprint", ("clear",))})
 
     cache = default_engine().cache  # the one --cache-dir / RANKLENS_CACHE_DIR selects
     if not isinstance(cache, SQLiteCache):

@@ -30,7 +30,12 @@ def _where(name: str, data_dir: str | None) -> str:
 def run(args: argparse.Namespace) -> int:
     from ..datareg import RESOURCES, add, cache_dir, explicit_root, fetch, get_resource, places, verify
     from ..errors import ValidationError
+    from ._unread import Reader, refuse_unread
 
+    refuse_unread(args, "data", args.action, {
+        "target": Reader("the resource or folder (TARGET)", ("info", "verify", "add", "fetch")),
+        "data_dir": Reader("--data-dir", ("list", "info", "verify")),
+        "mirror": Reader("--mirror", ("fetch",))})
     if args.action == "list":
         print(f"{'name':<16} {'files':>5}  {'found at':<50} title")
         for r in RESOURCES.values():

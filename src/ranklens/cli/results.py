@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from ._unread import Reader, refuse_unread
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("results", help="list, show and compare stored results without loading tables")
@@ -17,17 +19,38 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="filter by model (with compare: comma-separated model columns)")
     p.add_argument("--dataset")
     p.add_argument("--metric", help="with compare: one metric")
-    p.add_argument("--format", choices=["tsv", "json", "markdown", "html"], default="tsv",
-                   help="with diff: tsv (text), markdown or html")
+    p.add_argument("--format", choices=["tsv", "json", "markdown", "html"], default=None,
+                   help="list, compare: tsv (default) or json; diff: tsv (text, default), markdown, html or json; "
+                        "show prints JSON")
     p.add_argument("--changed", action="store_true", help="with diff: only the numbers that changed")
     p.set_defaults(func=run)
 
 
+#: the actions that read each option (any other action refuses it: it would be ignored)
+READERS = {
+    "id": Reader("the second argument (ID)", ("show", "diff", "compare")),
+    "kind": Reader("--kind", ("list", "compare")),
+    "model": Reader("--model", ("list", "compare")),
+    "dataset": Reader("--dataset", ("list", "compare")),
+    "metric": Reader("--metric", ("compare",)),
+    "format": Reader("--format", ("list", "compare", "diff", "show")),
+    "changed": Reader("--changed", ("diff",)),
+}
+#: the formats each action writes (another would be written as its default: refused)
+FORMATS = {"list": ("tsv", "json"), "compare": ("tsv", "json"), "diff": ("tsv", "markdown", "html", "json"),
+           "show": ("json",)}
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..errors import ValidationError
+    from ..errors import IgnoredOptionError, ValidationError
     from ..files import existing_dir
     from ..store import ResultsStore
 
+    refuse_unread(args, "results", args.action, READERS)
+    if args.format is not None and args.format not in FORMATS.get(args.action, (args.format,)):
+        raise IgnoredOptionError(f"ranklens results {args.action}: --format {args.format} is not a format of "
+                                 f"{args.action} (it writes {' or '.join(FORMATS[args.action])}); give one of those "
+                                 "(an ignored option is an error)")
     existing_dir(args.dir, what="results directory")  # never create one by asking about it
     if args.action == "diff":
         return _diff(args)

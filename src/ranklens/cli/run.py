@@ -18,6 +18,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..experiment import load_experiment, run_experiment
 
+    if args.check and args.no_report:
+        from ..errors import IgnoredOptionError
+
+        raise IgnoredOptionError("ranklens run: --no-report is ignored with --check (it runs nothing and writes no "
+                                 "report); drop it (an ignored option is an error)")
     exp = load_experiment(args.file)
     if args.check:
         for s in exp.steps:

@@ -21,7 +21,8 @@ class Params:
                                       "(§8), rankers' top-k overlap; one whose inputs are missing is skipped "
                                       "with a warning", choices=ANALYSES)
     k: int = param(50, "neighbours per query (paper: 50)", min=1)
-    ks: tuple[int, ...] = param(_PAPER_KS, "robustness: the k values whose N2O rankings are correlated (paper)")
+    ks: tuple[int, ...] = param(_PAPER_KS, "robustness: the k values whose N2O rankings are correlated (paper)",
+                                applies_when={"analyses": ("robustness",)})
     n_queries: int = param(100, "queries per sample (paper: 100)", min=1)
     n_samples: int = param(5, "query samples; N2O is their mean, with their SD (paper: 5)", min=1)
     queries: str = param("ledes", "pool queries are drawn from: ledes = the first sentence of each document (the "
@@ -39,26 +40,35 @@ class Params:
     max_sentences: int = param(0, "corpus cap: beyond it a seeded sample of whole documents (0 = every sentence, "
                                "the paper's)", min=0)
     terms: str = param("content", "token overlap counts content terms (non-stopword stems; restores the "
-                       "paper's order) or all tokens", choices=("content", "tokens"))
+                       "paper's order) or all tokens", choices=("content", "tokens"),
+                       applies_when={"analyses": ("tokens",)})
     confidence: float = param(0.95, "confidence level of every CI", min=0.5, max=0.999)
     n_bootstrap: int = param(2000, "bootstrap resamples for the N2O CIs (over queries; not in the paper)", min=100)
     n_resamples: int = param(10000, "randomization resamples for the paired tests (not in the paper)", min=100)
     m: int = param(5, "outliers: popular = in every embedder's top-m (paper Table 2: m = 5); outlier = in one "
-                   "top-m, outside the others' top-k (k = --k, paper: 50)", min=1)
+                   "top-m, outside the others' top-k (k = --k, paper: 50)", min=1,
+                   applies_when={"analyses": ("outliers",)})
     outlier_query: str | None = param(None, "outliers: query as a corpus id or exact sentence (default: the first "
-                                      "query of the first sample)")
+                                      "query of the first sample)",
+                                      applies_when={"analyses": ("outliers",)})
     pairs: tuple[str, ...] = param((), "needle: pair files (STS-B dev and test in the paper, MRPC, a TSV with "
-                                   "text_a, text_b, score; 'demo')", path=True)
-    min_score: float = param(4.0, "needle: lowest pair score (paper: 4)")
-    max_score: float = param(5.0, "needle: highest pair score (paper: 5)")
-    max_overlap: float = param(0.6, "needle: word overlap (token-set Jaccard) below this (paper: 0.6)", min=0.0)
+                                   "text_a, text_b, score; 'demo')", path=True,
+                                   applies_when={"analyses": ("needle",)})
+    min_score: float = param(4.0, "needle: lowest pair score (paper: 4)", applies_when={"analyses": ("needle",)})
+    max_score: float = param(5.0, "needle: highest pair score (paper: 5)", applies_when={"analyses": ("needle",)})
+    max_overlap: float = param(0.6, "needle: word overlap (token-set Jaccard) below this (paper: 0.6)", min=0.0,
+                               applies_when={"analyses": ("needle",)})
     genre: str | None = param("news", "needle: keep pairs whose genre contains this (paper: news text; 'none' = "
-                              "every genre; pairs without a genre column are not filtered)")
-    max_pairs: int = param(0, "needle: a seeded sample of this many eligible pairs (0 = all; paper: 75)", min=0)
+                              "every genre; pairs without a genre column are not filtered)",
+                              applies_when={"analyses": ("needle",)})
+    max_pairs: int = param(0, "needle: a seeded sample of this many eligible pairs (0 = all; paper: 75)", min=0,
+                           applies_when={"analyses": ("needle",)})
     needle_protocol: str = param("one-at-a-time", "needle: one needle at a time, other pairs out of the haystack "
-                                 "(paper), or all-at-once (they compete)", choices=("one-at-a-time", "all-at-once"))
-    ranker_k: int = param(10, "rankers: depth of the top-k overlap (not in the paper)", min=1)
-    rbo_p: float = param(0.9, "rankers: RBO persistence", min=0.0, max=1.0)
+                                 "(paper), or all-at-once (they compete)", choices=("one-at-a-time", "all-at-once"),
+                                 applies_when={"analyses": ("needle",)})
+    ranker_k: int = param(10, "rankers: depth of the top-k overlap (not in the paper)", min=1,
+                          applies_when={"analyses": ("rankers",)})
+    rbo_p: float = param(0.9, "rankers: RBO persistence", min=0.0, max=1.0, applies_when={"analyses": ("rankers",)})
     embedders: tuple[str, ...] = param((), "embedders besides the models, [NAME=]SPEC (e.g. word2vec, "
                                        "cls=hf:minilm:cls, w2v=wordvec:GoogleNews.bin)")
     tfidf_tokenizer: str = param("gensim", "tfidf models: gensim's tokenizer (lower-cased letter runs; the paper's) "
@@ -83,12 +93,14 @@ class Params:
     backend: str = param("auto", "k-NN search: exact (auto, numpy, torch, faiss) or approximate hnsw / ivf "
                          "(FAISS; recall@k vs exact reported)", choices=("auto", "numpy", "torch", "faiss", "hnsw", "ivf"))
     block_size: int = param(65536, "corpus rows per exact-search block", min=1)
-    hnsw_m: int = param(32, "hnsw: graph degree M", min=2)
-    ef_construction: int = param(200, "hnsw: efConstruction", min=1)
-    ef_search: int = param(256, "hnsw: efSearch (at least 2 k)", min=1)
-    nlist: int | None = param(None, "ivf: inverted lists (default 4 sqrt(corpus size))", min=1)
-    nprobe: int = param(32, "ivf: lists searched per query", min=1)
-    n_holdout: int = param(100, "hnsw / ivf: held-out queries for the recall@k vs exact search", min=0)
+    hnsw_m: int = param(32, "hnsw: graph degree M", min=2, applies_when={"backend": ("hnsw",)})
+    ef_construction: int = param(200, "hnsw: efConstruction", min=1, applies_when={"backend": ("hnsw",)})
+    ef_search: int = param(256, "hnsw: efSearch (at least 2 k)", min=1, applies_when={"backend": ("hnsw",)})
+    nlist: int | None = param(None, "ivf: inverted lists (default 4 sqrt(corpus size))", min=1,
+                              applies_when={"backend": ("ivf",)})
+    nprobe: int = param(32, "ivf: lists searched per query", min=1, applies_when={"backend": ("ivf",)})
+    n_holdout: int = param(100, "hnsw / ivf: held-out queries for the recall@k vs exact search", min=0,
+                           applies_when={"backend": ("hnsw", "ivf")})
 
     def check(self) -> list[str]:
         out = []
@@ -98,6 +110,9 @@ class Params:
             out.append(f"ks must be positive, got {list(self.ks)}")
         if self.queries == "sentences" and not self.sentences and self.query_ids is None:
             out.append("queries = 'sentences' needs sentence files (sentences = [...])")
+        if self.query_ids is not None and self.queries != "ledes":
+            out.append(f"queries: ignored: query_ids gives the pool (instead of queries = {self.queries!r}); drop "
+                       "one of them (an ignored option is an error)")
         return out
 
 
@@ -137,6 +152,8 @@ ANALYSIS = Analysis(
                    summary={"k": "integer", "mean_overlap": "number?", "n_queries": "integer"}),
     ),
     min_models=1,
+    reads_runs="besides",  # --runs: run files compared beside the models' runs (rankers' top-k overlap)
+    reads_qrels=False,
     needs_collection=False,  # `ranklens neighbors --sentences FILE`: the sentence files are the corpus
     demo={"k": 5, "ks": (2, 3, 4, 5), "n_queries": 20, "n_samples": 3, "queries": "all", "sentences": ("demo",),
           "embedders": ("word2vec",), "pairs": ("demo",), "genre": None, "m": 3, "ranker_k": 5, "max_sentences": 600},

@@ -78,7 +78,7 @@ class Params:
                                "Wikipedia's list whole (the paper) and 2 on noisy correct->[misspellings] JSON "
                                "lists only; 0 = keep every variant of every list", min=-1)
     typo_rate: float = param(0.5, "share of words given a character-level typo (misspellings=char only)",
-                             min=0.0, max=1.0)
+                             min=0.0, max=1.0, applies_when={"misspellings": ("char",)})
     nonrel_source: str = param("same-query", "where '+ non-relevant sentence' takes its sentence: a document "
                                "judged non-relevant for the same query (reference code) or for another query "
                                "(an off-topic sentence); never the manipulated document itself (the reference "
@@ -120,8 +120,10 @@ class Params:
 
     def check(self) -> list[str]:
         problems = []
+        from ..declare import resolve
         from ..errors import ValidationError
-        from .catalog import select_probes
+
+        select_probes = resolve("ranklens.probes.catalog:select_probes")  # by name: the catalog reads these defaults
 
         for field_name, patterns in (("probes", self.probes), ("sweep", self.sweep)):
             for pat in patterns:  # a name that matches no probe fails before anything runs
@@ -137,6 +139,18 @@ class Params:
                 parse_delta(v)
             except Exception as exc:  # noqa: BLE001 - reported with the key path
                 problems.append(f"delta: {exc}")
+        try:  # every delta a number: nothing is calibrated and there is no delta sweep
+            from .delta import parse_delta
+
+            explicit = all(parse_delta(d.partition("=")[2] if "=" in d else d).mode == "explicit" for d in self.delta)
+        except Exception:  # noqa: BLE001 - reported above
+            explicit = False
+        defaults = type(self)()
+        for name in ("calibrate_on", "calibration_texts", "calibration_queries", "calibration_depth", "sweep"):
+            if explicit and getattr(self, name) != getattr(defaults, name) and not (name == "sweep" and not self.sweep):
+                problems.append(f"{name}: ignored: every delta is a number ({', '.join(self.delta)}), so nothing is "
+                                "calibrated and there is no delta sweep; give delta = calibrate (or pNN) or drop "
+                                f"{name} (an ignored option is an error)")
         import fnmatch
 
         for name, value, probe in (("pairs_file", self.pairs_file, "pairs"), ("pairs_symmetric", self.pairs_symmetric,

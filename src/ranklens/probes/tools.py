@@ -100,12 +100,12 @@ def add_tools(parser: argparse.ArgumentParser) -> None:
     p.add_argument("probe", help="probe name")
     p.add_argument("-n", type=int, default=5, help="samples to show (default: 5)")
     p.add_argument("--model", dest="show_model", default=None, help="only this model's scores")
-    p.set_defaults(func=_show)
+    p.set_defaults(func=_show, tool_reads=())  # reads saved results, no option of `ranklens probes`
     p = sub.add_parser("table", help="the paper's Tables 1-3 from one or several results")
     p.add_argument("results", nargs="+", help="probes-table result directories (one per dataset)")
     p.add_argument("--format", choices=["text", "markdown", "latex", "html"], default="text")
     p.add_argument("--tables", default="1,2,3", help="which tables (default: 1,2,3)")
-    p.set_defaults(func=_table)
+    p.set_defaults(func=_table, tool_reads=())  # reads saved results, no option of `ranklens probes`
     p = sub.add_parser("seed-variance", help="the paper's Table 4 from checkpoints of one model (or of several)",
                        description="Average standard deviation (square root of the mean variance) of the probe "
                                    "scores across checkpoints of one model, by probe type, x 100 (the paper's Table "
@@ -119,7 +119,7 @@ def add_tools(parser: argparse.ArgumentParser) -> None:
                         "VBERT=vbert-s1,vbert-s2 EPIC=epic-s*); labels may be glob patterns")
     p.add_argument("--format", choices=["text", "markdown", "latex", "html"], default="text")
     p.add_argument("--per-probe", action="store_true", help="also each probe's standard deviation")
-    p.set_defaults(func=_seed_variance)
+    p.set_defaults(func=_seed_variance, tool_reads=())  # reads saved results, no option of `ranklens probes`
 
 
 def probe_listing() -> list[dict[str, str]]:

@@ -34,36 +34,43 @@ class Params:
     train_fraction: float = param(0.5, "share of the judged queries drawn (seeded) as the training pool when "
                                   "no train_queries are given", min=0.0, max=1.0)
     k: int = param(1, "ReSTrain: top-k neighbours per test query form the interpolation set (paper leaves k open)",
-                   min=1)
-    size: int | None = param(None, "ReSTrain: target interpolation-set size (none = the top-k union)", min=1)
+                   min=1, applies_when={"methods": ("restrain",)})
+    size: int | None = param(None, "ReSTrain: target interpolation-set size (none = the top-k union)", min=1,
+                             applies_when={"methods": ("restrain",)})
     size_rule: str = param("topk", "ReSTrain with size: topk = the paper's (every test query keeps its top-k, k the "
                            "largest whose union fits; refused when none fits), fill = rank by rank to exactly size "
-                           "(warned: test queries lose their nearest)", choices=("topk", "fill"))
+                           "(warned: test queries lose their nearest)", choices=("topk", "fill"),
+                           applies_when={"size": True})
     k_exclude: int | None = param(None, "ReSTrain k': neighbours per test query kept out of the extrapolation set "
-                                  "(none = 10 x k, lowered with a warning when the pool is too small)", min=1)
-    buckets: int = param(5, "ReSTTest buckets K (paper: 5)", min=2)
+                                  "(none = 10 x k, lowered with a warning when the pool is too small)", min=1,
+                                  applies_when={"methods": ("restrain",)})
+    buckets: int = param(5, "ReSTTest buckets K (paper: 5)", min=2, applies_when={"methods": ("resttest",)})
     trainers: tuple[str, ...] = param(("bm25", "memorizing"), "models trained on each training set: bm25 (grid-"
                                       "tuned), memorizing (sanity baseline), bi-encoder[:MODEL] / cross-encoder[:MODEL] "
                                       "(fine-tuned MODEL, default base_model; the paper's neural models, slow on CPU), "
                                       "callable:MODULE:FUNC (FUNC(train_queries, qrels, corpus) -> ranker)")
-    base_model: str = param("minilm", "starting checkpoint of the neural trainers (sentence-transformers name/path)")
-    epochs: int = param(1, "neural trainers: epochs over the training pairs", min=1)
-    batch_size: int = param(16, "neural trainers: pairs per step (bi-encoder: in-batch negatives)", min=2)
+    base_model: str = param("minilm", "starting checkpoint of the neural trainers (sentence-transformers name/path)",
+                            applies_when={"trainers": ("bi-encoder", "cross-encoder")})
+    epochs: int = param(1, "neural trainers: epochs over the training pairs", min=1, applies_when={"trainers": ("bi-encoder", "cross-encoder")})
+    batch_size: int = param(16, "neural trainers: pairs per step (bi-encoder: in-batch negatives)", min=2,
+                            applies_when={"trainers": ("bi-encoder", "cross-encoder")})
     max_steps: int | None = param(None, "neural trainers: stop after this many optimiser steps (none = all epochs)",
-                                  min=1)
+                                  min=1, applies_when={"trainers": ("bi-encoder", "cross-encoder")})
     reranker_loss: str = param("pairwise", "cross-encoder loss: pairwise (the paper's: softmax cross-entropy over "
                                "(positive, negative) scores) or pointwise (binary cross-entropy)",
-                               choices=("pairwise", "pointwise"))
+                               choices=("pairwise", "pointwise"), applies_when={"trainers": ("cross-encoder",)})
     dev_fraction: float = param(0.0, "neural trainers: share of each training set held out as a dev set; the "
                                 "checkpoint with the best dev MRR@10 is kept (the paper selects on a dev set every 2 "
-                                "epochs; 0 = the last step)", min=0.0, max=0.5)
+                                "epochs; 0 = the last step)", min=0.0, max=0.5,
+                                applies_when={"trainers": ("bi-encoder", "cross-encoder")})
     evaluation: str = param("auto", "auto = the paper's (BM25 and bi-encoders retrieve from the whole corpus, other "
                             "rankers re-rank the first stage's top depth); full; rerank; judged (judged documents "
                             "only: degenerate, warned)", choices=("auto", "full", "rerank", "judged"))
     depth: int = param(1000, "documents retrieved / re-ranked per test query (paper: 1000)", min=1)
     first_stage: str = param("bm25", "run re-ranked by rerankers: bm25 (Lucene idf, k1=0.9, b=0.4, top depth) or a "
                              "TREC run file")
-    random_negatives: int = param(0, "evaluation=judged: random corpus documents added per query", min=0)
+    random_negatives: int = param(0, "evaluation=judged: random corpus documents added per query", min=0,
+                                  applies_when={"evaluation": ("judged",)})
     measures: tuple[str, ...] = param(("nDCG@10", "R@100", "RR@10"), "ir_measures names (paper: NDCG@10, R@100, "
                                       "MRR@10)")
     k_nn: int = param(10, "diagnostics: nearest training queries listed per test query (paper: 10)", min=1)

@@ -74,16 +74,20 @@ def _common(t: argparse.ArgumentParser) -> None:
                    help="qrels file(s) (TREC); repeatable")
     t.add_argument("--judgments", dest="t_qrels", action=_Deprecated, new="--qrels", append=True,
                    help=argparse.SUPPRESS)
-    t.add_argument("--no-plots", dest="no_plots", action="store_true",
+    # SUPPRESS: a --no-plots given before the tool name (ranklens regimes --no-plots ... TOOL) is kept
+    t.add_argument("--no-plots", dest="no_plots", action="store_true", default=argparse.SUPPRESS,
                    help="no nearest-neighbour histogram / split PCA / regime plots")
-    t.add_argument("--no-plot", dest="no_plots", action=_Deprecated, new="--no-plots", help=argparse.SUPPRESS)
+    t.add_argument("--no-plot", dest="no_plots", action=_Deprecated, new="--no-plots", default=argparse.SUPPRESS,
+                   help=argparse.SUPPRESS)
 
 
 def _tool(sub: Any, name: str, help_: str) -> argparse.ArgumentParser:
     t = sub.add_parser(name, help=help_, description=help_)
     _common(t)
     add_cli_options(t, Params, fields=FIELDS[name], aliases={f: ALIASES[f] for f in FIELDS[name] if f in ALIASES},
-                    title=_TITLE)
+                    title=_TITLE, inherit=True)
+    # what the tool reads of the options of `ranklens regimes` (the CLI refuses the others before the tool name)
+    t.set_defaults(tool_reads=(*FIELDS[name], "out", "seed", "no_plots"))
     return t
 
 
@@ -112,12 +116,22 @@ def add_tools(parser: argparse.ArgumentParser) -> None:
         t.add_argument("--corpus", help="documents: JSONL/TSV (corpus.tsv with sentence_id/sentence works too)")
     a = sub.add_parser("annotations", help="summarise filled annotation sheets (one per annotator)")
     a.add_argument("sheets", nargs="+", help="filled annotation sheets (CSV)")
+    a.set_defaults(tool_reads=("out",))
     for name, t in sub.choices.items():
         t.set_defaults(func=_run_tool, action=name)
 
 
 def _params(args: argparse.Namespace) -> Params:
-    """The tool's ``Params`` (its options; the other fields keep their declared defaults)."""
+    """The tool's ``Params`` (its options; the other fields keep their declared defaults). With
+    ``restrain --sizes``, each size is checked as ``--size`` (and ``--size`` itself would be ignored)."""
+    sizes = getattr(args, "sizes", None)
+    if sizes and getattr(args, "p_size", None) is not None:
+        from ..errors import IgnoredOptionError
+
+        raise IgnoredOptionError(f"--size {args.p_size}: ignored when --sizes {sizes} is given (one split per size "
+                                 "of --sizes); drop one (an ignored option is an error)")
+    if sizes:  # --size-rule applies to each of --sizes (checked as though --size were the first)
+        args = argparse.Namespace(**{**vars(args), "p_size": sizes.split(",")[0].strip() or None})
     return params_from_args(Params, args, fields=FIELDS[args.action])
 
 
