@@ -92,14 +92,14 @@ def test_an_old_integer_long_document_is_refused_naming_the_threshold():
 
 
 def _run(docs, **params):
-    base = {"pool": 10, "k": [2], "mer_k": [2], "sweep_m": [], "granularities": ["sentence"], "display_queries": 0}
+    base = {"pool": 10, "k": [2], "sweep_m": [], "granularities": ["sentence"], "display_queries": 0}
     return next(r for r in run_analysis("explain", _collection(docs), X, {**base, **params})
                 if r.kind == "explain-consistency")
 
 
 def test_auto_on_a_document_collection_is_warned_and_recorded():
     docs = {"long": _doc(24), "short": _doc(4), "mid": _doc(20)}
-    one = {"max_queries": 1, "k": [3], "mer_k": [3]}  # every document explained once
+    one = {"max_queries": 1, "k": [3]}  # every document explained once
     res = _run(docs, **one)
     auto = [w for w in res.warnings if "long_document=auto" in w]
     assert len(auto) == 1 and "1 of 3 explained documents have more than 20 sentences" in auto[0]
@@ -118,7 +118,7 @@ def test_auto_on_a_document_collection_is_warned_and_recorded():
 # ---------------------------------------------------------------- a pool smaller than k
 def test_a_pool_smaller_than_k_is_warned_in_the_output_and_the_saved_result(tmp_path):
     docs = {f"d{i}": _doc(2 + i % 3) for i in range(8)}
-    res = _run(docs, pool=5, k=[10], mer_k=[10])
+    res = _run(docs, pool=5, k=[10])
     pool_w = [w for w in res.warnings if w.startswith("pool 5 is smaller")]
     assert len(pool_w) == 1 and "MRC@10" in pool_w[0]
     short = [w for w in res.warnings if "rank fewer than 10 documents" in w]
@@ -126,7 +126,7 @@ def test_a_pool_smaller_than_k_is_warned_in_the_output_and_the_saved_result(tmp_
                      "the documents they rank, not 10 (raise the pool or lower k)"]
     res.save(tmp_path / "r")
     assert set(pool_w + short) <= set(Result.load(tmp_path / "r").warnings)
-    deep = _run(docs, pool=8, k=[5], mer_k=[5])
+    deep = _run(docs, pool=8, k=[5])
     assert not [w for w in deep.warnings if "pool" in w or "rank fewer" in w]
 
 
@@ -150,7 +150,7 @@ def test_mer_left_out_without_subdoc_is_stated(tmp_path):
     assert not [c for c in res.table.columns if c.startswith("MER@")]
     sub = tmp_path / "sub.tsv"
     sub.write_text("query_id\tdoc_id\tunit\trelevant\nq1\td1\t0\t1\n")
-    with_sub = _run(docs, subdoc=str(sub), embedder="tfidf")
+    with_sub = _run(docs, subdoc=str(sub), embedder="tfidf", mer_k=[2])
     assert not [w for w in with_sub.warnings if w.startswith("MER")]
     assert "MER@2" in with_sub.table.columns
 
@@ -159,7 +159,25 @@ def test_subdoc_that_judges_no_explained_document_is_warned(tmp_path):
     docs = {"d1": _doc(3), "d2": _doc(4)}
     sub = tmp_path / "sub.tsv"
     sub.write_text("query_id\tdoc_id\tunit\trelevant\nq1\tother-doc\t0\t1\n")
-    res = _run(docs, subdoc=str(sub), embedder="tfidf")
+    res = _run(docs, subdoc=str(sub), embedder="tfidf", mer_k=[2])
     warned = [w for w in res.warnings if "marks no relevant unit" in w]
     assert len(warned) == 1 and warned[0].startswith("x: ")
     assert (res.table["MER@2"] == 0).all()  # what the warning explains
+
+
+# ---------------------------------------------------------------- options the run would not read
+@pytest.mark.parametrize("option,value,why", [
+    ("mer_k", [5], "subdoc is set"), ("embedder", "tfidf", "subdoc is set"), ("mer_missing", "skip", "subdoc is set"),
+    ("rbo_p", 0.5, "method is 'rbo'"), ("pool_model", "tfidf", "candidates is 'pool'"),
+    ("chunk_sentences", 4, "long_document is 'auto' or 'always'"),
+    ("long_document_sentences", 5, "long_document is 'auto'")])
+def test_an_option_explain_would_not_read_is_an_error(option, value, why):
+    """MER's options without sub-document relevance (MER then silently disappeared), RBO's p with
+    Kendall, a pool model with candidates all, document-mode options with long_document never:
+    each refused, naming the condition it is read under."""
+    from ranklens.errors import IgnoredOptionError
+
+    extra = {"candidates": "all"} if option == "pool_model" else {}
+    extra |= {"long_document": "never"} if option in ("chunk_sentences", "long_document_sentences") else {}
+    with pytest.raises(IgnoredOptionError, match=f"params.{option}: ignored unless params.{why}"):
+        _run({"d1": _doc(3)}, **{option: value}, **extra)

@@ -26,8 +26,10 @@ class Params:
     candidates: str = param("pool", "what each model re-ranks per query: the top --pool of the pool model "
                             "(the paper: BM25 top-1000), every document, the judged documents, or the top "
                             "--pool of the --run file", choices=("pool", "all", "qrels", "run"))
-    pool: int = param(1000, "depth of the first-stage pool each model re-ranks (paper: 1000)", min=1)
-    pool_model: str | None = param(None, "model whose ranking makes the pool (default: BM25 on the collection)")
+    pool: int = param(1000, "depth of the first-stage pool each model re-ranks (paper: 1000)", min=1,
+                      applies_when={"candidates": ("pool", "run")})
+    pool_model: str | None = param(None, "model whose ranking makes the pool (default: BM25 on the collection)",
+                                   applies_when={"candidates": ("pool",)})
     run: str | None = param(None, "TREC run file of a first stage: each model re-ranks its top --pool "
                             "(sets --candidates run)", path=True)
     max_queries: int | None = param(None, "first N queries only (default: every query)", min=1)
@@ -37,7 +39,8 @@ class Params:
     m: int | None = param(None, "rationales per document (default: the paper's 1 for sentences and lines, "
                           "6 for word windows)", min=1)
     k: tuple[int, ...] = param((10, 50), "MRC cut-offs (paper: 10 and 50)")
-    mer_k: tuple[int, ...] = param((10, 50), "MER cut-offs (paper Table 2: 10 and 50)", min=1)
+    mer_k: tuple[int, ...] = param((10, 50), "MER cut-offs (paper Table 2: 10 and 50)", min=1,
+                                   applies_when={"subdoc": True})
     n: int = param(2, "largest number of units masked together (the paper's reference code: 2)", min=1)
     samples: int = param(0, "masked sets per document: 0 = every combination of 1..n units (the paper); "
                          "N = at most N, then singletons + sampled multi-unit sets", min=0)
@@ -48,7 +51,7 @@ class Params:
     pseudo_order: str = param("weight", "order of the rationales in the pseudo-document: weight (eq. 1 and the "
                               "reference code) or document", choices=("weight", "document"))
     method: str = param("kendall", "rank correlation of MRC", choices=("kendall", "spearman", "rbo"))
-    rbo_p: float = param(0.9, "RBO persistence (method rbo)", min=0.0, max=1.0)
+    rbo_p: float = param(0.9, "RBO persistence (method rbo)", min=0.0, max=1.0, applies_when={"method": ("rbo",)})
     ties: str = param("trec_eval", "tie rule ordering every ranking", choices=("trec_eval", "float64", "input_order"))
     long_document: str = param("auto", "the paper's document mode (eq. 5: greedy sentence removal, theta = max "
                                "over --chunk-sentences chunks) for documents with more than --long-document-sentences "
@@ -57,14 +60,17 @@ class Params:
                                choices=("never", "auto", "always"))
     long_document_sentences: int = param(20, "auto: documents with more sentences than this take the document mode "
                                          "(20: every DL19 MS MARCO passage, at most 19 sentences, keeps the paper's "
-                                         "passage protocol; MS MARCO documents average 55.7)", min=1)
-    chunk_sentences: int = param(3, "sentences per chunk in document mode (paper: 3)", min=1)
+                                         "passage protocol; MS MARCO documents average 55.7)", min=1,
+                                         applies_when={"long_document": ("auto",)})
+    chunk_sentences: int = param(3, "sentences per chunk in document mode (paper: 3)", min=1,
+                                 applies_when={"long_document": ("auto", "always")})
     subdoc: str | None = param(None, "sub-document relevance file for MER (doc_id, unit, relevant), or 'demo'",
                                path=True)
     embedder: str = param("minilm", "embedder of MER's cosine (the paper: cosine, vectors not stated; its "
-                          "reference code: bag-of-words counts, nearest here: tfidf)")
+                          "reference code: bag-of-words counts, nearest here: tfidf)",
+                          applies_when={"subdoc": True})
     mer_missing: str = param("zero", "top-k documents without relevant units in MER: zero (eq. 3) or skip",
-                             choices=("zero", "skip"))
+                             choices=("zero", "skip"), applies_when={"subdoc": True})
     rationales: str | None = param(None, "rationales JSONL from another explainer (one model), instead of "
                                    "occlusion", path=True)
     sweep_m: tuple[int, ...] = param((1, 3, 5), "m values of the rationale-count sweep (paper Fig. 2-3; none: "
