@@ -87,9 +87,12 @@ def test_asl_rrie_and_chain_tell_same_named_runs_apart(tree, capsys):
 def test_ci_columns(tree, capsys):
     args = ["evaluate", str(tree / "qrels.txt"), str(tree / "official_full_depth" / "dl20"),
             str(tree / "official" / "dl20" / "other.run"), "-m", "ASL", "-m", "AP",
-            "--format", "table", "--resamples", "300"]
+            "--format", "table"]
     assert main(args) == 0
     assert "ci_low" not in capsys.readouterr().out
+    args += ["--resamples", "300"]  # read by --ci and --baseline only (alone: an ignored option, exit 2)
+    assert main(args) == 2
+    assert "--n-resamples: ignored unless --ci or --baseline" in capsys.readouterr().err
     assert main([*args, "--ci", "--confidence", "0.9"]) == 0
     t = _table(capsys.readouterr().out)
     assert list(t.columns) == ["model", "measure", "value", "ci_low", "ci_high"]
@@ -98,7 +101,7 @@ def test_ci_columns(tree, capsys):
     assert main([*args, "--baseline", "other"]) == 0  # a baseline shows the CIs too
     t = _table(capsys.readouterr().out)
     assert {"ci_low", "ci_high", "ttest_p_adj"} <= set(t.columns)
-    assert main([*args, "--confidence", "95"]) == 1
+    assert main([*args, "--ci", "--confidence", "95"]) == 1
     assert "--confidence must be between 0 and 1" in capsys.readouterr().err
 
 

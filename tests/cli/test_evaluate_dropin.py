@@ -225,11 +225,38 @@ def test_inputs_are_hashed_when_the_result_is_kept(files, tmp_path, capsys):
 
 def test_no_summary_without_per_query_is_an_error(files, capsys):
     """ir_measures crashes on -n without -q; ranklens refused nothing and printed the summary
-    anyway: now a one-line error naming the fix, exit 1."""
+    anyway: now a one-line error naming the fix, exit 2 (an ignored option)."""
     from ranklens.cli import main
 
-    assert main(["evaluate", str(files / "qrels.txt"), str(files / "run.txt"), "AP", "-n"]) == 1
+    assert main(["evaluate", str(files / "qrels.txt"), str(files / "run.txt"), "AP", "-n"]) == 2
     err = capsys.readouterr().err
     assert "-n/--no_summary" in err and "add --per-query" in err and "Traceback" not in err
     assert main(["evaluate", str(files / "qrels.txt"), str(files / "run.txt"), "AP", "-n", "--per-query"]) == 0
     assert "all\t" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra,needle", [
+    (["--confidence", "0.9"], "--confidence: ignored unless --ci is given"),
+    (["--correction", "bonferroni"], "--correction: ignored unless --baseline is given"),
+    (["--n-resamples", "50"], "--n-resamples: ignored unless --ci or --baseline is given"),
+    (["--seed", "3"], "--seed: ignored unless --ci or --baseline is given"),
+    (["--show-depth", "--per-query"], "--show-depth: ignored with --per-query"),
+    (["-n"], "-n/--no_summary"),
+])
+def test_an_option_evaluate_would_not_read_exits_2_naming_it(files, capsys, extra, needle):
+    """Options that only --ci, --baseline or the depth table read were accepted and did nothing."""
+    assert main(["evaluate", str(files / "qrels.txt"), str(files / "run.txt"), "AP", *extra]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_same_options_are_read_where_they_apply(tmp_path, capsys):
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(8)))
+    run.write_text("".join(f"q{i} Q0 x 1 2.0 r\nq{i} Q0 d{i} {1 + i % 4} 1.0 r\n" if i % 4 else
+                           f"q{i} Q0 d{i} 1 2.0 r\n" for i in range(8)))
+    args = ["evaluate", str(qrels), str(run), "AP", "--ci"]
+    assert main([*args, "--confidence", "0.5", "--seed", "3", "--n-resamples", "200"]) == 0
+    narrow = capsys.readouterr().out
+    assert main([*args, "--confidence", "0.99", "--seed", "3", "--n-resamples", "200"]) == 0
+    assert capsys.readouterr().out != narrow  # the level was read: the interval changed

@@ -123,7 +123,8 @@ def add_evaluate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ci", action="store_true",
                    help="add bootstrap confidence-interval columns (ci_low, ci_high) of each "
                         "mean; on with --baseline; off otherwise (no resampling unless asked)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the bootstrap (--ci) and the randomization test (--baseline) (default: 0)")
     p.add_argument("--per-document", metavar="OUT",
                    help="write the per-document table (query_id, doc_id, relevance, rank, ASL)")
     p.add_argument("--out", metavar="DIR", help="also save the full result directory")
@@ -213,10 +214,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError("-q after `evaluate` is ambiguous in ranklens (before the command it is --quiet); "
                               "give --per-query for per-query values (ir_measures' -q/--by_query), or put -q "
                               "before `evaluate` for --quiet")
+    from ..errors import IgnoredOptionError
+
     if args.no_summary and not args.by_query:  # an ignored option is an error, never a silent no-op
-        raise ValidationError("-n/--no_summary leaves out the 'all' rows of --per-query output; without "
+        raise IgnoredOptionError("-n/--no_summary leaves out the 'all' rows of --per-query output; without "
                               "--per-query there is nothing else to print: add --per-query or drop -n")
     params = _params(args)
+    _refuse_unread(args, params)
     conv = Conventions.from_params(params)
     args.format = _format(args)
     extra = [flag for flag, on in (("--ci", args.ci), ("--baseline", params.baseline is not None),
@@ -234,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
     res = evaluate(
         args.qrels, runs, measures, baseline=baseline,
         correction=params.correction, n_resamples=params.n_resamples, confidence=params.confidence,
-        seed=args.seed, per_document=bool(args.per_document), ci=args.ci, provider=args.provider,
+        seed=args.seed or 0, per_document=bool(args.per_document), ci=args.ci, provider=args.provider,
         hash_inputs=bool(args.out), **conv.kwargs(),  # the provenance is kept only with --out
     )
     _notes(conv, args.provider, res.warnings)
@@ -250,6 +254,26 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         res.save(args.out)
     return 0
+
+
+def _refuse_unread(args: argparse.Namespace, params: Any) -> None:
+    """Options evaluate would not read in this combination: an :class:`IgnoredOptionError` naming
+    each, the option it needs and the fix (a silent no-op would look like a setting that ran)."""
+    from ..errors import IgnoredOptionError
+
+    ci, base = bool(args.ci), params.baseline is not None
+    rules = [("--confidence", getattr(args, "p_confidence", None) is not None, ci, "unless --ci is given", "add --ci"),
+             ("--correction", getattr(args, "p_correction", None) is not None, base, "unless --baseline is given",
+              "add --baseline"),
+             ("--n-resamples", getattr(args, "p_n_resamples", None) is not None, ci or base,
+              "unless --ci or --baseline is given", "add --ci or --baseline"),
+             ("--seed", args.seed is not None, ci or base, "unless --ci or --baseline is given",
+              "add --ci or --baseline"),
+             ("--show-depth", bool(args.show_depth), not args.by_query, "with --per-query (the depth table is "
+              "printed after the means)", "drop --per-query")]
+    bad = [f"{opt}: ignored {why}; {fix} or drop {opt}" for opt, given, read, why, fix in rules if given and not read]
+    if bad:
+        raise IgnoredOptionError("; ".join(bad) + " (an ignored option is an error)")
 
 
 def resolve_run_name(name: str | None, runs: dict[str, Any]) -> str | None:
