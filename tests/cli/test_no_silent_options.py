@@ -274,3 +274,9 @@ def test_cache_data_and_run_options_an_action_does_not_read(tmp_path, capsys):
                  '[[analyses]]\ntype = "asl"\n')
     _refused(["run", str(f), "--check", "--no-report"], capsys, "--no-report", "--check")
     assert main(["run", str(f), "--check"]) == 0
+
+
+def test_cache_dir_with_no_cache_is_refused(tmp_path, capsys):
+    _refused(["--no-cache", "--cache-dir", str(tmp_path / "c"), "probes", "--collection", "demo", "--model", "bm25",
+              "--probes", "tr-typo", "--cap", "5", "--misspellings", "char"], capsys, "--cache-dir", "--no-cache")
+    assert not (tmp_path / "c").exists()

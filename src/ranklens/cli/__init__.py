@@ -144,6 +144,11 @@ def _analysis_command(command: str) -> bool:
 def _engine(args: argparse.Namespace) -> Any:
     """The engine the global options ask for (passed explicitly: the environment is not touched)."""
     engine_spec = getattr(args, "engine", None)
+    if args.cache_dir and args.no_cache:  # one of the two would be ignored
+        from ..errors import IgnoredOptionError
+
+        raise IgnoredOptionError(f"--cache-dir {args.cache_dir}: ignored with --no-cache (nothing is read from or "
+                                 "written to a cache); drop one of them (an ignored option is an error)")
     if not (args.cache_dir or args.no_cache or args.quiet or engine_spec):
         return None
     from ..engine import ScoringEngine, default_engine, make_dispatcher
