@@ -21,11 +21,17 @@ the pooling is always the one the model's modules say. Exports are written once 
 the model's revision (sha256 of its weights and configuration files), never next to the model.
 
 Every component not at fp32 PyTorch (an ONNX backend or ``precision="bf16"``) measures its
-agreement with fp32 PyTorch on the first batch it computes (up to :data:`AGREEMENT_SAMPLE`
-texts or pairs: cheap), with :func:`agreement` / :func:`embedding_agreement` (Spearman of the
-scores and the mean top-10 overlap); :func:`record_agreement` adds the figures to the
-component's readable fingerprint payload (so ``provenance.component_params`` shows them) and
-warns (:class:`~ranklens.errors.RanklensWarning`, printed by the CLI with the result).
+agreement with fp32 PyTorch once per fingerprint, on the first batch it computes (up to
+:data:`AGREEMENT_SAMPLE` texts or pairs: cheap), with :func:`agreement` / :func:`embedding_agreement`
+(Spearman of the scores and the mean top-10 overlap). The component holds no state for it:
+:func:`agreement_once` computes the figures as a value the first time a fingerprint is seen (later
+calls return that value), adds them to the component's readable fingerprint payload (so
+``provenance.component_params`` shows them) and warns (:class:`~ranklens.errors.RanklensWarning`,
+printed by the CLI with the result); :func:`measured_agreement` reads the value back.
+
+The default ``backend="torch"`` is left out of the fingerprint payload
+(:func:`backend_fingerprint`), so an fp32 PyTorch model keeps the fingerprint (and the cached
+scores and vectors) it had before backends existed; any other backend is part of it.
 """
 
 from __future__ import annotations
@@ -34,15 +40,16 @@ import math
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
 
 from .errors import RanklensWarning, ValidationError
 
-__all__ = ["AGREEMENT_SAMPLE", "BACKENDS", "Agreement", "agreement", "check_backend", "embedding_agreement",
-           "onnx_cache_dir", "onnx_model_path", "onnx_session", "record_agreement"]
+__all__ = ["AGREEMENT_SAMPLE", "BACKENDS", "Agreement", "agreement", "agreement_once", "backend_fingerprint",
+           "check_backend", "embedding_agreement", "measured_agreement", "onnx_cache_dir", "onnx_model_path",
+           "onnx_session"]
 
 BACKENDS = ("torch", "onnx", "onnx-int8")
 AGREEMENT_SAMPLE = 64           # texts (embedders) or pairs (rankers) of the in-run agreement check
@@ -64,6 +71,20 @@ def check_backend(owner: str, backend: str, precision: str, device: str | None) 
     if device not in (None, "cpu"):
         raise ValidationError(f"{owner}: backend={backend!r} runs on the CPU (ONNX Runtime's CPU provider); "
                               f"give device=None or 'cpu' (got {device!r}), or backend='torch' for {device!r}")
+
+
+def backend_fingerprint(obj: Any, extra: dict[str, Any]) -> str:
+    """:func:`ranklens.rankers.base.component_fingerprint` of ``obj`` with ``backend`` left out of
+    the parameters when it is the default ``"torch"``: an fp32 PyTorch model keeps the fingerprint
+    it had before the ``backend`` field existed; the other backends are distinct."""
+    from .rankers.base import _params, named_fingerprint
+
+    cls = type(obj)
+    params = _params(obj)
+    if params.get("backend") == "torch":
+        del params["backend"]
+    return named_fingerprint(cls.__name__, {"class": f"{cls.__module__}.{cls.__qualname__}", "params": params,
+                                            "extra": extra})
 
 
 # --------------------------------------------------------------------------- export and sessions
@@ -170,6 +191,11 @@ def onnx_session(path: Path) -> Any:
     opts = ort.SessionOptions()
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-waiting on shared CPUs
+    # as many threads as PyTorch's fp32 path uses (the peer it is measured against); ORT's own
+    # default counts physical cores, which on a shared machine may differ
+    import torch
+
+    opts.intra_op_num_threads = int(torch.get_num_threads())
     return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
 
 
@@ -272,14 +298,29 @@ def embedding_agreement(reference: npt.ArrayLike, vectors: npt.ArrayLike, k: int
                      max_abs_diff=float(np.abs(ref - got).max()))
 
 
-def record_agreement(fingerprint: str, what: str, measured: Agreement) -> str:
-    """Add ``measured`` to the readable payload of ``fingerprint`` (``provenance.component_params``
-    shows it as ``backend_agreement``), warn with its note, and return the note."""
+_MEASURED: dict[str, Agreement] = {}  # fingerprint -> its agreement, measured once per process
+
+
+def measured_agreement(fingerprint: str) -> Agreement | None:
+    """The agreement with fp32 measured for ``fingerprint`` in this process (``None`` before its
+    first batch, and for fp32 PyTorch)."""
+    return _MEASURED.get(fingerprint)
+
+
+def agreement_once(fingerprint: str, what: str, measure: Callable[[], Agreement]) -> Agreement:
+    """The agreement of the component ``fingerprint`` with fp32: ``measure()`` the first time the
+    fingerprint is seen in this process, the same value afterwards. The first time, the figures are
+    added to the fingerprint's readable payload (``provenance.component_params`` shows them as
+    ``backend_agreement``) and warned with :meth:`Agreement.note`."""
     from ._hashing import FINGERPRINT_PARAMS
 
-    note = measured.note(what)
+    done = _MEASURED.get(fingerprint)
+    if done is not None:
+        return done
+    measured = measure()
+    _MEASURED[fingerprint] = measured
     payload = FINGERPRINT_PARAMS.get(fingerprint)
     if isinstance(payload, dict):
         payload["backend_agreement"] = measured.as_dict()
-    warnings.warn(note, RanklensWarning, stacklevel=3)
-    return note
+    warnings.warn(measured.note(what), RanklensWarning, stacklevel=4)
+    return measured

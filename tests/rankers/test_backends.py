@@ -41,6 +41,35 @@ def test_fingerprint_differs_per_backend(tiny_ce_dir):
     assert len(set(bi.values())) == len(BACKENDS)
 
 
+def test_torch_default_keeps_the_fingerprint_from_before_the_backend_field(tiny_ce_dir):
+    """The payload built by hand as before the ``backend`` field (29c98de): fp32 PyTorch models
+    keep their fingerprint (and their cached scores); the other backends are distinct."""
+    from ranklens._hashing import sha256_json
+    from ranklens.embedders import SentenceTransformerEmbedder
+    from ranklens.neural import model_revision
+
+    def old(name, cls, params, extra):
+        return f"{name}@{sha256_json({'class': cls, 'params': params, 'extra': extra})[:16]}"
+
+    rev = model_revision(str(tiny_ce_dir))
+    ce = old("CrossEncoderRanker", "ranklens.rankers.cross_encoder.CrossEncoderRanker",
+             {"model": str(tiny_ce_dir), "max_length": 512, "positive_label": 1, "precision": "fp32", "device": None,
+              "batch_size": 32}, {"revision": rev, "precision": "fp32"})
+    assert CrossEncoderRanker(model=str(tiny_ce_dir)).fingerprint == ce
+    assert CrossEncoderRanker(model=str(tiny_ce_dir), backend="torch").fingerprint == ce
+    assert CrossEncoderRanker(model=str(tiny_ce_dir), backend="onnx").fingerprint != ce
+    emb = SentenceTransformerEmbedder(model=str(tiny_ce_dir))
+    st = old("SentenceTransformerEmbedder", "ranklens.embedders.sentence_transformers.SentenceTransformerEmbedder",
+             {"model": str(tiny_ce_dir), "device": None, "precision": "fp32", "normalize": True, "batch_size": 32,
+              "max_seq_length": None}, {"revision": rev, "precision": "fp32"})
+    assert emb.fingerprint == st
+    bi = old("BiEncoderRanker", "ranklens.rankers.biencoder.BiEncoderRanker",
+             {"model": str(tiny_ce_dir), "similarity": "cosine", "device": None, "precision": "fp32",
+              "max_seq_length": None, "batch_size": 32}, {"embedder": st, "precision": "fp32"})
+    assert BiEncoderRanker(model=str(tiny_ce_dir)).fingerprint == bi
+    assert BiEncoderRanker(model=str(tiny_ce_dir), backend="onnx-int8").fingerprint != bi
+
+
 def test_export_path_is_in_the_user_cache_keyed_by_revision(tmp_path, monkeypatch):
     monkeypatch.setenv("RANKLENS_CACHE_DIR", str(tmp_path / "c"))
     a = onnx_model_path("seqcls", "sha256:aa", "onnx")
@@ -71,6 +100,20 @@ def test_onnx_cross_encoder_matches_torch_and_int8_is_measured(tiny_ce_dir, tmp_
     from ranklens._hashing import FINGERPRINT_PARAMS
 
     assert FINGERPRINT_PARAMS[q.fingerprint]["backend_agreement"]["n"] == 4
+    # a value per fingerprint, not state of the object: a fresh equal component reads the same
+    # figures and is not checked (nor warned) again; the component has no field for it
+    import dataclasses
+    import warnings
+
+    q2 = CrossEncoderRanker(model=str(tiny_ce_dir), backend="onnx-int8")
+    assert q2.backend_agreement == q.backend_agreement
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RanklensWarning)
+        np.testing.assert_allclose(q2.score(QS, TS), got8)
+    assert not any("agreement" in f.name for f in dataclasses.fields(q2))
+    # measured straight as a value: the in-run figures equal agreement() of fp32 vs int8 scores
+    direct = q2.agreement_with_fp32(QS, TS, got8)
+    assert direct.as_dict() == agreement(ref, got8, groups=QS).as_dict()
 
 
 def test_agreement_against_hand_computed_references():

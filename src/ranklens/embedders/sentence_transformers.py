@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .._lazy import require
-from ..backends import AGREEMENT_SAMPLE, check_backend
-from ..rankers.base import component_fingerprint
+from ..backends import AGREEMENT_SAMPLE, backend_fingerprint, check_backend
 from ..neural import autocast, check_precision, model_revision
 from .base import BaseEmbedder
 
@@ -66,8 +65,9 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         batch_size: texts per forward pass.
         max_seq_length: truncate inputs to this many word pieces (``None``: the model's own).
 
-    The fingerprint holds the parameters (backend included), the sha256 of the weights and
-    configuration files and the precision.
+    The fingerprint holds the parameters (``backend`` only when not the default ``"torch"``, so an
+    fp32 PyTorch model keeps its earlier fingerprint), the sha256 of the weights and configuration
+    files and the precision.
     """
 
     model: str | None = None
@@ -77,7 +77,6 @@ class SentenceTransformerEmbedder(BaseEmbedder):
     normalize: bool = True
     batch_size: int = 32
     max_seq_length: int | None = None
-    _agreement: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_precision(type(self).__name__, self.precision)
@@ -93,7 +92,7 @@ class SentenceTransformerEmbedder(BaseEmbedder):
 
     @property
     def fingerprint(self) -> str:
-        return component_fingerprint(self, {"revision": self._revision(), "precision": self.precision})
+        return backend_fingerprint(self, {"revision": self._revision(), "precision": self.precision})
 
     @property
     def device_(self) -> str:
@@ -105,8 +104,11 @@ class SentenceTransformerEmbedder(BaseEmbedder):
     @property
     def backend_agreement(self) -> Any:
         """The :class:`ranklens.backends.Agreement` with fp32 PyTorch measured on the first batch
-        (``None`` before it, and for fp32 PyTorch itself)."""
-        return self._agreement
+        (``None`` before it, and for fp32 PyTorch itself): a value kept per fingerprint by
+        :func:`ranklens.backends.agreement_once`, not state of this object."""
+        from ..backends import measured_agreement
+
+        return measured_agreement(self.fingerprint)
 
     def _load(self) -> Any:
         st = require("sentence_transformers", feature=type(self).__name__)
@@ -154,15 +156,18 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         m = self._model()
         onnx = isinstance(m, _Onnx)
         out = self._onnx_encode(m, texts) if onnx else self._torch_encode(m, texts, self.precision)
-        if (onnx or self.precision != "fp32") and self._agreement is None and len(texts) >= 2:
-            self._check_agreement(m.st if onnx else m, texts, out)
+        if (onnx or self.precision != "fp32") and len(texts) >= 2:
+            from ..backends import agreement_once
+
+            what = f"{self.backend} backend" if onnx else f"precision={self.precision!r}"
+            agreement_once(self.fingerprint, f"SentenceTransformerEmbedder({what})",
+                           lambda: self.agreement_with_fp32(m.st if onnx else m, texts, out))
         return out
 
-    def _check_agreement(self, m: Any, texts: list[str], out: npt.NDArray[np.float32]) -> None:
-        """Agreement with fp32 PyTorch on up to AGREEMENT_SAMPLE texts of the first batch."""
-        from ..backends import embedding_agreement, record_agreement
+    def agreement_with_fp32(self, m: Any, texts: list[str], out: npt.NDArray[np.float32]) -> Any:
+        """The :class:`ranklens.backends.Agreement` of ``out`` (this component's vectors of
+        ``texts``) with fp32 PyTorch (model ``m``) on up to AGREEMENT_SAMPLE of them: a value."""
+        from ..backends import embedding_agreement
 
         n = min(len(texts), AGREEMENT_SAMPLE)
-        self._agreement = embedding_agreement(self._torch_encode(m, texts[:n], "fp32"), out[:n])
-        what = f"{self.backend} backend" if self.backend != "torch" else f"precision={self.precision!r}"
-        record_agreement(self.fingerprint, f"SentenceTransformerEmbedder({what})", self._agreement)
+        return embedding_agreement(self._torch_encode(m, texts[:n], "fp32"), out[:n])

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ValidationError
-from .base import BaseRanker, component_fingerprint
+from .base import BaseRanker
 
 __all__ = ["BiEncoderRanker"]
 
@@ -59,7 +59,11 @@ class BiEncoderRanker(BaseRanker):
 
     @property
     def fingerprint(self) -> str:
-        return component_fingerprint(self, {"embedder": self.embedder.fingerprint,
+        """As :class:`~ranklens.embedders.SentenceTransformerEmbedder`'s: ``backend`` enters only
+        when not the default ``"torch"``."""
+        from ..backends import backend_fingerprint
+
+        return backend_fingerprint(self, {"embedder": self.embedder.fingerprint,
                                             "precision": self.precision})
 
     def _score_batch(self, queries: list[str], texts: list[str]) -> npt.NDArray[np.float64]:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .._lazy import require
-from ..backends import AGREEMENT_SAMPLE, check_backend
+from ..backends import AGREEMENT_SAMPLE, backend_fingerprint, check_backend
 from ..neural import autocast, check_precision, model_revision
 from ..errors import ValidationError
-from .base import BaseRanker, component_fingerprint
+from .base import BaseRanker
 
 __all__ = ["CrossEncoderRanker"]
 
@@ -44,7 +44,6 @@ class CrossEncoderRanker(BaseRanker):
     device: str | None = None
     batch_size: int = 32
     backend: str = "torch"
-    _agreement: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_precision(type(self).__name__, self.precision)
@@ -53,12 +52,17 @@ class CrossEncoderRanker(BaseRanker):
     @property
     def backend_agreement(self) -> Any:
         """The :class:`ranklens.backends.Agreement` with fp32 PyTorch measured on the first batch
-        (``None`` before it, and for fp32 PyTorch itself)."""
-        return self._agreement
+        (``None`` before it, and for fp32 PyTorch itself): a value kept per fingerprint by
+        :func:`ranklens.backends.agreement_once`, not state of this object."""
+        from ..backends import measured_agreement
+
+        return measured_agreement(self.fingerprint)
 
     @property
     def fingerprint(self) -> str:
-        return component_fingerprint(self, {"revision": model_revision(self.model),
+        """Class, parameters (``backend`` only when not the default ``"torch"``: an fp32 PyTorch
+        model keeps its earlier fingerprint), weights revision and precision."""
+        return backend_fingerprint(self, {"revision": model_revision(self.model),
                                             "precision": self.precision})
 
     def _load(self) -> Any:
@@ -103,15 +107,21 @@ class CrossEncoderRanker(BaseRanker):
     def _score_batch(self, queries: list[str], texts: list[str]) -> npt.NDArray[np.float64]:
         onnx = self._model()[3] is not None
         out = self._logits(queries, texts, self.precision, onnx)
-        if (onnx or self.precision != "fp32") and self._agreement is None and len(queries) >= 2:
-            from ..backends import agreement, record_agreement
+        if (onnx or self.precision != "fp32") and len(queries) >= 2:
+            from ..backends import agreement_once
 
-            n = min(len(queries), AGREEMENT_SAMPLE)
-            ref = self._logits(queries[:n], texts[:n], "fp32", False)
-            self._agreement = agreement(ref, out[:n], groups=queries[:n])
             what = f"{self.backend} backend" if onnx else f"precision={self.precision!r}"
-            record_agreement(self.fingerprint, f"CrossEncoderRanker({what})", self._agreement)
+            agreement_once(self.fingerprint, f"CrossEncoderRanker({what})",
+                           lambda: self.agreement_with_fp32(queries, texts, out))
         return out
+
+    def agreement_with_fp32(self, queries: list[str], texts: list[str], out: npt.NDArray[np.float64]) -> Any:
+        """The :class:`ranklens.backends.Agreement` of ``out`` (this component's scores of the
+        pairs) with fp32 PyTorch on up to AGREEMENT_SAMPLE of them, grouped by query: a value."""
+        from ..backends import agreement
+
+        n = min(len(queries), AGREEMENT_SAMPLE)
+        return agreement(self._logits(queries[:n], texts[:n], "fp32", False), out[:n], groups=queries[:n])
 
 
 def _logits_graph(model: Any, names: list[str]) -> Any:
