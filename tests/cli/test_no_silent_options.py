@@ -205,14 +205,9 @@ def test_probes_tools_read_no_option_of_the_analysis(tmp_path, capsys):
 
 @pytest.fixture
 def regimes_files(tmp_path):
-    from tests.regimes._synth import synthetic
+    from tests.regimes._synth import write_synthetic_files
 
-    tq, eq, qrels, _ = synthetic(n_topics=4, docs_per_topic=3, per_doc=2)
-    tq.to_csv(tmp_path / "train.tsv", sep="\t", index=False)
-    eq.to_csv(tmp_path / "test.tsv", sep="\t", index=False, header=False)
-    with open(tmp_path / "qrels.trec", "w") as f:
-        for r in qrels.itertuples():
-            f.write(f"{r.query_id} 0 {r.doc_id} {r.relevance}\n")
+    write_synthetic_files(tmp_path)
     return tmp_path, ["--train-queries", str(tmp_path / "train.tsv"), "--test-queries", str(tmp_path / "test.tsv"),
                       "--qrels", str(tmp_path / "qrels.trec")]
 

@@ -9,6 +9,8 @@ topics' queries.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -38,3 +40,20 @@ def synthetic(n_topics: int = 6, docs_per_topic: int = 4, per_doc: int = 2, seed
     qr = pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"])
     qr["relevance"] = qr["relevance"].astype("int64")
     return tq, eq, qr, corpus
+
+
+def write_synthetic_files(folder: Path) -> Path:
+    """The small synthetic set as files in ``folder``: ``train.tsv`` (with a header), ``test.tsv``
+    (without), ``qrels.trec`` and ``docs.jsonl``, as the CLI tests read them."""
+    import json
+
+    tq, eq, qrels, corpus = synthetic(n_topics=4, docs_per_topic=3, per_doc=2)
+    tq.to_csv(folder / "train.tsv", sep="\t", index=False)
+    eq.to_csv(folder / "test.tsv", sep="\t", index=False, header=False)
+    with open(folder / "qrels.trec", "w") as f:
+        for r in qrels.itertuples():
+            f.write(f"{r.query_id} 0 {r.doc_id} {r.relevance}\n")
+    with open(folder / "docs.jsonl", "w") as f:
+        for d, t in corpus.items():
+            f.write(json.dumps({"doc_id": d, "text": t}) + "\n")
+    return folder

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import json
 
 import pandas as pd
 import pytest
@@ -8,21 +7,12 @@ import pytest
 from ranklens.cli import main
 from ranklens.results import Result
 
-from ._synth import synthetic
+from ._synth import write_synthetic_files
 
 
 @pytest.fixture
 def files(tmp_path):
-    tq, eq, qrels, corpus = synthetic(n_topics=4, docs_per_topic=3, per_doc=2)
-    tq.to_csv(tmp_path / "train.tsv", sep="\t", index=False)
-    eq.to_csv(tmp_path / "test.tsv", sep="\t", index=False, header=False)
-    with open(tmp_path / "qrels.trec", "w") as f:
-        for r in qrels.itertuples():
-            f.write(f"{r.query_id} 0 {r.doc_id} {r.relevance}\n")
-    with open(tmp_path / "docs.jsonl", "w") as f:
-        for d, t in corpus.items():
-            f.write(json.dumps({"doc_id": d, "text": t}) + "\n")
-    return tmp_path
+    return write_synthetic_files(tmp_path)
 
 
 def _base(files, similarity=True):
