@@ -1,6 +1,7 @@
 """Duplicate (query, doc) rows of a ranked run: a 32-bit fingerprint per doc id read straight
-from the Arrow buffers, one sort of (query, fingerprint) keys, and an exact check on the strings
-of the few queries with a repeated key; and the error message that names the first pair.
+from the Arrow buffers, (query, fingerprint) keys shared with the qrels join, one sort of
+them, and an exact check on the strings of the few queries with a repeated key; and
+the error message that names the first pair.
 """
 
 from __future__ import annotations
@@ -8,8 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 __all__: list[str] = []
-
-_BLOCK = 1 << 20  # rows per block of the blocked passes over a run
 
 
 def _doc_fingerprints(docs) -> np.ndarray:
@@ -72,13 +71,24 @@ def _doc_fingerprints(docs) -> np.ndarray:
     return out
 
 
-def _find_duplicates(order: np.ndarray, qcode: np.ndarray, counts: np.ndarray, docs) -> dict | None:
-    """Repeated (query, doc) pairs in a ranked run (flat rank order ``order``, query codes
-    ``qcode`` of the run rows).
+def pair_keys(qcode: np.ndarray, docs) -> np.ndarray:
+    """uint64 per run row: ``query code << 32 | doc fingerprint`` (:func:`_doc_fingerprints`).
+    Equal (query, doc) pairs give equal keys; the join with the qrels and the duplicate check
+    share them (one pass over the doc id strings)."""
+    key = qcode.astype(np.uint64)
+    key <<= np.uint64(32)
+    key |= _doc_fingerprints(docs)
+    return key
 
-    A 32-bit fingerprint per row joined with its query code (one uint64 each) is sorted once;
-    only queries with a repeated key are then checked on the doc id strings, so the result is
-    exact.
+
+def _find_duplicates(order: np.ndarray, qcode: np.ndarray, counts: np.ndarray, docs,
+                     keys: np.ndarray | None = None) -> dict | None:
+    """Repeated (query, doc) pairs in a ranked run (flat rank order ``order``, query codes
+    ``qcode`` of the run rows, ``keys``: their :func:`pair_keys`, computed when None).
+
+    One sort of the keys (numpy's SIMD sort; the rank order is not needed to find equal keys)
+    finds the queries with a repeated key; only those are then checked on the doc id strings,
+    so the result is exact.
 
     Returns:
         ``None`` when every pair is unique, else ``{"drop_rows": run rows of the later
@@ -87,18 +97,11 @@ def _find_duplicates(order: np.ndarray, qcode: np.ndarray, counts: np.ndarray, d
     """
     import pyarrow as pa
 
-    fps = _doc_fingerprints(docs)
-    key = np.empty(order.size, np.uint64)
-    for at in range(0, order.size, _BLOCK):  # blocks: no full-size temporaries beside the key
-        rows = order[at:at + _BLOCK]
-        np.left_shift(qcode[rows].astype(np.uint64), np.uint64(32), out=key[at:at + rows.size])
-        key[at:at + rows.size] |= fps[rows]
-    del fps
-    # rows are in rank order, so the query codes in the high bits are already sorted: the stable
-    # sort (timsort-like, it merges the presorted runs) takes half the time of the SIMD quicksort
-    key.sort(kind="stable")
-    rep = key[1:][key[1:] == key[:-1]]
-    del key
+    if keys is None:
+        keys = pair_keys(qcode, docs)
+    srt = np.sort(keys)  # 3x faster here than the stable sort of the keys in rank order
+    rep = srt[1:][srt[1:] == srt[:-1]]
+    del srt
     if not rep.size:
         return None
     offsets = np.concatenate([[0], np.cumsum(counts)])

@@ -6,8 +6,8 @@ score ties of a run (:func:`tie_totals`).
 ``"trec_eval"`` compares scores as float32 and breaks ties by ``doc_id`` descending (byte order,
 as ``strcmp``). Query ids are coded to integers once; a file already grouped by query in score
 order is not sorted again, doc ids are only compared among rows that tie, and relevance comes
-from a hashed join of the judged documents. Duplicate (query, doc) rows are found by
-:mod:`ranklens.asl.duplicates`.
+from a join on (query, doc fingerprint) keys confirmed on the strings (no hash of every run doc
+id). Duplicate (query, doc) rows are found on the same keys by :mod:`ranklens.asl.duplicates`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..errors import ValidationError
 from ..types import DOC_ID, QUERY_ID, RELEVANCE, SCORE, TIE_RULES
 from .._arrays import running_count
 from .declaration import Params
-from .duplicates import _duplicate_message, _find_duplicates
+from .duplicates import _doc_fingerprints, _duplicate_message, _find_duplicates, pair_keys
 from .inputs import _as_qrels_table, _as_run_table, _col, load_runs, map_grades, parse_grade_mapping
 from .ranked import _UNJUDGED, RankedRun, truncate
 
@@ -80,13 +80,14 @@ def _rank_coded(run: Any, qrels: Any, ties: str, duplicates: str = DEFAULTS.dupl
     rd = rt.column(DOC_ID)  # stays chunked (no 10M-string copy); Arrow kernels take it
     all_q, qcode, qr_code, run_order = _query_codes(rt.column(QUERY_ID), _col(qt, QUERY_ID))
     nq = len(all_q)
-    jn = _judge(rd, qt, qcode, qr_code)
+    keys = pair_keys(qcode, rd)  # (query, doc fingerprint) per row: the join and the duplicate check
+    jn = _judge(rd, qt, qcode, qr_code, keys)
     pa.default_memory_pool().release_unused()  # the hash kernels' freed buffers (peak memory)
     order, tied_rows, n_over = _rank_order(rt.column(SCORE), qcode, ties, rd)
     pa.default_memory_pool().release_unused()
     counts = np.bincount(qcode, minlength=nq).astype(np.int64)
-    dup = _find_duplicates(order, qcode, counts, rd) if order.size > 1 else None
-    del qcode
+    dup = _find_duplicates(order, qcode, counts, rd, keys) if order.size > 1 else None
+    del qcode, keys
     if dup is not None:
         if duplicates == "error":
             raise ValidationError(_duplicate_message(dup, all_q, rt.column(SCORE), source))
@@ -167,7 +168,7 @@ def _grouped_codes(rq) -> tuple[Any, np.ndarray] | None:
     return enc.dictionary, idx
 
 
-def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray) -> dict[str, Any]:
+def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray, keys: np.ndarray | None = None) -> dict[str, Any]:
     """Relevance of each run row: a join on (query code, judged-doc code).
 
     The qrels' (query, doc) pairs are de-duplicated by a stable sort (the last judgment wins,
@@ -176,7 +177,9 @@ def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray) -> dict[str, Any]:
     cost a sort, not a hash table (Arrow's holds ~180 bytes per distinct id). Returns
     ``grade_row`` (int32[n], ``_UNJUDGED`` if not judged), the pair keys ``ku`` (query * nj +
     doc code, in (query, doc id) order) with ``rel_u`` and their qrels rows ``src_u``, and the
-    matched pairs ``hit_rows``/``hit_pos``.
+    matched pairs ``hit_rows``/``hit_pos``. ``keys``: the run rows' :func:`pair_keys`; given,
+    the run's doc ids are matched by fingerprint and checked on the strings
+    (:func:`_fingerprint_join`) instead of hashed.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -213,19 +216,76 @@ def _judge(rd, qt, qcode: np.ndarray, qr_code: np.ndarray) -> dict[str, Any]:
     nj = max(len(judged), int(code.max(initial=0)) + 1, 1)
     ku = qu.astype(np.int64) * nj + code
     rel_u = qrel[src_u]
-    run_dcode = pc.index_in(rd, value_set=judged).fill_null(-1).to_numpy()
-    jrows = np.flatnonzero(run_dcode >= 0)
     grade_row = np.full(qcode.size, _UNJUDGED, np.int32)
     hit_rows, hit_pos = np.zeros(0, np.int64), np.zeros(0, np.int64)
-    if ku.size and jrows.size:
+    hits = _fingerprint_join(keys, rd, qu, du, sel) if keys is not None and ku.size else None
+    if hits is not None:
+        hit_rows, hit_pos = hits
+    elif ku.size:  # hash every run doc id against the judged ones
+        run_dcode = pc.index_in(rd, value_set=judged).fill_null(-1).to_numpy()
+        jrows = np.flatnonzero(run_dcode >= 0)
         rkey = qcode[jrows].astype(np.int64) * nj + run_dcode[jrows]
         ko = np.argsort(ku)  # ku stays in (query, doc id) order; the lookup goes through ko
         pos = np.minimum(np.searchsorted(ku[ko], rkey), ku.size - 1)
         found = ku[ko[pos]] == rkey
         hit_rows, hit_pos = jrows[found], ko[pos[found]]
-        grade_row[hit_rows] = rel_u[hit_pos]
+    grade_row[hit_rows] = rel_u[hit_pos]
     return {"grade_row": grade_row, "ku": ku, "rel_u": rel_u, "src_u": src_u, "nj": nj,
             "hit_rows": hit_rows, "hit_pos": hit_pos}
+
+
+def _fingerprint_join(keys: np.ndarray, rd, qu: np.ndarray, du, sel: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray] | None:
+    """(run rows, judged-pair index) of the run rows whose (query, doc) is judged: the judged
+    pairs of the run's queries (``qu``/``du`` where ``sel``) keyed like the run rows
+    (:func:`pair_keys`), the run keys passed through a bit table of the judged keys, the few
+    left looked up by binary search and every match confirmed on the strings. None when two
+    judged docs of one query share a fingerprint (the caller then hashes the strings)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..io._columns import _MIX1
+
+    empty = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    pos_sel = np.flatnonzero(sel)
+    if not pos_sel.size or not keys.size:
+        return empty
+    jdocs = du.take(pa.array(pos_sel))
+    jkey = qu[pos_sel].astype(np.uint64) << np.uint64(32)
+    jkey |= _doc_fingerprints(jdocs)
+    ko = np.argsort(jkey)
+    js = jkey[ko]
+    if bool(np.any(js[1:] == js[:-1])):
+        return None
+    bits = int(min(max(np.ceil(np.log2(js.size)) + 4, 10), 27))  # ~1/16 of the slots set
+
+    def slot(k: np.ndarray) -> np.ndarray:
+        k = k * np.uint64(_MIX1)
+        k >>= np.uint64(64 - bits)
+        return k.astype(np.intp)
+
+    table = np.zeros(1 << bits, bool)
+    table[slot(js)] = True
+    block = 1 << 20  # blocks: no full-size temporaries beside the keys
+    cand = np.concatenate([np.flatnonzero(table[slot(keys[at:at + block])]) + at
+                           for at in range(0, keys.size, block)])
+    del table
+    ck = keys[cand]
+    at = np.minimum(np.searchsorted(js, ck), js.size - 1)
+    ok = js[at] == ck
+    cand, pair = cand[ok], ko[at[ok]]
+    if not cand.size:
+        return empty
+    run_docs = rd.take(pa.array(cand))
+    if isinstance(run_docs, pa.ChunkedArray):
+        run_docs = run_docs.combine_chunks()
+    judged_docs = jdocs.take(pa.array(pair))
+    if isinstance(judged_docs, pa.ChunkedArray):
+        judged_docs = judged_docs.combine_chunks()
+    if judged_docs.type != run_docs.type:
+        judged_docs = judged_docs.cast(run_docs.type)
+    same = pc.equal(run_docs, judged_docs).to_numpy(zero_copy_only=False)
+    return cand[same].astype(np.int64), pos_sel[pair[same]].astype(np.int64)
 
 
 def _score_keys(scores, ties: str) -> tuple[np.ndarray, int]:
