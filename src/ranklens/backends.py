@@ -165,8 +165,16 @@ def _quantize(src: Path, dst: Path) -> None:
         # int8 weights per output channel (per tensor lost ~0.03 of Spearman on MiniLM over Cranfield);
         # activations quantised per batch (uint8). The fused ops carry no inferred output type:
         # DefaultTensorType says float.
-        quantize_dynamic(str(src), str(tmp), weight_type=QuantType.QInt8, per_channel=True,
-                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+        import logging
+
+        root = logging.getLogger()
+        level = root.level
+        root.setLevel(logging.ERROR)  # its "consider pre-processing" advice goes to the root logger, on stderr
+        try:
+            quantize_dynamic(str(src), str(tmp), weight_type=QuantType.QInt8, per_channel=True,
+                             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+        finally:
+            root.setLevel(level)
 
 
 def ensure_onnx(kind: str, revision: str | None, backend: str, module: Any, example: dict[str, Any],
