@@ -119,3 +119,14 @@ def test_a_probe_name_that_matches_nothing_fails_the_check_before_anything_runs(
     exp.write_text('[models.b]\nspec = "bm25"\n[datasets.d]\nspec = "demo"\n[[analyses]]\ntype = "probes"\n'
                    'datasets = ["d"]\nparams = { probes = ["tr-nosuch"] }\n')
     assert main(["run", str(exp), "--check"]) == 1
+
+
+def test_typo_max_edit_with_character_typos_is_an_ignored_option(tmp_path):
+    from ranklens.probes.declaration import Params
+
+    (problem,) = Params(misspellings="char", typo_max_edit=1).check()
+    assert problem.startswith("typo_max_edit: ignored with misspellings = 'char'")
+    assert Params(misspellings="char").check() == [] and Params(typo_max_edit=1).check() == []
+    assert main(["probes", "--collection", "demo", "--model", "bm25", "--probes", "tr-typo", "--cap", "5",
+                 "--misspellings", "char", "--typo-max-edit", "1", "--out", str(tmp_path / "o")]) == 2
+    assert not (tmp_path / "o").exists()

@@ -151,6 +151,10 @@ class Params:
                 problems.append(f"{name}: ignored: every delta is a number ({', '.join(self.delta)}), so nothing is "
                                 "calibrated and there is no delta sweep; give delta = calibrate (or pNN) or drop "
                                 f"{name} (an ignored option is an error)")
+        if self.misspellings == "char" and self.typo_max_edit != -1:  # character typos read no list to filter
+            problems.append("typo_max_edit: ignored with misspellings = 'char' (character-level typos, no "
+                            "misspelling list to filter); give a typo list or drop typo_max_edit "
+                            "(an ignored option is an error)")
         import fnmatch
 
         for name, value, probe in (("pairs_file", self.pairs_file, "pairs"), ("pairs_symmetric", self.pairs_symmetric,
