@@ -515,12 +515,22 @@ def _printed_queries(rr: RankedRun, oks: Sequence[np.ndarray]) -> np.ndarray:
     orders the measure-major rows (the run's first listing; the queries it leaves out after, by
     their first measure with a value, then id), each query once."""
     qs = np.concatenate([np.flatnonzero(ok) for ok in oks]) if oks else np.zeros(0, np.int64)
-    if rr.run_order is not None:
-        pos = np.full(len(rr.query_ids), len(rr.run_order), np.int64)
-        pos[np.asarray(rr.run_order, np.int64)] = np.arange(len(rr.run_order))
+    pos = _run_positions(rr)
+    if pos is not None:
         qs = qs[np.argsort(pos[qs], kind="stable")]
     _, first = np.unique(qs, return_index=True)
     return qs[np.sort(first)]
+
+
+def _run_positions(rr: RankedRun) -> np.ndarray | None:
+    """Per query code, its place in the run's first listing of its queries (the queries the run
+    leaves out: after all of them); ``None`` when the run's order is not known. The one order of
+    the per-query rows, for frames (:func:`_in_run_order`) and arrays (:func:`_printed_queries`)."""
+    if rr.run_order is None:
+        return None
+    pos = np.full(len(rr.query_ids), len(rr.run_order), np.int64)
+    pos[np.asarray(rr.run_order, np.int64)] = np.arange(len(rr.run_order))
+    return pos
 
 
 def aggregate(values: np.ndarray, summed: bool) -> float:
@@ -539,10 +549,11 @@ def aggregate(values: np.ndarray, summed: bool) -> float:
 def _in_run_order(pq: pd.DataFrame, rr: RankedRun) -> pd.DataFrame:
     """Per-query rows in the order the run first lists its queries (as ir_measures prints them),
     queries the run leaves out after, in id order; within a query the measures keep their order."""
-    if rr.run_order is None or pq.empty:
+    run_pos = _run_positions(rr)
+    if run_pos is None or pq.empty:
         return pq
-    rank = {str(rr.query_ids[c]): i for i, c in enumerate(rr.run_order)}
-    pos = pq["query_id"].astype(str).map(rank).fillna(len(rank)).to_numpy()
+    code = {str(q): i for i, q in enumerate(rr.query_ids.tolist())}
+    pos = run_pos[pq["query_id"].astype(str).map(code).to_numpy(np.int64)]
     return pq.iloc[np.argsort(pos, kind="stable")].reset_index(drop=True)
 
 
