@@ -416,11 +416,10 @@ def _query_order(names: Any) -> dict[str, tuple[int, float, int]]:
     for i, name in enumerate(names):
         base, at, cut = str(name).partition("@")
         fam = base + at if base in ("nDCG", "AP") and at else base
-        try:
-            key = (0, float(_TREC_ORDER.index(fam)), float(cut) if cut else -1.0) if "(" not in base else None
-        except ValueError:
-            key = None
-        order[name] = (key[0], key[1] * 1e6 + key[2], i) if key else (1, 0.0, i)
+        if "(" in base or fam not in _TREC_ORDER:  # another relevance level or provider: as given, after
+            order[name] = (len(_TREC_ORDER), 0.0, i)
+        else:
+            order[name] = (_TREC_ORDER.index(fam), float(cut) if cut else -1.0, i)
     return order
 
 
@@ -442,7 +441,7 @@ def _print_ir_measures(args: argparse.Namespace, places: int, names: Any, runs: 
             per_query = list(rows_of(run_name))
             for q, _m, _v in per_query:
                 seen.setdefault(q, len(seen))
-            rows.extend(sorted(per_query, key=lambda r: (seen[r[0]], rank.get(r[1], (2, 0.0, 0)))))
+            rows.extend(sorted(per_query, key=lambda r: (seen[r[0]], rank.get(r[1], (len(_TREC_ORDER), 0.0, len(rank))))))
         if not (args.by_query and args.no_summary):
             rows.extend(("all", n, value_of(run_name, n)) for n in names)
         for q, m, v in rows:
