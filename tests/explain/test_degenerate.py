@@ -181,3 +181,16 @@ def test_an_option_explain_would_not_read_is_an_error(option, value, why):
     extra |= {"long_document": "never"} if option in ("chunk_sentences", "long_document_sentences") else {}
     with pytest.raises(IgnoredOptionError, match=f"params.{option}: ignored unless params.{why}"):
         _run({"d1": _doc(3)}, **{option: value}, **extra)
+
+
+def test_a_run_file_beside_a_pool_model_or_other_candidates_is_refused(tmp_path):
+    """With run given the run file is the first stage: a pool model was silently ignored, and
+    candidates 'all'/'qrels' silently replaced by the run's documents."""
+    from ranklens.errors import IgnoredOptionError, ValidationError
+
+    run = tmp_path / "r.trec"
+    run.write_text("q1 Q0 d1 1 1.0 x\n")
+    with pytest.raises(IgnoredOptionError, match="pool_model: ignored when run is given"):
+        _run({"d1": _doc(3)}, run=str(run), pool_model="tfidf")
+    with pytest.raises(ValidationError, match="candidates = 'all' would be replaced by the run file"):
+        _run({"d1": _doc(3)}, run=str(run), candidates="all")

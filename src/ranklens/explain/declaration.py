@@ -91,6 +91,12 @@ class Params:
             problems.append("mer_k: give at least one MER cut-off (paper: 10 and 50)")
         if self.candidates == "run" and not self.run:
             problems.append("candidates 'run' needs run = a TREC run file")
+        if self.run and self.pool_model:  # the run file is the first stage: no pool is built
+            problems.append("pool_model: ignored when run is given (the run file's top pool documents are "
+                            "re-ranked); drop pool_model or run (an ignored option is an error)")
+        if self.run and self.candidates in ("all", "qrels"):
+            problems.append(f"run: candidates = '{self.candidates}' would be replaced by the run file's top "
+                            "documents; give candidates = run (or pool), or drop run")
         return problems
 
 
