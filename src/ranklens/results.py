@@ -355,7 +355,7 @@ def _measure_renamer(kind: str) -> Callable[[str], str] | None:
 
 def _renamed_frame(frame: pd.DataFrame, rename: Callable[[str], str]) -> pd.DataFrame:
     frame = frame.rename(columns=rename)
-    if "measure" in frame.columns and frame["measure"].dtype == object:
+    if "measure" in frame.columns:  # text values renamed; anything else left as it is
         frame["measure"] = frame["measure"].map(lambda v: rename(v) if isinstance(v, str) else v)
     return frame
 
