@@ -275,3 +275,44 @@ def test_cache_dir_with_no_cache_is_refused(tmp_path, capsys):
     _refused(["--no-cache", "--cache-dir", str(tmp_path / "c"), "probes", "--collection", "demo", "--model", "bm25",
               "--probes", "tr-typo", "--cap", "5", "--misspellings", "char"], capsys, "--cache-dir", "--no-cache")
     assert not (tmp_path / "c").exists()
+
+
+def test_engine_options_on_a_command_that_runs_no_model_are_refused(track, tmp_path, capsys):
+    qrels, run = str(track / "qrels.txt"), str(track / "runs" / "a.run")
+    _refused(["--engine", "ray", "evaluate", qrels, run, "-m", "AP"], capsys, "--engine ray", "ranklens evaluate",
+             "runs no model")
+    _refused(["--no-cache", "evaluate", qrels, run, "-m", "AP"], capsys, "--no-cache", "ranklens evaluate")
+    _refused(["--cache-dir", str(tmp_path / "c"), "ls", "probes"], capsys, "--cache-dir", "ranklens ls")
+    _refused(["--engine", "local", "results", "list", str(tmp_path)], capsys, "--engine local", "ranklens results")
+    _refused(["--engine", "local", "--cache-dir", str(tmp_path / "c"), "cache", "info"], capsys, "--engine local",
+             "reads --cache-dir only")
+    assert not (tmp_path / "c").exists()
+    # where they are read: the cache command reads --cache-dir; evaluate without them runs
+    assert main(["--cache-dir", str(tmp_path / "c"), "cache", "info"]) == 0
+    assert main(["evaluate", qrels, run, "-m", "AP"]) == 0
+
+
+def test_calibration_depth_with_a_calibration_run_is_refused(track, tmp_path, capsys):
+    from ranklens.probes.declaration import Params
+
+    run = str(track / "runs" / "a.run")
+    (problem,) = Params(calibrate_on=run, calibration_depth=50).check()
+    assert problem.startswith("calibration_depth: ignored with a calibration run") and run in problem
+    # read where BM25's top depth is re-ranked: no calibration run, or the default depth with one
+    assert Params(calibration_depth=50).check() == [] and Params(calibrate_on=run).check() == []
+    assert Params(calibrate_on="demo", calibration_depth=50).check() == []
+    _refused(["probes", "--collection", "demo", "--model", "bm25", "--probes", "tr-typo", "--cap", "5",
+              "--misspellings", "char", "--calibrate-on", run, "--calibration-depth", "50", "--out",
+              str(tmp_path / "o")], capsys, "--calibration-depth", "calibration run")
+    assert not (tmp_path / "o").exists()
+
+
+def test_base_model_when_every_neural_trainer_names_its_model_is_refused():
+    from ranklens.regimes.declaration import Params
+
+    (problem,) = Params(trainers=("bm25", "bi-encoder:/m/a", "cross-encoder:/m/b"), base_model="/m/c").check()
+    assert problem.startswith("base_model: ignored: every neural trainer names its own model")
+    assert Params(trainers=("bi-encoder:/m/a", "cross-encoder"), base_model="/m/c").check() == []
+    assert Params(trainers=("bi-encoder:/m/a",)).check() == []
+    with pytest.raises(IgnoredOptionError, match="base_model"):
+        make_params(Params, {"trainers": ["bi-encoder:/m/a"], "base_model": "/m/c"})

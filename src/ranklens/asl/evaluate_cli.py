@@ -133,7 +133,7 @@ def add_evaluate(sub: argparse._SubParsersAction) -> None:
     add_cli_options(p, Params, fields=FIELDS, aliases=ALIASES,
                     title="asl parameters (the same names and defaults as `ranklens asl`; --baseline is "
                           "a run name)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, engine_options=())  # runs no model: ranklens.cli.ENGINE_OPTIONS
 
 
 def split_runs_and_measures(items: list[str], measures: list[str] | None) -> tuple[list[str], list[str] | None]:

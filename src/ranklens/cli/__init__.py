@@ -141,8 +141,31 @@ def _analysis_command(command: str) -> bool:
     return command in ANALYSES
 
 
+#: The global options that configure the scoring engine. A command that runs no model declares the
+#: ones it reads (``parser.set_defaults(engine_options=(...))``; none by default for such a
+#: command); a command that declares nothing reads them all.
+ENGINE_OPTIONS = {"--engine": "engine", "--cache-dir": "cache_dir", "--no-cache": "no_cache"}
+
+
+def _refuse_unread_engine_options(args: argparse.Namespace) -> None:
+    """An engine option given to a command that runs no model is an :class:`IgnoredOptionError`."""
+    reads = getattr(args, "engine_options", None)
+    if reads is None:
+        return
+    from ..errors import IgnoredOptionError
+
+    for option, dest in ENGINE_OPTIONS.items():
+        value = getattr(args, dest, None)
+        if value and option not in reads:
+            shown = option if value is True else f"{option} {value}"
+            raise IgnoredOptionError(f"{shown}: ignored by `ranklens {args.command}`, which runs no model"
+                                     + (f" (it reads {', '.join(reads)} only)" if reads else "")
+                                     + f"; drop {option} (an ignored option is an error)")
+
+
 def _engine(args: argparse.Namespace) -> Any:
     """The engine the global options ask for (passed explicitly: the environment is not touched)."""
+    _refuse_unread_engine_options(args)
     engine_spec = getattr(args, "engine", None)
     if args.cache_dir and args.no_cache:  # one of the two would be ignored
         from ..errors import IgnoredOptionError

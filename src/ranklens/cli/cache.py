@@ -11,7 +11,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("cache", help="show the size of the score cache or clear it")
     p.add_argument("action", choices=["info", "clear"])
     p.add_argument("--fingerprint", help="with clear: only this component's entries")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, engine_options=("--cache-dir",))  # runs no model: ranklens.cli.ENGINE_OPTIONS
 
 
 def run(args: argparse.Namespace) -> int:

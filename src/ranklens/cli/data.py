@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("target", nargs="?", help="info/fetch: a resource name; add: a folder; verify: resource names")
     p.add_argument("--data-dir", help="a data root holding the resource folders (default: $RANKLENS_DATA)")
     p.add_argument("--mirror", help="fetch: a URL laid out as a data root (default: $RANKLENS_DATA_MIRROR)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, engine_options=())  # runs no model: ranklens.cli.ENGINE_OPTIONS
 
 
 def _where(name: str, data_dir: str | None) -> str:

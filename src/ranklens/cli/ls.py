@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("kind", help=f"what to list: {', '.join(sorted(LISTERS))}, what the analyses add (probes) "
                                      "and plug-in kinds")
     p.add_argument("--format", choices=["tsv", "text"], default="text")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, engine_options=())  # runs no model: ranklens.cli.ENGINE_OPTIONS
 
 
 def run(args: argparse.Namespace) -> int:

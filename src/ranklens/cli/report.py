@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="add a 'Results diff' section: every number the one DIR shares with the results "
                         "directory OTHER, its change (DIR - OTHER), its significance and the provenance that differs "
                         "(ranklens results diff OTHER DIR)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, engine_options=())  # runs no model: ranklens.cli.ENGINE_OPTIONS
 
 
 def run(args: argparse.Namespace) -> int:

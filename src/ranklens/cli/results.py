@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="list, compare: tsv (default) or json; diff: tsv (text, default), markdown, html or json; "
                         "show prints JSON")
     p.add_argument("--changed", action="store_true", help="with diff: only the numbers that changed")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, engine_options=())  # runs no model: ranklens.cli.ENGINE_OPTIONS
 
 
 #: the actions that read each option (any other action refuses it: it would be ignored)

@@ -151,6 +151,13 @@ class Params:
                 problems.append(f"{name}: ignored: every delta is a number ({', '.join(self.delta)}), so nothing is "
                                 "calibrated and there is no delta sweep; give delta = calibrate (or pNN) or drop "
                                 f"{name} (an ignored option is an error)")
+        from pathlib import Path
+
+        if (not explicit and Path(self.calibrate_on).is_file()  # a run file: its candidates are re-ranked
+                and self.calibration_depth != defaults.calibration_depth):
+            problems.append(f"calibration_depth: ignored with a calibration run (calibrate_on = {self.calibrate_on}: "
+                            "its candidates are re-ranked, not BM25's top calibration-depth); drop "
+                            "calibration_depth or calibrate on a collection (an ignored option is an error)")
         if self.misspellings == "char" and self.typo_max_edit != -1:  # character typos read no list to filter
             problems.append("typo_max_edit: ignored with misspellings = 'char' (character-level typos, no "
                             "misspelling list to filter); give a typo list or drop typo_max_edit "

@@ -99,6 +99,10 @@ class Params:
                     or (kind == "callable" and arg)):
                 problems.append(f"trainers: {spec!r} is not one of bm25, memorizing, bi-encoder[:MODEL], "
                                 "cross-encoder[:MODEL], callable:MODULE:FUNC")
+        neural = [t for t in self.trainers if t.partition(":")[0] in ("bi-encoder", "cross-encoder")]
+        if neural and all(":" in t for t in neural) and self.base_model != type(self)().base_model:
+            problems.append(f"base_model: ignored: every neural trainer names its own model ({', '.join(neural)}); "
+                            "drop base_model or write a trainer without ':MODEL' (an ignored option is an error)")
         return problems
 
 
