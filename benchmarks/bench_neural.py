@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import tempfile
 import warnings
 from pathlib import Path
@@ -109,8 +110,13 @@ def main() -> None:
     ce_dir = cross_encoder_dir(tmp / "ce") if "cross-encoder" in a.models else tmp
     import torch
 
+    from ranklens.neural import cpu_has_bf16
+
+    vnni = getattr(torch.cpu, "_is_vnni_supported", lambda: None)()
     print(f"{len(qs)} pairs, {groups.max() + 1} queries x 100 docs; torch {torch.__version__}, "
-          f"{torch.get_num_threads()} threads", flush=True)
+          f"{torch.get_num_threads()} threads; {platform.processor() or platform.machine()}: bf16 instructions "
+          f"{cpu_has_bf16()}, VNNI {vnni} (the ratios depend on them: int8 needs VNNI, bf16 AVX512-BF16/AMX)",
+          flush=True)
     for kind in a.models.split(","):
         names = ["torch-fp32", *a.backends.split(",")]
         runs, out = {}, {}

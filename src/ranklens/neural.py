@@ -14,7 +14,7 @@ from typing import Any
 from ._hashing import sha256_file
 from .errors import ValidationError
 
-__all__ = ["PRECISIONS", "autocast", "check_precision", "model_revision"]
+__all__ = ["PRECISIONS", "autocast", "check_precision", "cpu_has_bf16", "model_revision"]
 
 PRECISIONS = ("fp32", "fp16", "bf16")
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt")
@@ -61,6 +61,21 @@ def model_revision(name_or_path: str) -> str:
     return f"hub:{name_or_path}"
 
 
+def cpu_has_bf16() -> bool | None:
+    """Whether this CPU has bf16 matrix instructions (AVX512-BF16 or AMX tiles), as PyTorch's own
+    CPU-capability checks see them; ``None`` when this PyTorch cannot say (the checks are private
+    functions of ``torch.cpu``: read defensively)."""
+    import torch
+
+    checks = [getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    if not all(callable(c) for c in checks):
+        return None
+    try:
+        return any(bool(c()) for c in checks)  # type: ignore[misc]
+    except Exception:  # noqa: BLE001 - a capability probe that fails says nothing either way
+        return None
+
+
 def autocast(precision: str, device: str) -> Any:
     """Context manager running a forward pass at ``precision`` on ``device``.
 
@@ -77,5 +92,14 @@ def autocast(precision: str, device: str) -> Any:
             raise ValidationError("precision='fp16' needs a CUDA device; on CPU use precision='bf16'")
         return torch.autocast("cuda", dtype=torch.float16)
     if precision == "bf16":
+        if dev not in ("cuda",) and cpu_has_bf16() is False:
+            import warnings
+
+            from .errors import RanklensWarning
+
+            warnings.warn(RanklensWarning(
+                "precision='bf16' on a CPU without bf16 instructions (AVX512-BF16 or AMX, as PyTorch detects "
+                "them): PyTorch emulates bf16 here, which is slower than fp32; use precision='fp32', or "
+                "backend='onnx-int8' for a faster CPU path"), stacklevel=2)
         return torch.autocast(dev if dev in ("cpu", "cuda") else "cpu", dtype=torch.bfloat16)
     raise ValidationError(f"precision must be one of {PRECISIONS}, got {precision!r}")

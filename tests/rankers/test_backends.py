@@ -149,3 +149,43 @@ def test_embedding_agreement_ranks_neighbours():
     assert noisy.spearman < 0.99 and not noisy.ok()
     with pytest.raises(ValidationError, match="aligned"):
         embedding_agreement(v, v[:, :4])
+
+
+@pytest.mark.parametrize("has_bf16", [False, True, None])
+def test_bf16_on_a_cpu_without_bf16_instructions_is_warned(tiny_ce_dir, monkeypatch, has_bf16):
+    """PyTorch emulates bf16 where the CPU has no AVX512-BF16/AMX: slower than fp32, said once per call
+    site; a CPU with them (or a PyTorch that cannot say) is not warned."""
+    import warnings
+
+    import torch
+
+    from ranklens import neural
+
+    monkeypatch.setattr(neural, "cpu_has_bf16", lambda: has_bf16)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        CrossEncoderRanker(model=str(tiny_ce_dir), precision="bf16", device="cpu").score(QS, TS)
+    slow = [w for w in seen if issubclass(w.category, RanklensWarning) and "without bf16 instructions" in
+            str(w.message)]
+    assert bool(slow) == (has_bf16 is False)
+    assert neural.cpu_has_bf16() in (True, False, None)
+    with warnings.catch_warnings(record=True) as seen:  # fp32 and CUDA autocasts are never warned
+        warnings.simplefilter("always")
+        neural.autocast("fp32", "cpu")
+        if torch.cuda.is_available():
+            neural.autocast("bf16", "cuda")
+    assert not seen
+
+
+def test_cpu_has_bf16_reads_pytorchs_capability_checks(monkeypatch):
+    import torch
+
+    from ranklens.neural import cpu_has_bf16
+
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False, raising=False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: True, raising=False)
+    assert cpu_has_bf16() is True
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False, raising=False)
+    assert cpu_has_bf16() is False
+    monkeypatch.delattr(torch.cpu, "_is_amx_tile_supported", raising=False)
+    assert cpu_has_bf16() is None

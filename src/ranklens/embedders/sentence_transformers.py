@@ -57,7 +57,8 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         model: name or path; ``None``/``"minilm"`` = the offline all-MiniLM-L6-v2 package.
         device: ``None`` = CUDA when present, else CPU (:func:`ranklens._models.resolve_device`).
         precision: ``"fp32"``, ``"bf16"`` (``torch.autocast`` on CPU or CUDA; about 2.8x faster
-            for MiniLM on AVX512-BF16 CPUs, cosine to fp32 >= 0.9999) or ``"fp16"`` (CUDA only).
+            for MiniLM on AVX512-BF16 CPUs, cosine to fp32 >= 0.9999; slower than fp32 on a CPU
+            without bf16 instructions, warned: :func:`ranklens.neural.cpu_has_bf16`) or ``"fp16"`` (CUDA only).
         backend: ``"torch"`` (default), ``"onnx"`` (ONNX Runtime, fp32, CPU) or ``"onnx-int8"``
             (int8 dynamic quantisation): :mod:`ranklens.backends`. A backend other than fp32
             PyTorch measures its agreement with fp32 on its first batch and warns with it.
