@@ -8,7 +8,8 @@ Pairs: the first n/100 Cranfield queries x 100 documents each (a seeded sample o
 top-10 overlap is measured per query over 100 candidates. Per model and backend:
 
 * time to score the n pairs (bi-encoder: encode the distinct queries and documents, then dot
-  products; cross-encoder: batches of 32 pairs as the engine sends them), after an untimed
+  products; cross-encoder: through the engine, which sends length-sorted batches of 32, with no
+  disk cache), after an untimed
   warm-up that loads, exports and quantises (to a temporary cache dir) and runs the in-run
   agreement check; harness: alternating order, min and median of --reps;
 * RATIO backend / torch-fp32 time (goal <= 0.5, i.e. >= 2x fp32);
@@ -87,8 +88,11 @@ def scorer(kind: str, backend: str, ce_dir: Path, qs: list[str], ts: list[str]):
     else:
         ce = CrossEncoderRanker(model=str(ce_dir), backend=be, precision=precision, device="cpu", max_length=256)
 
-        def run() -> np.ndarray:
-            return np.concatenate([ce.score(qs[i:i + 32], ts[i:i + 32]) for i in range(0, len(qs), 32)])
+        def run() -> np.ndarray:  # through the engine, as an analysis sends them: length-sorted batches of
+            # 32; a fresh in-memory cache each call (every pair scored)
+            from ranklens.engine import ScoringEngine, score_pairs
+
+            return score_pairs(ce, qs, ts, engine=ScoringEngine(cache=False, show_progress=False))
 
         warm = lambda: ce.score(qs[:32], ts[:32])  # noqa: E731
     return run, warm
