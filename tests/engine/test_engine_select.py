@@ -50,7 +50,7 @@ def test_cli_engine_option(monkeypatch):
 
     from ranklens.cli import _engine, build_parser
 
-    args = build_parser().parse_args(["--engine", "ray:auto", "cache", "info"])
+    args = build_parser().parse_args(["--engine", "ray:auto", "run", "exp.toml"])  # a command that runs models
     engine = _engine(args)
     assert isinstance(engine.dispatcher, RayDispatcher) and engine.dispatcher.address == "auto"
     assert engine.cache is default_engine().cache  # the same on-disk cache as without --engine
