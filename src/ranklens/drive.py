@@ -92,10 +92,11 @@ def run_analysis(analysis: str | Analysis, collection: Any, models: Mapping[str,
         params = make_params(a.params, params_dict(params))
     from .declare import tools_only_problems
 
-    if tools_only_problems(params):  # e.g. asl's places: its file tools print tables, its run does not
+    unread = tools_only_problems(params)  # e.g. asl's places: its file tools print tables, its run does not
+    if unread:
         from .errors import IgnoredOptionError
 
-        raise IgnoredOptionError("; ".join(tools_only_problems(params)))
+        raise IgnoredOptionError("; ".join(unread))
     if a.max_models is not None and len(models) > a.max_models:
         took = "no model" if a.max_models == 0 else f"at most {a.max_models} model(s)"
         raise ValidationError(f"{a.name} takes {took}, got {sorted(models)}: it would ignore them; remove --model "

@@ -151,9 +151,9 @@ class Params:
                 problems.append(f"{name}: ignored: every delta is a number ({', '.join(self.delta)}), so nothing is "
                                 "calibrated and there is no delta sweep; give delta = calibrate (or pNN) or drop "
                                 f"{name} (an ignored option is an error)")
-        from pathlib import Path
+        from .delta import is_calibration_run
 
-        if (not explicit and Path(self.calibrate_on).is_file()  # a run file: its candidates are re-ranked
+        if (not explicit and is_calibration_run(self.calibrate_on)  # its candidates are re-ranked
                 and self.calibration_depth != defaults.calibration_depth):
             problems.append(f"calibration_depth: ignored with a calibration run (calibrate_on = {self.calibrate_on}: "
                             "its candidates are re-ranked, not BM25's top calibration-depth); drop "

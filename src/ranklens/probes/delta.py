@@ -33,6 +33,7 @@ __all__ = [
     "DeltaSpec",
     "calibrate_delta",
     "calibration_diffs",
+    "is_calibration_run",
     "delta_specs",
     "parse_delta",
 ]
@@ -198,6 +199,14 @@ def _calibration_queries(collection: Any, spec: DeltaSpec) -> list[str]:
         rng = np.random.default_rng(spec.seed)
         qids = sorted(qids[i] for i in rng.choice(len(qids), spec.max_queries, replace=False))
     return qids
+
+
+def is_calibration_run(calibrate_on: str) -> bool:
+    """Whether ``calibrate_on`` names a TREC run (an existing file; anything else is a collection
+    spec): the one rule the driver and ``Params.check`` share."""
+    from pathlib import Path
+
+    return bool(calibrate_on) and Path(calibrate_on).is_file()
 
 
 def calibration_diffs(

@@ -27,7 +27,9 @@ def calibration_source(calibrate_on: str, texts: str, collection: Any, load: Any
     spec (``''`` = the analysed collection)."""
     from ..errors import ValidationError
 
-    if calibrate_on and Path(calibrate_on).is_file():
+    from .delta import is_calibration_run
+
+    if is_calibration_run(calibrate_on):
         return (load(texts) if texts else collection), calibrate_on
     if texts:
         raise ValidationError(f"calibration_texts={texts!r} is only used with a calibration run; "
