@@ -168,7 +168,6 @@ def test_bf16_on_a_cpu_without_bf16_instructions_is_warned(tiny_ce_dir, monkeypa
     slow = [w for w in seen if issubclass(w.category, RanklensWarning) and "without bf16 instructions" in
             str(w.message)]
     assert bool(slow) == (has_bf16 is False)
-    assert neural.cpu_has_bf16() in (True, False, None)
     with warnings.catch_warnings(record=True) as seen:  # fp32 and CUDA autocasts are never warned
         warnings.simplefilter("always")
         neural.autocast("fp32", "cpu")
